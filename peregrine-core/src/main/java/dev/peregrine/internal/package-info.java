@@ -1,0 +1,4 @@
+/**
+ * Implementation details; not exported by the module and not API.
+ */
+package dev.peregrine.internal;

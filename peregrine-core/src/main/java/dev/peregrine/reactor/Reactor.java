@@ -1,0 +1,352 @@
+package dev.peregrine.reactor;
+
+import dev.peregrine.internal.MpscArrayQueue;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.invoke.VarHandle;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.SelectableChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.Arrays;
+import java.util.function.Consumer;
+
+/**
+ * One thread driving any number of channels, timers and pollables.
+ *
+ * <p>A duty cycle ({@link #doWork()}) reads the clock once, runs work handed over by other threads,
+ * selects ready channels without allocating ({@code selectNow} with a consumer held in a field), fires
+ * due timers and polls every {@link Pollable}. {@link #start()} runs cycles on a thread of the reactor's
+ * own (pinned to a CPU if asked); a caller with a loop of its own calls {@link #doWork()} instead.
+ *
+ * <p>A handler that throws is reported to the {@link ErrorHandler}; the channel whose handler threw is
+ * closed, and every other channel goes on.
+ */
+public final class Reactor implements AutoCloseable {
+    private final String name;
+    private final Selector selector;
+    private final IdleStrategy idleStrategy;
+    private final boolean blockingSelect;
+    private final long maxSelectWaitNs;
+    private final NanoClock clock;
+    private final ErrorHandler errorHandler;
+    private final int cpu;
+    private final int workLimit;
+    private final TimerWheel timers;
+    private final MpscArrayQueue<Runnable> commands;
+    private final Consumer<SelectionKey> selectedKeyHandler = this::onSelectedKey;
+    private final Consumer<Runnable> commandRunner = this::runCommand;
+    private Pollable[] pollables = new Pollable[0];
+    private long nowNs;
+    private volatile boolean running;
+    private volatile boolean sleeping;
+    private volatile boolean closed;
+    private Thread thread;
+
+    /**
+     * Creates a reactor with default options.
+     */
+    public Reactor() {
+        this(new ReactorOptions());
+    }
+
+    /**
+     * Creates a reactor.
+     *
+     * @param options its settings
+     */
+    public Reactor(final ReactorOptions options) {
+        this.name = options.name();
+        this.idleStrategy = options.idleStrategy();
+        this.blockingSelect = idleStrategy instanceof BlockingSelectIdleStrategy;
+        this.maxSelectWaitNs = blockingSelect ? ((BlockingSelectIdleStrategy)idleStrategy).maxWaitNs() : 0;
+        this.clock = options.clock();
+        this.errorHandler = options.errorHandler();
+        this.cpu = options.cpu();
+        this.workLimit = options.workLimit();
+        this.commands = new MpscArrayQueue<>(options.commandQueueCapacity());
+        this.nowNs = clock.nanoTime();
+        this.timers = new TimerWheel(nowNs, options.timerTickNs(), options.ticksPerWheel());
+        try {
+            this.selector = Selector.open();
+        } catch (final IOException ex) {
+            throw new UncheckedIOException("cannot open a selector for reactor " + name, ex);
+        }
+    }
+
+    /**
+     * Runs one duty cycle without blocking.
+     *
+     * @return the work done: commands run, channels ready, timers fired, and pollables' work
+     */
+    public int doWork() {
+        final long now = clock.nanoTime();
+        nowNs = now;
+        int work = commands.drain(commandRunner, workLimit);
+        try {
+            work += selector.selectNow(selectedKeyHandler);
+        } catch (final IOException ex) {
+            errorHandler.onError(new UncheckedIOException("select failed in reactor " + name, ex));
+        }
+        work += timers.poll(now, workLimit);
+        final Pollable[] pollables = this.pollables;
+        for (final Pollable pollable : pollables) {
+            work += pollable.doWork(now);
+        }
+        return work;
+    }
+
+    /**
+     * Runs duty cycles on the calling thread until {@link #close()}, then releases the reactor's resources.
+     */
+    public void run() {
+        running = true;
+        final IdleStrategy idle = idleStrategy;
+        try {
+            while (running) {
+                final int work = doWork();
+                if (blockingSelect && work == 0) {
+                    selectBlocking();
+                } else {
+                    idle.idle(work);
+                }
+            }
+        } finally {
+            release();
+        }
+    }
+
+    /**
+     * Starts a thread of the reactor's own that runs {@link #run()}, pinned to the configured CPU if any
+     * (a warning goes to the error handler where pinning is impossible).
+     *
+     * @return the thread
+     */
+    public synchronized Thread start() {
+        if (thread != null) {
+            throw new IllegalStateException("reactor " + name + " already started");
+        }
+        if (closed) {
+            throw new IllegalStateException("reactor " + name + " is closed");
+        }
+        running = true;
+        thread = new Thread(() -> {
+            if (cpu >= 0) {
+                final String failure = ThreadAffinity.pinCurrentThread(cpu);
+                if (failure != null) {
+                    errorHandler.onError(new IllegalStateException("reactor " + name + " runs unpinned: " + failure));
+                }
+            }
+            run();
+        }, name);
+        thread.start();
+        return thread;
+    }
+
+    /**
+     * Hands a task to the reactor thread; safe from any thread. The task runs at the start of a cycle.
+     *
+     * @param task what to run on the reactor thread
+     * @return false if the hand-over queue is full (nothing was queued)
+     */
+    public boolean execute(final Runnable task) {
+        if (!commands.offer(task)) {
+            return false;
+        }
+        if (sleeping) {
+            selector.wakeup();
+        }
+        return true;
+    }
+
+    /**
+     * Registers a channel for readiness events; reactor thread only.
+     *
+     * @param channel a non-blocking selectable channel
+     * @param interestOps the operations of interest, {@link SelectionKey} constants
+     * @param handler receives readiness; it is the key's attachment
+     * @return the key, through which interest can later be changed
+     */
+    public SelectionKey register(final SelectableChannel channel, final int interestOps, final SelectHandler handler) {
+        try {
+            channel.configureBlocking(false);
+            return channel.register(selector, interestOps, handler);
+        } catch (final ClosedChannelException ex) {
+            throw new IllegalStateException("channel is closed: " + channel, ex);
+        } catch (final IOException ex) {
+            throw new UncheckedIOException("cannot register " + channel + " with reactor " + name, ex);
+        }
+    }
+
+    /**
+     * Adds something to poll every cycle; reactor thread only (or before it starts).
+     *
+     * @param pollable polled with the cycle's clock
+     */
+    public void add(final Pollable pollable) {
+        if (pollable == null) {
+            throw new IllegalArgumentException("pollable=null");
+        }
+        final Pollable[] grown = Arrays.copyOf(pollables, pollables.length + 1);
+        grown[pollables.length] = pollable;
+        pollables = grown;
+    }
+
+    /**
+     * Stops polling something; reactor thread only.
+     *
+     * @param pollable one added before
+     * @return whether it was found
+     */
+    public boolean remove(final Pollable pollable) {
+        for (int i = 0; i < pollables.length; i++) {
+            if (pollables[i] == pollable) {
+                final Pollable[] shrunk = new Pollable[pollables.length - 1];
+                System.arraycopy(pollables, 0, shrunk, 0, i);
+                System.arraycopy(pollables, i + 1, shrunk, i, pollables.length - i - 1);
+                pollables = shrunk;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The timers of this reactor; reactor thread only.
+     *
+     * @return the wheel
+     */
+    public TimerWheel timers() {
+        return timers;
+    }
+
+    /**
+     * The clock as read at the start of the current cycle.
+     *
+     * @return nanoseconds
+     */
+    public long nowNs() {
+        return nowNs;
+    }
+
+    /**
+     * The clock this reactor reads.
+     *
+     * @return the clock
+     */
+    public NanoClock clock() {
+        return clock;
+    }
+
+    /**
+     * Where errors are reported.
+     *
+     * @return the handler
+     */
+    public ErrorHandler errorHandler() {
+        return errorHandler;
+    }
+
+    /**
+     * The reactor's name, also its thread's.
+     *
+     * @return the name
+     */
+    public String name() {
+        return name;
+    }
+
+    /**
+     * Whether {@link #close()} was called.
+     *
+     * @return true once closing has begun
+     */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Stops the reactor; safe from any thread. A reactor running on its own thread stops after the
+     * current cycle, releases its selector and returns; this method waits for that. A reactor driven by
+     * the caller's {@link #doWork()} is released at once, and must be closed from that thread.
+     */
+    @Override
+    public void close() {
+        final Thread owner;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            owner = thread;
+        }
+        final boolean looping = running;
+        running = false;
+        selector.wakeup();
+        if (owner != null && owner != Thread.currentThread()) {
+            try {
+                owner.join();
+            } catch (final InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        } else if (!looping) {
+            release();
+        }
+    }
+
+    private void selectBlocking() {
+        final long timerWaitNs = timers.nanosToNextTick(clock.nanoTime());
+        final long waitMs = Math.max(1, Math.min(maxSelectWaitNs, timerWaitNs) / 1_000_000L);
+        sleeping = true;
+        VarHandle.fullFence(); // store-load: the write of sleeping before the read of the queue; pairs with execute()
+        try {
+            if (commands.size() == 0 && running) {
+                selector.select(selectedKeyHandler, waitMs);
+            }
+        } catch (final IOException ex) {
+            errorHandler.onError(new UncheckedIOException("select failed in reactor " + name, ex));
+        } finally {
+            sleeping = false;
+        }
+    }
+
+    private void onSelectedKey(final SelectionKey key) {
+        final SelectHandler handler = (SelectHandler)key.attachment();
+        try {
+            handler.onSelected(key, nowNs);
+        } catch (final Throwable ex) {
+            key.cancel();
+            try {
+                key.channel().close();
+            } catch (final IOException closeFailure) {
+                ex.addSuppressed(closeFailure);
+            }
+            errorHandler.onError(new IllegalStateException("handler failed; its channel " + key.channel()
+                + " was closed, the reactor goes on", ex));
+        }
+    }
+
+    private void runCommand(final Runnable command) {
+        try {
+            command.run();
+        } catch (final Throwable ex) {
+            errorHandler.onError(new IllegalStateException("handed-over task failed in reactor " + name, ex));
+        }
+    }
+
+    private void release() {
+        for (final SelectionKey key : selector.keys()) {
+            try {
+                key.channel().close();
+            } catch (final IOException ex) {
+                errorHandler.onError(ex);
+            }
+        }
+        try {
+            selector.close();
+        } catch (final IOException ex) {
+            errorHandler.onError(ex);
+        }
+    }
+}

@@ -1,0 +1,170 @@
+package dev.peregrine.reactor;
+
+/**
+ * Settings of a {@link Reactor}; fluent, validated on each setter.
+ */
+public final class ReactorOptions {
+    private String name = "peregrine-reactor";
+    private IdleStrategy idleStrategy = new BackoffIdleStrategy();
+    private NanoClock clock = NanoClock.SYSTEM;
+    private ErrorHandler errorHandler = ErrorHandler.STANDARD_ERROR;
+    private int cpu = -1;
+    private int commandQueueCapacity = 1024;
+    private long timerTickNs = 1L << 16; // ~65 µs
+    private int ticksPerWheel = 512;
+    private int workLimit = 64;
+
+    /** Creates options with the defaults: back-off idling, the system clock, no pinning. */
+    public ReactorOptions() {
+    }
+
+    /**
+     * Name of the reactor's thread.
+     *
+     * @param name the name
+     * @return this
+     */
+    public ReactorOptions name(final String name) {
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("name=" + name);
+        }
+        this.name = name;
+        return this;
+    }
+
+    /**
+     * What to do when a cycle found no work; default {@link BackoffIdleStrategy}.
+     *
+     * @param idleStrategy the strategy
+     * @return this
+     */
+    public ReactorOptions idleStrategy(final IdleStrategy idleStrategy) {
+        if (idleStrategy == null) {
+            throw new IllegalArgumentException("idleStrategy=null");
+        }
+        this.idleStrategy = idleStrategy;
+        return this;
+    }
+
+    /**
+     * The clock, read once per cycle; tests inject their own.
+     *
+     * @param clock the clock
+     * @return this
+     */
+    public ReactorOptions clock(final NanoClock clock) {
+        if (clock == null) {
+            throw new IllegalArgumentException("clock=null");
+        }
+        this.clock = clock;
+        return this;
+    }
+
+    /**
+     * Where failing handlers and bad peers are reported.
+     *
+     * @param errorHandler the handler
+     * @return this
+     */
+    public ReactorOptions errorHandler(final ErrorHandler errorHandler) {
+        if (errorHandler == null) {
+            throw new IllegalArgumentException("errorHandler=null");
+        }
+        this.errorHandler = errorHandler;
+        return this;
+    }
+
+    /**
+     * CPU to pin the reactor's own thread to, or -1 (the default) for none.
+     *
+     * @param cpu the CPU number
+     * @return this
+     */
+    public ReactorOptions cpu(final int cpu) {
+        if (cpu < -1) {
+            throw new IllegalArgumentException("cpu=" + cpu);
+        }
+        this.cpu = cpu;
+        return this;
+    }
+
+    /**
+     * Capacity of the queue through which other threads hand work over.
+     *
+     * @param capacity at least 2; rounded up to a power of two
+     * @return this
+     */
+    public ReactorOptions commandQueueCapacity(final int capacity) {
+        if (capacity < 2) {
+            throw new IllegalArgumentException("commandQueueCapacity=" + capacity);
+        }
+        this.commandQueueCapacity = capacity;
+        return this;
+    }
+
+    /**
+     * Timer resolution.
+     *
+     * @param tickNs a power of two
+     * @param ticksPerWheel a power of two
+     * @return this
+     */
+    public ReactorOptions timerWheel(final long tickNs, final int ticksPerWheel) {
+        if (tickNs < 1 || Long.bitCount(tickNs) != 1 || ticksPerWheel < 2 || Integer.bitCount(ticksPerWheel) != 1) {
+            throw new IllegalArgumentException("tickNs=" + tickNs + " ticksPerWheel=" + ticksPerWheel + " must be powers of two");
+        }
+        this.timerTickNs = tickNs;
+        this.ticksPerWheel = ticksPerWheel;
+        return this;
+    }
+
+    /**
+     * Most handed-over commands and most timers run in one cycle, so neither starves the channels.
+     *
+     * @param workLimit at least 1
+     * @return this
+     */
+    public ReactorOptions workLimit(final int workLimit) {
+        if (workLimit < 1) {
+            throw new IllegalArgumentException("workLimit=" + workLimit);
+        }
+        this.workLimit = workLimit;
+        return this;
+    }
+
+    String name() {
+        return name;
+    }
+
+    IdleStrategy idleStrategy() {
+        return idleStrategy;
+    }
+
+    NanoClock clock() {
+        return clock;
+    }
+
+    ErrorHandler errorHandler() {
+        return errorHandler;
+    }
+
+    int cpu() {
+        return cpu;
+    }
+
+    int commandQueueCapacity() {
+        return commandQueueCapacity;
+    }
+
+    long timerTickNs() {
+        return timerTickNs;
+    }
+
+    int ticksPerWheel() {
+        return ticksPerWheel;
+    }
+
+    int workLimit() {
+        return workLimit;
+    }
+}

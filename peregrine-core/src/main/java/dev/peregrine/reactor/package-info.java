@@ -1,0 +1,14 @@
+/**
+ * The reactor: one thread driving any number of channels, timers and pollables through a duty cycle.
+ *
+ * <p>Each cycle reads the clock once, drains work handed over by other threads, selects ready
+ * channels with {@code Selector.selectNow(Consumer)} (no selected-key set, no allocation), fires
+ * due timers, polls every {@link dev.peregrine.reactor.Pollable} and hands the amount of work done to an
+ * {@link dev.peregrine.reactor.IdleStrategy}.
+ *
+ * <p>Threading: a {@link dev.peregrine.reactor.Reactor} is confined to one thread, the one that runs
+ * {@link dev.peregrine.reactor.Reactor#doWork()} (its own, after {@link dev.peregrine.reactor.Reactor#start()},
+ * or the caller's). The only methods safe from other threads are
+ * {@link dev.peregrine.reactor.Reactor#execute(Runnable)} and {@link dev.peregrine.reactor.Reactor#close()}.
+ */
+package dev.peregrine.reactor;

@@ -1,0 +1,14 @@
+/**
+ * Peregrine: low-latency messaging in plain Java.
+ *
+ * <p>A single-threaded {@link dev.peregrine.reactor.Reactor reactor} drives TCP, UDP, MoldUDP64 and
+ * shared-memory channels through one message-driven API ({@link dev.peregrine.channel}). The module
+ * depends on {@code java.base} only, uses no {@code sun.misc.Unsafe}, no {@code jdk.internal} and no
+ * JNI; native calls (thread affinity, futex) go through the FFM API and need
+ * {@code --enable-native-access=dev.peregrine.core} (or {@code ALL-UNNAMED} on the class path) to run
+ * without a warning.
+ */
+module dev.peregrine.core {
+    exports dev.peregrine.channel;
+    exports dev.peregrine.reactor;
+}

@@ -1,0 +1,33 @@
+package dev.peregrine.peers;
+
+import java.nio.file.Path;
+
+/**
+ * Where and how a benchmarked transport runs; the same values are given to both sides (they may be
+ * separate processes, so everything here is plain data that fits on a command line).
+ *
+ * @param host the address to listen on and connect to (loopback for local runs)
+ * @param port the port; each transport may use {@code port} and {@code port + 1}
+ * @param size message size in bytes, at least 16 (sequence number and timestamp)
+ * @param directory a folder for files the transport needs (shared-memory rings, Aeron's directory)
+ * @param busySpin whether waiting sides spin (lowest latency) rather than back off
+ */
+public record BenchConfig(String host, int port, int size, Path directory, boolean busySpin) {
+    /** The smallest message: an 8-byte sequence number and an 8-byte timestamp. */
+    public static final int MIN_SIZE = 16;
+
+    /**
+     * Checks the values.
+     */
+    public BenchConfig {
+        if (size < MIN_SIZE || size > 1 << 20) {
+            throw new IllegalArgumentException("size=" + size + " must be in [" + MIN_SIZE + ", 1048576]");
+        }
+        if (port < 0 || port > 65534) {
+            throw new IllegalArgumentException("port=" + port);
+        }
+        if (host == null || directory == null) {
+            throw new IllegalArgumentException("host=" + host + " directory=" + directory);
+        }
+    }
+}

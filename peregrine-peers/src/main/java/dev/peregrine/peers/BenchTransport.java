@@ -1,0 +1,93 @@
+package dev.peregrine.peers;
+
+/**
+ * A transport as the benchmark sees it: a responder that echoes every message back, a client that sends
+ * messages and receives the echoes, and optionally a one-way stream for throughput. Implementations are
+ * found by {@link #name()}; the responder may run in another process started with the same name and
+ * {@link BenchConfig}.
+ *
+ * <p>Contract for fairness: both sides move {@code size} bytes per message through the transport's normal
+ * API, the first 8 bytes carry the sequence number (little-endian) and are echoed unchanged, waiting sides
+ * busy-spin when {@link BenchConfig#busySpin()} is set, and nothing allocates per message in steady state.
+ */
+public interface BenchTransport {
+    /**
+     * Short name used on the command line and in tables, e.g. {@code tcp}, {@code netty}, {@code aeron-ipc}.
+     *
+     * @return the name
+     */
+    String name();
+
+    /**
+     * What is being measured and how it is configured, printed in the report.
+     *
+     * @return one line
+     */
+    String description();
+
+    /**
+     * The path this transport takes, so tables group like with like: {@code tcp}, {@code udp} or {@code shm}.
+     *
+     * @return the path
+     */
+    String path();
+
+    /**
+     * Why this transport cannot run on this machine, or {@code null} if it can.
+     *
+     * @param config the run's configuration
+     * @return the reason, in one sentence, or {@code null}
+     */
+    default String unavailableReason(final BenchConfig config) {
+        return null;
+    }
+
+    /**
+     * Starts the echo side; returns once it is ready for a client.
+     *
+     * @param config the run's configuration
+     * @return the running responder
+     * @throws Exception if it cannot start
+     */
+    Responder startResponder(BenchConfig config) throws Exception;
+
+    /**
+     * Connects a client to a started responder.
+     *
+     * @param config the run's configuration
+     * @return the connected client
+     * @throws Exception if it cannot connect
+     */
+    PingClient connect(BenchConfig config) throws Exception;
+
+    /**
+     * Whether {@link #startStreamReceiver} and {@link #connectStreamSender} are implemented.
+     *
+     * @return true if this transport has a one-way throughput mode
+     */
+    default boolean supportsStream() {
+        return false;
+    }
+
+    /**
+     * Starts the receiving side of a one-way stream.
+     *
+     * @param config the run's configuration
+     * @return the receiver, polled by the caller's thread
+     * @throws Exception if it cannot start
+     */
+    default StreamReceiver startStreamReceiver(final BenchConfig config) throws Exception {
+        throw new UnsupportedOperationException(name() + " has no stream mode");
+    }
+
+    /**
+     * Connects the sending side of a one-way stream.
+     *
+     * @param config the run's configuration
+     * @return the sender
+     * @throws Exception if it cannot connect
+     */
+    default StreamSender connectStreamSender(final BenchConfig config) throws Exception {
+        throw new UnsupportedOperationException(name() + " has no stream mode");
+    }
+}

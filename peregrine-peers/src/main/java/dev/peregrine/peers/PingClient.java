@@ -1,0 +1,37 @@
+package dev.peregrine.peers;
+
+/**
+ * The measuring side of a ping-pong. Used by one thread; allocates nothing per message.
+ */
+public interface PingClient extends AutoCloseable {
+    /**
+     * Sends one message of the configured size carrying {@code sequence} in its first 8 bytes. Returns
+     * once the transport has taken it; spins only while the transport is back-pressured.
+     *
+     * @param sequence the sequence number to carry
+     */
+    void send(long sequence);
+
+    /**
+     * Polls once for an echo, without blocking.
+     *
+     * @return the sequence number of the echoed message, or -1 if none has arrived
+     */
+    long poll();
+
+    /**
+     * Waits (busy-spinning) for the next echo.
+     *
+     * @return its sequence number
+     */
+    default long receive() {
+        long sequence;
+        while ((sequence = poll()) < 0) {
+            Thread.onSpinWait();
+        }
+        return sequence;
+    }
+
+    @Override
+    void close();
+}

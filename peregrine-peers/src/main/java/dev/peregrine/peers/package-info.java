@@ -1,0 +1,11 @@
+/**
+ * What the benchmark measures, transport by transport: a small service-provider interface
+ * ({@link dev.peregrine.peers.BenchTransport}) and its implementations for the peers Peregrine is compared
+ * against (blocking {@code java.net.Socket}, a hand-written NIO loop, Netty, Aeron). Peregrine's own
+ * transports implement the same interface in the benchmark module. Kept out of the library so that it has
+ * no dependency on any peer.
+ *
+ * <p>Threading: a {@link dev.peregrine.peers.PingClient} or {@link dev.peregrine.peers.StreamSender} is used
+ * by one thread; a {@link dev.peregrine.peers.Responder} runs on threads of its own.
+ */
+package dev.peregrine.peers;
