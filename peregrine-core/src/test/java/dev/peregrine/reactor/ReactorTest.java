@@ -1,0 +1,224 @@
+package dev.peregrine.reactor;
+
+import dev.peregrine.testing.AllocationMeter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.Pipe;
+import java.nio.channels.SelectionKey;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class ReactorTest {
+    private final List<Throwable> errors = new CopyOnWriteArrayList<>();
+
+    @Test
+    void shouldRunHandedOverTasksOnTheReactorThread() throws Exception {
+        try (Reactor reactor = new Reactor(new ReactorOptions().name("test-reactor").errorHandler(errors::add))) {
+            final Thread thread = reactor.start();
+            final CompletableFuture<Thread> ranOn = new CompletableFuture<>();
+            assertThat(reactor.execute(() -> ranOn.complete(Thread.currentThread()))).isTrue();
+            assertThat(ranOn.get(10, TimeUnit.SECONDS)).isSameAs(thread);
+            assertThat(thread.getName()).isEqualTo("test-reactor");
+        }
+        assertThat(errors).isEmpty();
+    }
+
+    @Test
+    void shouldWakeBlockingSelectWhenWorkIsHandedOver() throws Exception {
+        // the longest sleep is a minute: the task can only run within the test's timeout if execute() wakes the selector
+        final ReactorOptions options = new ReactorOptions()
+            .idleStrategy(new BlockingSelectIdleStrategy(TimeUnit.MINUTES.toNanos(1))).errorHandler(errors::add);
+        try (Reactor reactor = new Reactor(options)) {
+            reactor.start();
+            for (int i = 0; i < 20; i++) {
+                Thread.sleep(20); // let the reactor fall asleep in select
+                final CountDownLatch ran = new CountDownLatch(1);
+                reactor.execute(ran::countDown);
+                assertThat(ran.await(20, TimeUnit.SECONDS)).as("task %d ran", i).isTrue();
+            }
+        }
+        assertThat(errors).isEmpty();
+    }
+
+    @Test
+    void shouldFireTimersWhileSleepingInSelect() throws Exception {
+        final ReactorOptions options = new ReactorOptions()
+            .idleStrategy(new BlockingSelectIdleStrategy(TimeUnit.MINUTES.toNanos(1))).errorHandler(errors::add);
+        try (Reactor reactor = new Reactor(options)) {
+            final CountDownLatch fired = new CountDownLatch(3);
+            final TimerHandler handler = new TimerHandler() {
+                @Override
+                public void onTimer(final long timerId, final long cookie, final long nowNs) {
+                    fired.countDown();
+                    if (cookie < 3) {
+                        reactor.timers().schedule(nowNs + 2_000_000, this, cookie + 1);
+                    }
+                }
+            };
+            reactor.execute(() -> reactor.timers().schedule(reactor.nowNs() + 2_000_000, handler, 1));
+            reactor.start();
+            assertThat(fired.await(20, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    @Test
+    void shouldCloseOnlyTheChannelWhoseHandlerThrowsAndGoOn() throws Exception {
+        final Pipe bad = Pipe.open();
+        final Pipe good = Pipe.open();
+        try (Reactor reactor = new Reactor(new ReactorOptions().errorHandler(errors::add))) {
+            final AtomicInteger goodReads = new AtomicInteger();
+            final ByteBuffer buffer = ByteBuffer.allocateDirect(64);
+            reactor.register(bad.source(), SelectionKey.OP_READ, (key, nowNs) -> {
+                throw new IllegalStateException("handler bug");
+            });
+            reactor.register(good.source(), SelectionKey.OP_READ, (key, nowNs) -> {
+                buffer.clear();
+                try {
+                    goodReads.addAndGet(((Pipe.SourceChannel)key.channel()).read(buffer));
+                } catch (final IOException ex) {
+                    throw new IllegalStateException(ex);
+                }
+            });
+            bad.sink().write(ByteBuffer.wrap(new byte[] {1}));
+            good.sink().write(ByteBuffer.wrap(new byte[] {1, 2}));
+            for (int i = 0; i < 100 && goodReads.get() < 2; i++) {
+                reactor.doWork();
+            }
+            good.sink().write(ByteBuffer.wrap(new byte[] {3}));
+            for (int i = 0; i < 100 && goodReads.get() < 3; i++) {
+                reactor.doWork();
+            }
+            assertThat(goodReads.get()).isEqualTo(3);
+            assertThat(bad.source().isOpen()).isFalse();
+            assertThat(errors).hasSize(1);
+            assertThat(errors.get(0)).hasMessageContaining("handler failed").hasRootCauseMessage("handler bug");
+        } finally {
+            bad.sink().close();
+            good.sink().close();
+        }
+    }
+
+    @Test
+    void shouldReadTheClockOncePerCycleAndPassItDown() {
+        final long[] clock = {1_000};
+        final AtomicInteger reads = new AtomicInteger();
+        final NanoClock counting = () -> {
+            reads.incrementAndGet();
+            return clock[0];
+        };
+        try (Reactor reactor = new Reactor(new ReactorOptions().clock(counting).errorHandler(errors::add))) {
+            final long[] seen = new long[2];
+            reactor.add(nowNs -> {
+                seen[0] = nowNs;
+                return 0;
+            });
+            reactor.add(nowNs -> {
+                seen[1] = nowNs;
+                return 1;
+            });
+            final int before = reads.get();
+            clock[0] = 5_000;
+            assertThat(reactor.doWork()).isEqualTo(1);
+            assertThat(reads.get() - before).isEqualTo(1);
+            assertThat(seen).containsExactly(5_000, 5_000);
+            assertThat(reactor.nowNs()).isEqualTo(5_000);
+        }
+    }
+
+    @Test
+    void shouldRunDutyCycleWithoutAllocating() throws Exception {
+        final Pipe pipe = Pipe.open();
+        try (Reactor reactor = new Reactor(new ReactorOptions().errorHandler(errors::add))) {
+            final ByteBuffer in = ByteBuffer.allocateDirect(64);
+            final ByteBuffer out = ByteBuffer.allocateDirect(8);
+            final long[] bytesRead = {0};
+            reactor.register(pipe.source(), SelectionKey.OP_READ, (key, nowNs) -> {
+                in.clear();
+                try {
+                    bytesRead[0] += pipe.source().read(in);
+                } catch (final IOException ex) {
+                    throw new IllegalStateException(ex);
+                }
+            });
+            final TimerHandler timer = (timerId, cookie, nowNs) -> {
+            };
+            final Runnable task = () -> {
+            };
+            reactor.add(nowNs -> {
+                reactor.timers().schedule(nowNs + 10_000, timer, 0);
+                return 0;
+            });
+            final long bytes = AllocationMeter.bytesAllocatedBy(50_000, 100_000, () -> {
+                out.clear().putLong(42).flip();
+                try {
+                    pipe.sink().write(out);
+                } catch (final IOException ex) {
+                    throw new IllegalStateException(ex);
+                }
+                reactor.execute(task);
+                reactor.doWork();
+            });
+            assertThat(bytesRead[0]).isGreaterThan(0);
+            assertThat(bytes).as("bytes allocated by 100 000 warm duty cycles").isZero();
+        } finally {
+            pipe.sink().close();
+        }
+        assertThat(errors).isEmpty();
+    }
+
+    @Test
+    void shouldPinItsThreadToTheConfiguredCpu() throws Exception {
+        assumeTrue(ThreadAffinity.unavailableReason() == null,
+            () -> "thread affinity unavailable here: " + ThreadAffinity.unavailableReason());
+        final int cpu = Runtime.getRuntime().availableProcessors() - 1;
+        try (Reactor reactor = new Reactor(new ReactorOptions().cpu(cpu).errorHandler(errors::add))) {
+            reactor.start();
+            final CompletableFuture<Integer> ranOn = new CompletableFuture<>();
+            for (int i = 0; i < 10; i++) {
+                reactor.execute(() -> ranOn.complete(ThreadAffinity.currentCpu()));
+            }
+            assertThat(ranOn.get(10, TimeUnit.SECONDS)).isEqualTo(cpu);
+        }
+        assertThat(errors).isEmpty();
+    }
+
+    @Test
+    void shouldReportWhyPinningFailedAndRunAnyway() throws Exception {
+        assumeTrue(ThreadAffinity.unavailableReason() == null,
+            () -> "thread affinity unavailable here: " + ThreadAffinity.unavailableReason());
+        final int missingCpu = 1000; // beyond any CPU of this machine but inside cpu_set_t
+        try (Reactor reactor = new Reactor(new ReactorOptions().cpu(missingCpu).errorHandler(errors::add))) {
+            reactor.start();
+            final CountDownLatch ran = new CountDownLatch(1);
+            reactor.execute(ran::countDown);
+            assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+        }
+        assertThat(errors).hasSize(1);
+        assertThat(errors.get(0)).hasMessageContaining("runs unpinned").hasMessageContaining("cpu=1000");
+    }
+
+    @Test
+    void shouldReleaseChannelsWhenClosedFromAnotherThread() throws Exception {
+        final Pipe pipe = Pipe.open();
+        final Reactor reactor = new Reactor(new ReactorOptions().errorHandler(errors::add));
+        reactor.execute(() -> reactor.register(pipe.source(), SelectionKey.OP_READ, (key, nowNs) -> {
+        }));
+        final Thread thread = reactor.start();
+        reactor.close();
+        assertThat(thread.isAlive()).isFalse();
+        assertThat(pipe.source().isOpen()).isFalse();
+        assertThat(reactor.isClosed()).isTrue();
+        pipe.sink().close();
+    }
+}
