@@ -26,6 +26,7 @@ public final class HelloServer implements ChannelHandler {
     private final SocketAddress address;
     private final Consumer<String> log;
     private Transport transport;
+    private String listenFailure;
     private long greeted;
 
     /**
@@ -68,6 +69,15 @@ public final class HelloServer implements ChannelHandler {
         return greeted;
     }
 
+    /**
+     * Why listening failed, if it did.
+     *
+     * @return the reason, or null while listening (or not yet told)
+     */
+    public String listenFailure() {
+        return listenFailure;
+    }
+
     @Override
     public void onListening(final long serverId, final SocketAddress localAddress) {
         log.accept("hello: listening on " + localAddress);
@@ -75,6 +85,7 @@ public final class HelloServer implements ChannelHandler {
 
     @Override
     public void onListenFailed(final long serverId, final String reason) {
+        listenFailure = reason;
         log.accept("hello: " + reason);
     }
 
