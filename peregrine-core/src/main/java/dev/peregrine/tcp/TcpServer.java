@@ -1,9 +1,12 @@
 package dev.peregrine.tcp;
 
+import dev.peregrine.channel.ChannelHandler;
+import dev.peregrine.reactor.Reactor;
 import dev.peregrine.reactor.SelectHandler;
 
 import java.io.IOException;
 import java.net.SocketAddress;
+import java.net.StandardSocketOptions;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -34,14 +37,44 @@ final class TcpServer implements SelectHandler {
         this.index = index;
     }
 
-    long open(final ServerSocketChannel channel, final SocketAddress localAddress, final String failure) {
+    /**
+     * Takes the slot for a new server and binds it; a failure is kept for the deferred event.
+     *
+     * @return the server id
+     */
+    long open(final SocketAddress requested, final TcpOptions options) {
         generation = TcpIds.nextGeneration(generation);
         id = TcpIds.serverId(generation, index);
-        this.channel = channel;
-        this.localAddress = localAddress;
-        this.failure = failure;
-        this.state = failure == null ? PENDING : FAILED;
+        localAddress = requested;
+        failure = null;
+        try {
+            channel = ServerSocketChannel.open();
+            channel.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            if (options.socketReceiveBufferSize() > 0) {
+                channel.setOption(StandardSocketOptions.SO_RCVBUF, options.socketReceiveBufferSize());
+            }
+            channel.bind(requested, options.acceptBacklog());
+            localAddress = channel.getLocalAddress();
+            state = PENDING;
+        } catch (final IOException | RuntimeException ex) {
+            failure = "cannot listen on " + requested + ": " + ex;
+            closeChannel();
+            state = FAILED;
+        }
         return id;
+    }
+
+    /** Delivers the outcome of {@link #open} on a cycle after it, and starts accepting if it bound. */
+    void completeListen(final Reactor reactor, final ChannelHandler handler) {
+        if (state == FAILED) {
+            final String reason = failure;
+            close();
+            handler.onListenFailed(id, reason);
+        } else if (state == PENDING) {
+            key = reactor.register(channel, SelectionKey.OP_ACCEPT, this);
+            state = LISTENING;
+            handler.onListening(id, localAddress);
+        }
     }
 
     int index() {
@@ -56,21 +89,8 @@ final class TcpServer implements SelectHandler {
         return state;
     }
 
-    String failure() {
-        return failure;
-    }
-
     SocketAddress localAddress() {
         return localAddress;
-    }
-
-    ServerSocketChannel channel() {
-        return channel;
-    }
-
-    void listening(final SelectionKey key) {
-        this.key = key;
-        this.state = LISTENING;
     }
 
     @Override
@@ -99,6 +119,12 @@ final class TcpServer implements SelectHandler {
             key.cancel();
             key = null;
         }
+        closeChannel();
+        state = FREE;
+        failure = null;
+    }
+
+    private void closeChannel() {
         if (channel != null) {
             try {
                 channel.close();
@@ -107,7 +133,5 @@ final class TcpServer implements SelectHandler {
             }
             channel = null;
         }
-        state = FREE;
-        failure = null;
     }
 }

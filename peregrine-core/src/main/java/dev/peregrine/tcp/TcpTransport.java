@@ -10,11 +10,9 @@ import dev.peregrine.reactor.TimerHandler;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.SelectionKey;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.Arrays;
 
@@ -40,7 +38,6 @@ import java.util.Arrays;
  * another connection. Not thread-safe: use it on the reactor's thread only.
  */
 public final class TcpTransport implements Transport {
-    private static final TcpConnection[] NO_CONNECTIONS = new TcpConnection[0];
     private static final TcpServer[] NO_SERVERS = new TcpServer[0];
 
     private final Reactor reactor;
@@ -48,9 +45,7 @@ public final class TcpTransport implements Transport {
     private final ChannelHandler handler;
     private final Arena arena = Arena.ofShared();
     private final TimerHandler timerHandler = this::onTimer;
-    private TcpConnection[] connections = NO_CONNECTIONS;
-    private int[] freeConnections = new int[16];
-    private int freeConnectionCount;
+    private final TcpConnectionPool connections;
     private TcpServer[] servers = NO_SERVERS;
     private TcpConnection claimed;
     private int claimedLength;
@@ -71,30 +66,14 @@ public final class TcpTransport implements Transport {
         this.reactor = reactor;
         this.options = options;
         this.handler = handler;
+        this.connections = new TcpConnectionPool(this, options, arena);
         options.framing().newCodec(options.maxFrameLength()); // fail now, not on the first connection
     }
 
     @Override
     public long listen(final SocketAddress localAddress) {
         checkOpen();
-        final TcpServer server = newServer();
-        ServerSocketChannel channel = null;
-        String failure = null;
-        SocketAddress bound = localAddress;
-        try {
-            channel = ServerSocketChannel.open();
-            channel.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            if (options.socketReceiveBufferSize() > 0) {
-                channel.setOption(StandardSocketOptions.SO_RCVBUF, options.socketReceiveBufferSize());
-            }
-            channel.bind(localAddress, options.acceptBacklog());
-            bound = channel.getLocalAddress();
-        } catch (final IOException | RuntimeException ex) {
-            failure = "cannot listen on " + localAddress + ": " + ex;
-            closeQuietly(channel);
-            channel = null;
-        }
-        final long id = server.open(channel, bound, failure);
+        final long id = newServer().open(localAddress, options);
         deferEvent(id);
         return id;
     }
@@ -102,7 +81,7 @@ public final class TcpTransport implements Transport {
     @Override
     public long connect(final SocketAddress remoteAddress) {
         checkOpen();
-        final TcpConnection connection = newConnection();
+        final TcpConnection connection = connections.acquire();
         if (connection == null) {
             throw new IllegalStateException("maxConnections=" + options.maxConnections() + " reached; cannot connect to "
                 + remoteAddress);
@@ -253,7 +232,8 @@ public final class TcpTransport implements Transport {
                 close(server.id());
             }
         }
-        for (final TcpConnection connection : connections) {
+        for (int i = 0; i < connections.slotCount(); i++) {
+            final TcpConnection connection = connections.slot(i);
             if (connection.isOpen()) {
                 connection.close(CloseReason.LOCAL, "transport closed");
             }
@@ -308,7 +288,7 @@ public final class TcpTransport implements Transport {
     }
 
     void accepted(final TcpServer server, final SocketChannel channel) {
-        final TcpConnection connection = closed ? null : newConnection();
+        final TcpConnection connection = closed ? null : connections.acquire();
         if (connection == null) {
             closeQuietly(channel);
             reportError(new IllegalStateException("maxConnections=" + options.maxConnections()
@@ -321,7 +301,7 @@ public final class TcpTransport implements Transport {
             remote = channel.getRemoteAddress();
         } catch (final IOException ex) {
             closeQuietly(channel);
-            releaseSlot(connection);
+            connections.release(connection);
             reportError(new IOException("cannot set up a connection accepted on " + server.localAddress() + ": " + ex, ex));
             return;
         }
@@ -364,32 +344,7 @@ public final class TcpTransport implements Transport {
     }
 
     void release(final TcpConnection connection) {
-        connection.free();
-        releaseSlot(connection);
-    }
-
-    private void releaseSlot(final TcpConnection connection) {
-        connection.free();
-        if (freeConnectionCount == freeConnections.length) {
-            freeConnections = Arrays.copyOf(freeConnections, freeConnectionCount * 2);
-        }
-        freeConnections[freeConnectionCount++] = connection.index();
-    }
-
-    private TcpConnection newConnection() {
-        if (freeConnectionCount > 0) {
-            return connections[freeConnections[--freeConnectionCount]];
-        }
-        final int index = connections.length;
-        if (index >= options.maxConnections()) {
-            return null;
-        }
-        final TcpConnection connection = new TcpConnection(this, index,
-            options.framing().newCodec(options.maxFrameLength()), arena, options.receiveBufferSize(),
-            options.outboundBufferSize());
-        connections = Arrays.copyOf(connections, index + 1);
-        connections[index] = connection;
-        return connection;
+        connections.release(connection);
     }
 
     private TcpServer newServer() {
@@ -419,15 +374,7 @@ public final class TcpTransport implements Transport {
     }
 
     private TcpConnection connection(final long id) {
-        if (id <= 0 || TcpIds.isServer(id)) {
-            return null;
-        }
-        final int index = TcpIds.index(id);
-        if (index >= connections.length) {
-            return null;
-        }
-        final TcpConnection connection = connections[index];
-        return connection.id() == id && connection.state() != TcpConnection.FREE ? connection : null;
+        return connections.find(id);
     }
 
     private TcpConnection connected(final long id) {
@@ -479,16 +426,8 @@ public final class TcpTransport implements Transport {
 
     private void onServerTimer(final long id) {
         final TcpServer server = server(id);
-        if (server == null) {
-            return;
-        }
-        if (server.state() == TcpServer.FAILED) {
-            final String failure = server.failure();
-            server.close();
-            handler.onListenFailed(id, failure);
-        } else if (server.state() == TcpServer.PENDING) {
-            server.listening(reactor.register(server.channel(), SelectionKey.OP_ACCEPT, server));
-            handler.onListening(id, server.localAddress());
+        if (server != null) {
+            server.completeListen(reactor, handler);
         }
     }
 

@@ -4,9 +4,6 @@ import dev.peregrine.channel.ChannelEvent;
 import dev.peregrine.channel.CloseReason;
 import dev.peregrine.channel.SendResult;
 
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -198,20 +195,5 @@ class TcpTransportTest {
             assertThat(rig.errors).hasSize(1);
             assertThat(bad.getInputStream().read()).isEqualTo(-1);
         }
-    }
-
-    static void writeSlowly(final OutputStream out, final byte[] bytes) throws java.io.IOException {
-        for (final byte b : bytes) {
-            out.write(b);
-            out.flush();
-        }
-    }
-
-    static byte[] readAll(final InputStream in, final int length) throws java.io.IOException {
-        return in.readNBytes(length);
-    }
-
-    static MemorySegment segment(final byte[] bytes) {
-        return MemorySegment.ofArray(bytes);
     }
 }
