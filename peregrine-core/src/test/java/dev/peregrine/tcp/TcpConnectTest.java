@@ -53,7 +53,7 @@ class TcpConnectTest {
                     final Socket filler = new Socket();
                     fillers.add(filler);
                     try {
-                        filler.connect(full.getLocalSocketAddress(), 200);
+                        filler.connect(full.getLocalSocketAddress(), 1000);
                     } catch (final SocketTimeoutException ex) {
                         hung = true;
                     }
