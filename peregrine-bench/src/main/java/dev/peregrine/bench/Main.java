@@ -8,7 +8,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "peregrine", mixinStandardHelpOptions = true, version = "peregrine 0.1.0",
     description = "Low-latency messaging in plain Java: examples and the benchmark suite.",
-    subcommands = {CommandLine.HelpCommand.class})
+    subcommands = {CommandLine.HelpCommand.class, dev.peregrine.bench.cli.HelloCommand.class,
+        dev.peregrine.bench.cli.EchoCommand.class})
 public final class Main {
     private Main() {
     }

@@ -1,0 +1,34 @@
+package dev.peregrine.bench.cli;
+
+import dev.peregrine.examples.HelloServer;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code peregrine hello}: the greeting server of the examples.
+ */
+@Command(name = "hello", mixinStandardHelpOptions = true,
+    description = {"A TCP server that greets every connection with \"Hi!\" and a newline, then ignores what it is sent.",
+        "Try it with: nc localhost 8889   (or telnet localhost 8889). Stop with Ctrl-C."})
+public final class HelloCommand implements Callable<Integer> {
+    @Option(names = "--port", defaultValue = "8889", description = "TCP port to listen on (default: ${DEFAULT-VALUE}).")
+    int port;
+
+    @Option(names = "--host", defaultValue = "0.0.0.0",
+        description = "Address to listen on (default: ${DEFAULT-VALUE}, every interface).")
+    String host;
+
+    /** Creates the command; picocli fills the options. */
+    public HelloCommand() {
+    }
+
+    @Override
+    public Integer call() {
+        final HelloServer server = new HelloServer(new InetSocketAddress(host, port), System.out::println);
+        return TcpServerRunner.run("hello", server, HelloServer.options(), server::start, server::listenFailure, System.err);
+    }
+}

@@ -1,0 +1,49 @@
+package dev.peregrine.bench.cli;
+
+import dev.peregrine.channel.ChannelHandler;
+import dev.peregrine.channel.Transport;
+import dev.peregrine.reactor.BlockingSelectIdleStrategy;
+import dev.peregrine.reactor.Reactor;
+import dev.peregrine.reactor.ReactorOptions;
+import dev.peregrine.tcp.TcpOptions;
+import dev.peregrine.tcp.TcpTransport;
+
+import java.io.PrintStream;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
+
+/**
+ * Runs an example TCP server on a reactor on the calling thread until the process is stopped (Ctrl-C).
+ * The reactor sleeps in the selector when idle: an example should not burn a core.
+ */
+final class TcpServerRunner {
+    private TcpServerRunner() {
+    }
+
+    /**
+     * Starts the server, waits until it listens (or fails), then serves until the process ends.
+     *
+     * @return the exit code: 0 after a clean stop, 2 if it could not listen
+     */
+    static int run(final String name, final ChannelHandler server, final TcpOptions options,
+        final ToLongFunction<Transport> start, final Supplier<String> listenFailure, final PrintStream err) {
+        final Reactor reactor = new Reactor(new ReactorOptions().name(name)
+            .idleStrategy(new BlockingSelectIdleStrategy())
+            .errorHandler(error -> err.println(name + ": " + error)));
+        final TcpTransport transport = new TcpTransport(reactor, options, server);
+        final long serverId = start.applyAsLong(transport);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (transport.localAddress(serverId) == null && listenFailure.get() == null && System.nanoTime() < deadline) {
+            reactor.doWork();
+        }
+        if (transport.localAddress(serverId) == null) {
+            transport.close();
+            reactor.close();
+            return 2;
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(reactor::close, name + "-stop"));
+        reactor.run();
+        return 0;
+    }
+}

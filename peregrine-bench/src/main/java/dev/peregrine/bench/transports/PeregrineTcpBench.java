@@ -1,0 +1,86 @@
+package dev.peregrine.bench.transports;
+
+import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.BenchTransport;
+import dev.peregrine.peers.PingClient;
+import dev.peregrine.peers.Responder;
+import dev.peregrine.peers.StreamReceiver;
+import dev.peregrine.peers.StreamSender;
+import dev.peregrine.reactor.BackoffIdleStrategy;
+import dev.peregrine.reactor.BusySpinIdleStrategy;
+import dev.peregrine.reactor.IdleStrategy;
+import dev.peregrine.tcp.Framing;
+import dev.peregrine.tcp.TcpOptions;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteOrder;
+
+/**
+ * Peregrine's own TCP transport in the benchmark: {@link dev.peregrine.tcp.TcpTransport} on a reactor,
+ * frames with a 4-byte big-endian length. The responder runs a reactor on its own thread; the client
+ * drives its reactor itself inside {@code poll()} (no second thread, so no hand-off), and sends through
+ * the zero-copy claim/commit path.
+ */
+public final class PeregrineTcpBench implements BenchTransport {
+    /** The framing on the wire: a 4-byte big-endian length before each message. */
+    static final Framing FRAMING = Framing.lengthPrefixed(4, ByteOrder.BIG_ENDIAN, false);
+
+    /** Creates the transport (found by {@link java.util.ServiceLoader}). */
+    public PeregrineTcpBench() {
+    }
+
+    @Override
+    public String name() {
+        return "peregrine-tcp";
+    }
+
+    @Override
+    public String description() {
+        return "Peregrine TcpTransport on a Reactor (selectNow with a consumer, off-heap buffers), frames [int32 BE length]"
+            + "[payload], TCP_NODELAY; client sends with tryClaim/commit and drives its reactor inside poll(); responder "
+            + "reactor on its own thread echoing with send()";
+    }
+
+    @Override
+    public String path() {
+        return "tcp";
+    }
+
+    @Override
+    public Responder startResponder(final BenchConfig config) throws Exception {
+        return PeregrineTcpResponder.start(config);
+    }
+
+    @Override
+    public PingClient connect(final BenchConfig config) throws Exception {
+        return new PeregrineTcpPingClient(config);
+    }
+
+    @Override
+    public boolean supportsStream() {
+        return true;
+    }
+
+    @Override
+    public StreamReceiver startStreamReceiver(final BenchConfig config) throws Exception {
+        return new PeregrineTcpStreamReceiver(config);
+    }
+
+    @Override
+    public StreamSender connectStreamSender(final BenchConfig config) throws Exception {
+        return new PeregrineTcpStreamSender(config);
+    }
+
+    static TcpOptions options(final BenchConfig config) {
+        return new TcpOptions().framing(FRAMING).maxFrameLength(Math.max(config.size(), 64))
+            .receiveBufferSize(256 * 1024).outboundBufferSize(Math.max(1024 * 1024, 4 * config.size()));
+    }
+
+    static IdleStrategy idleStrategy(final BenchConfig config) {
+        return config.busySpin() ? new BusySpinIdleStrategy() : new BackoffIdleStrategy();
+    }
+
+    static InetSocketAddress address(final BenchConfig config) {
+        return new InetSocketAddress(config.host(), config.port());
+    }
+}

@@ -1,0 +1,67 @@
+package dev.peregrine.bench.transports;
+
+import dev.peregrine.channel.SendResult;
+import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.PingClient;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Sends with {@code tryClaim}/{@code commit} (the sequence written straight into the outbound buffer)
+ * and drives its reactor inside {@link #poll()}; echoes wait in a small ring of sequence numbers, so
+ * that several arriving in one cycle (with {@code --rate}) are all returned, one per poll.
+ */
+final class PeregrineTcpPingClient extends PeregrineTcpClientSide implements PingClient {
+    private static final ValueLayout.OfLong SEQUENCE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final int RING_CAPACITY = 1 << 16;
+
+    private final long[] ring = new long[RING_CAPACITY];
+    private long head;
+    private long tail;
+
+    PeregrineTcpPingClient(final BenchConfig config) throws IOException {
+        super(config, "peregrine-tcp-client");
+    }
+
+    @Override
+    public void send(final long sequence) {
+        while (true) {
+            final long offset = transport.tryClaim(channelId, size);
+            if (offset >= 0) {
+                transport.claimBuffer().set(SEQUENCE, offset, sequence);
+                final long result = transport.commit();
+                if (result < 0) {
+                    throw new IllegalStateException("send failed: " + SendResult.describe(result));
+                }
+                return;
+            }
+            if (offset != SendResult.BACK_PRESSURED) {
+                checkConnected();
+                throw new IllegalStateException("send failed: " + SendResult.describe(offset));
+            }
+            reactor.doWork();
+        }
+    }
+
+    @Override
+    public long poll() {
+        if (head == tail) {
+            reactor.doWork();
+            if (head == tail) {
+                checkConnected();
+                return -1;
+            }
+        }
+        return ring[(int)(head++ & (RING_CAPACITY - 1))];
+    }
+
+    @Override
+    public void onMessage(final long id, final MemorySegment buffer, final long offset, final int length) {
+        if (tail - head == RING_CAPACITY) {
+            throw new IllegalStateException("more than " + RING_CAPACITY + " echoes waiting to be polled");
+        }
+        ring[(int)(tail++ & (RING_CAPACITY - 1))] = buffer.get(SEQUENCE, offset);
+    }
+}

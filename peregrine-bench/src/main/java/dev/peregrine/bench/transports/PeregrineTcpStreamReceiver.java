@@ -1,0 +1,73 @@
+package dev.peregrine.bench.transports;
+
+import dev.peregrine.channel.ChannelHandler;
+import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.StreamReceiver;
+import dev.peregrine.reactor.Reactor;
+import dev.peregrine.reactor.ReactorOptions;
+import dev.peregrine.tcp.TcpTransport;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.SocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
+
+/**
+ * One-way receiver: a listening transport on a reactor that the caller drives inside {@link #poll}.
+ */
+final class PeregrineTcpStreamReceiver implements StreamReceiver, ChannelHandler {
+    private static final ValueLayout.OfLong SEQUENCE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+
+    private final Reactor reactor = new Reactor(new ReactorOptions().name("peregrine-tcp-receiver"));
+    private final TcpTransport transport;
+    private LongConsumer sequences;
+    private int delivered;
+    private boolean listening;
+    private String failure;
+
+    PeregrineTcpStreamReceiver(final BenchConfig config) throws IOException {
+        this.transport = new TcpTransport(reactor, PeregrineTcpBench.options(config), this);
+        transport.listen(PeregrineTcpBench.address(config));
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!listening && failure == null && System.nanoTime() < deadline) {
+            reactor.doWork();
+        }
+        if (!listening) {
+            close();
+            throw new IOException(failure != null ? failure : "listen did not complete in 10 s");
+        }
+    }
+
+    @Override
+    public int poll(final LongConsumer sequences) {
+        this.sequences = sequences;
+        delivered = 0;
+        reactor.doWork();
+        this.sequences = null;
+        return delivered;
+    }
+
+    @Override
+    public void onListening(final long serverId, final SocketAddress localAddress) {
+        listening = true;
+    }
+
+    @Override
+    public void onListenFailed(final long serverId, final String reason) {
+        failure = reason;
+    }
+
+    @Override
+    public void onMessage(final long channelId, final MemorySegment buffer, final long offset, final int length) {
+        delivered++;
+        sequences.accept(buffer.get(SEQUENCE, offset));
+    }
+
+    @Override
+    public void close() {
+        transport.close();
+        reactor.close();
+    }
+}

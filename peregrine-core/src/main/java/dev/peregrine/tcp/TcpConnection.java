@@ -1,0 +1,364 @@
+package dev.peregrine.tcp;
+
+import dev.peregrine.channel.ChannelHandler;
+import dev.peregrine.channel.CloseReason;
+import dev.peregrine.channel.SendResult;
+import dev.peregrine.reactor.SelectHandler;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+
+/**
+ * One pooled connection slot: its socket, an off-heap receive buffer that the codec decodes in place,
+ * and a bounded outbound buffer. The buffers are made once per slot and reused by every connection the
+ * slot later holds; nothing here allocates per message.
+ */
+final class TcpConnection implements SelectHandler, FrameSink {
+    static final int FREE = 0;
+    static final int CONNECTING = 1;
+    static final int CONNECTED = 2;
+    static final int CLOSED = 3;
+
+    private final TcpTransport transport;
+    private final ChannelHandler handler;
+    private final int index;
+    private final FrameCodec codec;
+    private final MemorySegment inbound;
+    private final ByteBuffer inboundView;
+    private final int inboundCapacity;
+    private final TcpOutboundBuffer outbound;
+    private int generation;
+    private long id;
+    private int state = FREE;
+    private SocketChannel channel;
+    private SelectionKey key;
+    private SocketAddress remoteAddress;
+    private long connectTimerId = -1;
+    private int readStart;
+    private int readEnd;
+    private boolean writePending;
+    private boolean dispatching;
+    private boolean releaseAfterDispatch;
+    private String failureBeforeSocket;
+
+    TcpConnection(final TcpTransport transport, final int index, final FrameCodec codec, final Arena arena,
+        final int receiveBufferSize, final int outboundBufferSize) {
+        this.transport = transport;
+        this.handler = transport.handler();
+        this.index = index;
+        this.codec = codec;
+        final int frameSpace = codec.headerLength() + codec.maxFrameLength() + codec.trailerLength();
+        this.inboundCapacity = Math.max(receiveBufferSize, frameSpace);
+        this.inbound = arena.allocate(inboundCapacity, 64);
+        this.inboundView = inbound.asByteBuffer();
+        this.outbound = new TcpOutboundBuffer(arena, Math.max(outboundBufferSize, frameSpace));
+    }
+
+    int index() {
+        return index;
+    }
+
+    long id() {
+        return id;
+    }
+
+    int state() {
+        return state;
+    }
+
+    boolean isOpen() {
+        return state == CONNECTING || state == CONNECTED;
+    }
+
+    int pendingBytes() {
+        return outbound.pending();
+    }
+
+    int outboundCapacity() {
+        return outbound.capacity();
+    }
+
+    MemorySegment outboundSegment() {
+        return outbound.segment();
+    }
+
+    SocketAddress remoteAddress() {
+        return remoteAddress;
+    }
+
+    /** Takes the slot for a new connection and returns its id. */
+    long open(final SocketChannel channel, final SocketAddress remoteAddress, final int state) {
+        generation = TcpIds.nextGeneration(generation);
+        id = TcpIds.connectionId(generation, index);
+        this.channel = channel;
+        this.remoteAddress = remoteAddress;
+        this.state = state;
+        codec.reset();
+        readStart = 0;
+        readEnd = 0;
+        writePending = false;
+        releaseAfterDispatch = false;
+        outbound.clear();
+        connectTimerId = -1;
+        failureBeforeSocket = null;
+        return id;
+    }
+
+    int maxFrameLength() {
+        return codec.maxFrameLength();
+    }
+
+    void checkPayloadLength(final int length) {
+        codec.checkPayloadLength(length);
+    }
+
+    /** Remembers why a connect failed before it had a socket; the event follows on a later cycle. */
+    void failBeforeSocket(final String reason) {
+        failureBeforeSocket = reason;
+    }
+
+    boolean hasFailedBeforeSocket() {
+        return failureBeforeSocket != null;
+    }
+
+    void deliverFailureBeforeSocket() {
+        close(CloseReason.ERROR, failureBeforeSocket);
+    }
+
+    void registered(final SelectionKey key) {
+        this.key = key;
+    }
+
+    void connectTimerId(final long timerId) {
+        this.connectTimerId = timerId;
+    }
+
+    @Override
+    public void onSelected(final SelectionKey selected, final long nowNs) {
+        if (selected != key) {
+            return; // a key of an earlier connection in this slot, selected in the same cycle it closed
+        }
+        try {
+            if (state == CONNECTING) {
+                finishConnect();
+                return;
+            }
+            final int ready = selected.readyOps();
+            if ((ready & SelectionKey.OP_READ) != 0) {
+                onReadable();
+            }
+            if (state == CONNECTED && (ready & SelectionKey.OP_WRITE) != 0) {
+                onWritable();
+            }
+        } catch (final Throwable ex) {
+            transport.handlerFailed(this, ex);
+        }
+    }
+
+    private void finishConnect() {
+        final boolean connected;
+        try {
+            connected = channel.finishConnect();
+        } catch (final IOException | RuntimeException ex) {
+            close(CloseReason.ERROR, "connect to " + remoteAddress + " failed: " + ex.getMessage());
+            return;
+        }
+        if (connected) {
+            transport.cancelTimer(connectTimerId);
+            connectTimerId = -1;
+            state = CONNECTED;
+            key.interestOps(SelectionKey.OP_READ);
+            handler.onConnected(id, remoteAddress);
+        }
+    }
+
+    void connectTimedOut(final long timeoutNs) {
+        connectTimerId = -1;
+        close(CloseReason.ERROR, "connect to " + remoteAddress + " timed out after " + (timeoutNs / 1_000_000) + " ms");
+    }
+
+    private void onReadable() {
+        final ByteBuffer view = inboundView;
+        view.limit(inboundCapacity).position(readEnd);
+        final int read;
+        try {
+            read = channel.read(view);
+        } catch (final IOException ex) {
+            closeOnFailure("read", ex);
+            return;
+        }
+        if (read < 0) {
+            final int partial = readEnd - readStart;
+            close(CloseReason.BY_PEER, partial == 0 ? "end of stream"
+                : "end of stream inside a frame (" + partial + " bytes of it received)");
+            return;
+        }
+        readEnd += read;
+        decode();
+    }
+
+    private void decode() {
+        final int consumed;
+        dispatching = true;
+        try {
+            consumed = codec.decode(inbound, readStart, readEnd - readStart, this);
+        } finally {
+            dispatching = false;
+        }
+        if (state != CONNECTED) {
+            if (releaseAfterDispatch) {
+                releaseAfterDispatch = false;
+                transport.release(this);
+            }
+            return;
+        }
+        if (consumed == FrameCodec.MALFORMED) {
+            close(CloseReason.ERROR, codec.failure());
+            return;
+        }
+        readStart += consumed;
+        if (readStart == readEnd) {
+            readStart = 0;
+            readEnd = 0;
+        } else if (readStart > 0) {
+            // keep the partial frame at the front so the rest of it fits behind it
+            MemorySegment.copy(inbound, readStart, inbound, 0, readEnd - readStart);
+            readEnd -= readStart;
+            readStart = 0;
+        } else if (readEnd == inboundCapacity) {
+            close(CloseReason.ERROR, "receive buffer of " + inboundCapacity + " bytes is full without a whole frame");
+        }
+    }
+
+    @Override
+    public boolean onFrame(final MemorySegment buffer, final long offset, final int length) {
+        handler.onMessage(id, buffer, offset, length);
+        return state == CONNECTED;
+    }
+
+    private void onWritable() {
+        final int written;
+        try {
+            written = outbound.writeTo(channel);
+        } catch (final IOException ex) {
+            closeOnFailure("write", ex);
+            return;
+        }
+        final int pending = outbound.pending();
+        if (pending == 0) {
+            writePending(false);
+        }
+        handler.onSent(id, written, pending);
+    }
+
+    /** Copies one frame into the outbound buffer and writes it at once unless bytes are already waiting. */
+    long send(final MemorySegment buffer, final long offset, final int length) {
+        final int frameLength = codec.headerLength() + length + codec.trailerLength();
+        if (!outbound.reserve(frameLength)) {
+            return SendResult.BACK_PRESSURED;
+        }
+        final MemorySegment out = outbound.segment();
+        final long at = outbound.tail();
+        codec.writeHeader(out, at, length);
+        MemorySegment.copy(buffer, offset, out, at + codec.headerLength(), length);
+        codec.writeTrailer(out, at + codec.headerLength() + length);
+        outbound.advance(frameLength);
+        return flushAfterAppend();
+    }
+
+    /** Reserves room for one frame, writes its header, and returns where the payload goes. */
+    long claim(final int length) {
+        final int frameLength = codec.headerLength() + length + codec.trailerLength();
+        if (!outbound.reserve(frameLength)) {
+            return SendResult.BACK_PRESSURED;
+        }
+        final long at = outbound.tail();
+        codec.writeHeader(outbound.segment(), at, length);
+        return at + codec.headerLength();
+    }
+
+    long commit(final int length) {
+        final long at = outbound.tail();
+        codec.writeTrailer(outbound.segment(), at + codec.headerLength() + length);
+        outbound.advance(codec.headerLength() + length + codec.trailerLength());
+        return flushAfterAppend();
+    }
+
+    private long flushAfterAppend() {
+        if (!writePending) {
+            try {
+                outbound.writeTo(channel);
+            } catch (final IOException ex) {
+                closeOnFailure("write", ex);
+                return SendResult.CLOSED;
+            }
+            if (outbound.pending() > 0) {
+                writePending(true);
+            }
+        }
+        return outbound.pending();
+    }
+
+    private void writePending(final boolean pending) {
+        writePending = pending;
+        key.interestOps(pending ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ);
+    }
+
+    private void closeOnFailure(final String operation, final IOException ex) {
+        final String message = String.valueOf(ex.getMessage());
+        final boolean reset = message.contains("reset") || message.contains("Broken pipe");
+        close(reset ? CloseReason.RESET : CloseReason.ERROR, operation + " failed: " + message);
+    }
+
+    /**
+     * Closes the socket, discards pending bytes and tells the handler: {@code onConnectFailed} if the
+     * connection never completed for a reason other than a local close, {@code onClosed} otherwise.
+     */
+    void close(final CloseReason reason, final String detail) {
+        if (!isOpen()) {
+            return;
+        }
+        final boolean wasConnecting = state == CONNECTING;
+        state = CLOSED;
+        transport.cancelTimer(connectTimerId);
+        connectTimerId = -1;
+        if (key != null) {
+            key.cancel();
+            key = null;
+        }
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (final IOException ex) {
+                transport.reportError(ex);
+            }
+            channel = null;
+        }
+        outbound.clear();
+        writePending = false;
+        readStart = 0;
+        readEnd = 0;
+        transport.abandonClaim(this);
+        final long closedId = id;
+        if (dispatching) {
+            releaseAfterDispatch = true; // the receive buffer is still being decoded; free the slot after
+        } else {
+            transport.release(this);
+        }
+        if (wasConnecting && reason != CloseReason.LOCAL) {
+            handler.onConnectFailed(closedId, detail);
+        } else {
+            handler.onClosed(closedId, reason, detail);
+        }
+    }
+
+    void free() {
+        state = FREE;
+        remoteAddress = null;
+    }
+}

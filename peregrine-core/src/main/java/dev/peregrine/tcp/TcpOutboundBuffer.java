@@ -1,0 +1,93 @@
+package dev.peregrine.tcp;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+
+/**
+ * A connection's bounded outbound buffer: frames are appended at the tail and written to the socket
+ * from the head. Bytes the socket has not taken stay here, in order; when the tail reaches the end, the
+ * pending bytes move to the front to make room.
+ *
+ * <pre>
+ *  0          head                 tail                 capacity
+ *  +----------+--------------------+--------------------+
+ *  | written  | pending (in order) | free               |
+ *  +----------+--------------------+--------------------+
+ * </pre>
+ */
+final class TcpOutboundBuffer {
+    private final MemorySegment segment;
+    private final ByteBuffer view;
+    private final int capacity;
+    private int head;
+    private int tail;
+
+    TcpOutboundBuffer(final Arena arena, final int capacity) {
+        this.segment = arena.allocate(capacity, 64);
+        this.view = segment.asByteBuffer();
+        this.capacity = capacity;
+    }
+
+    MemorySegment segment() {
+        return segment;
+    }
+
+    int capacity() {
+        return capacity;
+    }
+
+    int tail() {
+        return tail;
+    }
+
+    int pending() {
+        return tail - head;
+    }
+
+    /**
+     * Makes {@code length} contiguous bytes free at the tail, compacting if that is enough.
+     *
+     * @return false if the buffer cannot take {@code length} more bytes now
+     */
+    boolean reserve(final int length) {
+        if (capacity - tail >= length) {
+            return true;
+        }
+        final int pending = tail - head;
+        if (capacity - pending < length) {
+            return false;
+        }
+        MemorySegment.copy(segment, head, segment, 0, pending);
+        head = 0;
+        tail = pending;
+        return true;
+    }
+
+    void advance(final int length) {
+        tail += length;
+    }
+
+    /**
+     * Writes as much of the pending bytes as the socket takes.
+     *
+     * @return the bytes written
+     */
+    int writeTo(final SocketChannel channel) throws IOException {
+        view.limit(tail).position(head);
+        final int written = channel.write(view);
+        head += written;
+        if (head == tail) {
+            head = 0;
+            tail = 0;
+        }
+        return written;
+    }
+
+    void clear() {
+        head = 0;
+        tail = 0;
+    }
+}

@@ -1,0 +1,137 @@
+package dev.peregrine.tcp;
+
+import dev.peregrine.channel.ChannelHandler;
+import dev.peregrine.reactor.Reactor;
+import dev.peregrine.reactor.SelectHandler;
+
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+
+/**
+ * One listening socket of a {@link TcpTransport}; accepts every pending connection when selected.
+ */
+final class TcpServer implements SelectHandler {
+    static final int FREE = 0;
+    static final int PENDING = 1;
+    static final int LISTENING = 2;
+    static final int FAILED = 3;
+    /** Most accepts per readiness event, so a connection storm does not starve established channels. */
+    private static final int ACCEPTS_PER_EVENT = 64;
+
+    private final TcpTransport transport;
+    private final int index;
+    private int generation;
+    private long id;
+    private int state = FREE;
+    private ServerSocketChannel channel;
+    private SelectionKey key;
+    private SocketAddress localAddress;
+    private String failure;
+
+    TcpServer(final TcpTransport transport, final int index) {
+        this.transport = transport;
+        this.index = index;
+    }
+
+    /**
+     * Takes the slot for a new server and binds it; a failure is kept for the deferred event.
+     *
+     * @return the server id
+     */
+    long open(final SocketAddress requested, final TcpOptions options) {
+        generation = TcpIds.nextGeneration(generation);
+        id = TcpIds.serverId(generation, index);
+        localAddress = requested;
+        failure = null;
+        try {
+            channel = ServerSocketChannel.open();
+            channel.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            if (options.socketReceiveBufferSize() > 0) {
+                channel.setOption(StandardSocketOptions.SO_RCVBUF, options.socketReceiveBufferSize());
+            }
+            channel.bind(requested, options.acceptBacklog());
+            localAddress = channel.getLocalAddress();
+            state = PENDING;
+        } catch (final IOException | RuntimeException ex) {
+            failure = "cannot listen on " + requested + ": " + ex;
+            closeChannel();
+            state = FAILED;
+        }
+        return id;
+    }
+
+    /** Delivers the outcome of {@link #open} on a cycle after it, and starts accepting if it bound. */
+    void completeListen(final Reactor reactor, final ChannelHandler handler) {
+        if (state == FAILED) {
+            final String reason = failure;
+            close();
+            handler.onListenFailed(id, reason);
+        } else if (state == PENDING) {
+            key = reactor.register(channel, SelectionKey.OP_ACCEPT, this);
+            state = LISTENING;
+            handler.onListening(id, localAddress);
+        }
+    }
+
+    int index() {
+        return index;
+    }
+
+    long id() {
+        return id;
+    }
+
+    int state() {
+        return state;
+    }
+
+    SocketAddress localAddress() {
+        return localAddress;
+    }
+
+    @Override
+    public void onSelected(final SelectionKey selected, final long nowNs) {
+        if (selected != key) {
+            return;
+        }
+        for (int i = 0; i < ACCEPTS_PER_EVENT && state == LISTENING; i++) {
+            final SocketChannel accepted;
+            try {
+                accepted = channel.accept();
+            } catch (final IOException ex) {
+                transport.reportError(new IOException("accept on " + localAddress + " failed: " + ex.getMessage(), ex));
+                return;
+            }
+            if (accepted == null) {
+                return;
+            }
+            transport.accepted(this, accepted);
+        }
+    }
+
+    /** Closes the listening socket; accepted connections stay open. */
+    void close() {
+        if (key != null) {
+            key.cancel();
+            key = null;
+        }
+        closeChannel();
+        state = FREE;
+        failure = null;
+    }
+
+    private void closeChannel() {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (final IOException ex) {
+                transport.reportError(ex);
+            }
+            channel = null;
+        }
+    }
+}

@@ -1,0 +1,461 @@
+package dev.peregrine.tcp;
+
+import dev.peregrine.channel.ChannelHandler;
+import dev.peregrine.channel.CloseReason;
+import dev.peregrine.channel.SendResult;
+import dev.peregrine.channel.Transport;
+import dev.peregrine.reactor.Reactor;
+import dev.peregrine.reactor.TimerHandler;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.SocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.util.Arrays;
+
+/**
+ * TCP servers and clients on a {@link Reactor}, framed as {@link TcpOptions#framing(Framing)} says.
+ *
+ * <p>Commands ({@link #listen}, {@link #connect}, {@link #send}, {@link #tryClaim}, {@link #close(long)})
+ * return at once; outcomes arrive as {@link ChannelHandler} events on the reactor thread. Events that
+ * complete a command (listening, listen failed, connect failed before the socket existed) are delivered
+ * on a later duty cycle, never from inside the command, so the caller always knows the id first.
+ *
+ * <p>Sending: a frame is written straight to the socket when nothing is waiting; whatever the socket
+ * does not take waits, in order, in the connection's bounded outbound buffer and is written when the
+ * socket is writable ({@link ChannelHandler#onSent} reports progress). A frame that does not fit is
+ * refused whole with {@link SendResult#BACK_PRESSURED}. The zero-copy path is
+ * {@link #tryClaim}/{@link #commit}: the payload is written straight into the outbound buffer.
+ *
+ * <p>Receiving: each connection decodes frames in place in an off-heap receive buffer and delivers
+ * views with {@link ChannelHandler#onMessage}; a frame over the maximum or a malformed length field
+ * closes that connection with {@link CloseReason#ERROR} and the reason, and nothing else.
+ *
+ * <p>Ids encode a slot and its generation: a stale id gets {@link SendResult#NOT_CONNECTED}, never
+ * another connection. Not thread-safe: use it on the reactor's thread only.
+ */
+public final class TcpTransport implements Transport {
+    private static final TcpServer[] NO_SERVERS = new TcpServer[0];
+
+    private final Reactor reactor;
+    private final TcpOptions options;
+    private final ChannelHandler handler;
+    private final Arena arena = Arena.ofShared();
+    private final TimerHandler timerHandler = this::onTimer;
+    private final TcpConnectionPool connections;
+    private TcpServer[] servers = NO_SERVERS;
+    private TcpConnection claimed;
+    private int claimedLength;
+    private boolean claimAbandoned;
+    private boolean closed;
+
+    /**
+     * Creates a transport; it does nothing until told to listen or connect.
+     *
+     * @param reactor the reactor whose thread runs every command and event
+     * @param options settings shared by all connections
+     * @param handler receives every event
+     */
+    public TcpTransport(final Reactor reactor, final TcpOptions options, final ChannelHandler handler) {
+        if (reactor == null || options == null || handler == null) {
+            throw new IllegalArgumentException("reactor=" + reactor + " options=" + options + " handler=" + handler);
+        }
+        this.reactor = reactor;
+        this.options = options;
+        this.handler = handler;
+        this.connections = new TcpConnectionPool(this, options, arena);
+        options.framing().newCodec(options.maxFrameLength()); // fail now, not on the first connection
+    }
+
+    @Override
+    public long listen(final SocketAddress localAddress) {
+        checkOpen();
+        final long id = newServer().open(localAddress, options);
+        deferEvent(id);
+        return id;
+    }
+
+    @Override
+    public long connect(final SocketAddress remoteAddress) {
+        checkOpen();
+        final TcpConnection connection = connections.acquire();
+        if (connection == null) {
+            throw new IllegalStateException("maxConnections=" + options.maxConnections() + " reached; cannot connect to "
+                + remoteAddress);
+        }
+        SocketChannel channel = null;
+        try {
+            channel = SocketChannel.open();
+            configure(channel);
+            final boolean connected = channel.connect(remoteAddress);
+            final long id = connection.open(channel, remoteAddress, TcpConnection.CONNECTING);
+            // an immediate connect still completes through the selector, so onConnected follows this call
+            connection.registered(reactor.register(channel, connected ? SelectionKey.OP_WRITE : SelectionKey.OP_CONNECT,
+                connection));
+            connection.connectTimerId(reactor.timers().schedule(reactor.nowNs() + options.connectTimeoutNs(),
+                timerHandler, id));
+            return id;
+        } catch (final IOException | RuntimeException ex) {
+            closeQuietly(channel);
+            final long id = connection.open(null, remoteAddress, TcpConnection.CONNECTING);
+            connection.failBeforeSocket("connect to " + remoteAddress + " failed: " + ex);
+            deferEvent(id);
+            return id;
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws IllegalArgumentException if the length is negative, or the framing is fixed and the length
+     *     differs from it
+     * @throws IllegalStateException if a claim is open ({@link #tryClaim})
+     */
+    @Override
+    public long send(final long channelId, final MemorySegment buffer, final long offset, final int length) {
+        final TcpConnection connection = connected(channelId);
+        if (connection == null) {
+            return notConnected(channelId);
+        }
+        if (claimed != null) {
+            throw new IllegalStateException("a claim on channel " + claimed.id() + " is open; commit or abort it first");
+        }
+        final long checked = checkLength(connection, length);
+        if (checked < 0) {
+            return checked;
+        }
+        return connection.send(buffer, offset, length);
+    }
+
+    /**
+     * Claims room for one frame of exactly {@code length} payload bytes in the channel's outbound buffer,
+     * for the payload to be written in place: write it into {@link #claimBuffer()} at the returned
+     * offset, then {@link #commit()} (or {@link #abort()}). The framing header and trailer are the
+     * transport's business. Only one claim may be open at a time.
+     *
+     * @param channelId the channel
+     * @param length the payload length
+     * @return the offset in {@link #claimBuffer()} where the payload goes, or a negative
+     *     {@link SendResult} code (nothing claimed)
+     */
+    public long tryClaim(final long channelId, final int length) {
+        final TcpConnection connection = connected(channelId);
+        if (connection == null) {
+            return notConnected(channelId);
+        }
+        if (claimed != null) {
+            throw new IllegalStateException("a claim on channel " + claimed.id() + " is open; commit or abort it first");
+        }
+        final long checked = checkLength(connection, length);
+        if (checked < 0) {
+            return checked;
+        }
+        final long offset = connection.claim(length);
+        if (offset >= 0) {
+            claimed = connection;
+            claimedLength = length;
+        }
+        return offset;
+    }
+
+    /**
+     * The memory of the open claim: the outbound buffer of the claimed channel.
+     *
+     * @return the buffer to write the payload into
+     * @throws IllegalStateException if no claim is open
+     */
+    public MemorySegment claimBuffer() {
+        if (claimed == null) {
+            throw new IllegalStateException("no claim is open");
+        }
+        return claimed.outboundSegment();
+    }
+
+    /**
+     * Sends the claimed frame: it is written at once unless bytes are already waiting.
+     *
+     * @return bytes left in the channel's outbound buffer, or {@link SendResult#CLOSED} if the channel
+     *     closed since the claim (or failed on this write)
+     * @throws IllegalStateException if no claim is open
+     */
+    public long commit() {
+        final TcpConnection connection = claimed;
+        if (connection == null) {
+            if (claimAbandoned) {
+                claimAbandoned = false;
+                return SendResult.CLOSED;
+            }
+            throw new IllegalStateException("no claim is open");
+        }
+        claimed = null;
+        return connection.commit(claimedLength);
+    }
+
+    /**
+     * Gives up the open claim; nothing is sent. Does nothing if no claim is open.
+     */
+    public void abort() {
+        claimed = null;
+        claimAbandoned = false;
+    }
+
+    @Override
+    public void close(final long id) {
+        if (TcpIds.isServer(id)) {
+            final TcpServer server = server(id);
+            if (server != null && server.state() != TcpServer.FREE) {
+                server.close();
+                handler.onClosed(id, CloseReason.LOCAL, "server closed by the application");
+            }
+            return;
+        }
+        final TcpConnection connection = connection(id);
+        if (connection != null && connection.isOpen()) {
+            connection.close(CloseReason.LOCAL, "closed by the application");
+        }
+    }
+
+    /**
+     * Closes every server and connection (each reported with {@link CloseReason#LOCAL}) and frees the
+     * buffers. Call on the reactor thread, before the reactor closes.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        for (final TcpServer server : servers) {
+            if (server.state() != TcpServer.FREE) {
+                close(server.id());
+            }
+        }
+        for (int i = 0; i < connections.slotCount(); i++) {
+            final TcpConnection connection = connections.slot(i);
+            if (connection.isOpen()) {
+                connection.close(CloseReason.LOCAL, "transport closed");
+            }
+        }
+        closed = true;
+        arena.close();
+    }
+
+    /**
+     * Whether a channel is connected and can send.
+     *
+     * @param channelId the channel
+     * @return true if the id names a current, connected channel
+     */
+    public boolean isConnected(final long channelId) {
+        return connected(channelId) != null;
+    }
+
+    /**
+     * Bytes waiting in a channel's outbound buffer.
+     *
+     * @param channelId the channel
+     * @return the count, or a negative {@link SendResult} code for an unknown id
+     */
+    public long pendingBytes(final long channelId) {
+        final TcpConnection connection = connected(channelId);
+        return connection == null ? SendResult.NOT_CONNECTED : connection.pendingBytes();
+    }
+
+    /**
+     * The address a server is bound to (with the real port when port 0 was asked).
+     *
+     * @param serverId a server id
+     * @return the address, or null if the id names no listening server
+     */
+    public SocketAddress localAddress(final long serverId) {
+        final TcpServer server = TcpIds.isServer(serverId) ? server(serverId) : null;
+        return server == null || server.state() != TcpServer.LISTENING ? null : server.localAddress();
+    }
+
+    /**
+     * The options this transport was made with.
+     *
+     * @return the options
+     */
+    public TcpOptions options() {
+        return options;
+    }
+
+    ChannelHandler handler() {
+        return handler;
+    }
+
+    void accepted(final TcpServer server, final SocketChannel channel) {
+        final TcpConnection connection = closed ? null : connections.acquire();
+        if (connection == null) {
+            closeQuietly(channel);
+            reportError(new IllegalStateException("maxConnections=" + options.maxConnections()
+                + " reached; a connection to " + server.localAddress() + " was refused"));
+            return;
+        }
+        SocketAddress remote = null;
+        try {
+            configure(channel);
+            remote = channel.getRemoteAddress();
+        } catch (final IOException ex) {
+            closeQuietly(channel);
+            connections.release(connection);
+            reportError(new IOException("cannot set up a connection accepted on " + server.localAddress() + ": " + ex, ex));
+            return;
+        }
+        final long id = connection.open(channel, remote, TcpConnection.CONNECTED);
+        connection.registered(reactor.register(channel, SelectionKey.OP_READ, connection));
+        try {
+            handler.onAccepted(server.id(), id, remote);
+        } catch (final Throwable ex) {
+            handlerFailed(connection, ex);
+        }
+    }
+
+    void handlerFailed(final TcpConnection connection, final Throwable ex) {
+        reportError(new IllegalStateException("channel handler failed"
+            + (connection == null ? "" : " on channel " + connection.id() + "; the channel is closed") + ", the reactor goes on", ex));
+        if (connection != null && connection.isOpen()) {
+            try {
+                connection.close(CloseReason.ERROR, "handler failed: " + ex);
+            } catch (final Throwable again) {
+                reportError(again);
+            }
+        }
+    }
+
+    void reportError(final Throwable error) {
+        reactor.errorHandler().onError(error);
+    }
+
+    void cancelTimer(final long timerId) {
+        if (timerId >= 0) {
+            reactor.timers().cancel(timerId);
+        }
+    }
+
+    void abandonClaim(final TcpConnection connection) {
+        if (claimed == connection) {
+            claimed = null;
+            claimAbandoned = true;
+        }
+    }
+
+    void release(final TcpConnection connection) {
+        connections.release(connection);
+    }
+
+    private TcpServer newServer() {
+        for (final TcpServer server : servers) {
+            if (server.state() == TcpServer.FREE) {
+                return server;
+            }
+        }
+        if (servers.length > TcpIds.MAX_INDEX) {
+            throw new IllegalStateException("too many servers: " + servers.length);
+        }
+        final TcpServer server = new TcpServer(this, servers.length);
+        servers = Arrays.copyOf(servers, servers.length + 1);
+        servers[server.index()] = server;
+        return server;
+    }
+
+    private void configure(final SocketChannel channel) throws IOException {
+        channel.configureBlocking(false);
+        channel.setOption(StandardSocketOptions.TCP_NODELAY, options.tcpNoDelay());
+        if (options.socketSendBufferSize() > 0) {
+            channel.setOption(StandardSocketOptions.SO_SNDBUF, options.socketSendBufferSize());
+        }
+        if (options.socketReceiveBufferSize() > 0) {
+            channel.setOption(StandardSocketOptions.SO_RCVBUF, options.socketReceiveBufferSize());
+        }
+    }
+
+    private TcpConnection connection(final long id) {
+        return connections.find(id);
+    }
+
+    private TcpConnection connected(final long id) {
+        final TcpConnection connection = connection(id);
+        return connection != null && connection.state() == TcpConnection.CONNECTED ? connection : null;
+    }
+
+    private TcpServer server(final long id) {
+        final int index = TcpIds.index(id);
+        if (id <= 0 || index >= servers.length) {
+            return null;
+        }
+        final TcpServer server = servers[index];
+        return server.id() == id ? server : null;
+    }
+
+    private long notConnected(final long channelId) {
+        final TcpConnection connection = connection(channelId);
+        return connection != null && connection.state() == TcpConnection.CLOSED ? SendResult.CLOSED : SendResult.NOT_CONNECTED;
+    }
+
+    private static long checkLength(final TcpConnection connection, final int length) {
+        if (length < 0) {
+            throw new IllegalArgumentException("length=" + length);
+        }
+        if (length > connection.maxFrameLength()) {
+            return SendResult.MESSAGE_TOO_LARGE;
+        }
+        connection.checkPayloadLength(length);
+        return 0;
+    }
+
+    private void deferEvent(final long id) {
+        // a deadline already due fires on the next timer poll: after this command returns
+        reactor.timers().schedule(reactor.nowNs(), timerHandler, id);
+    }
+
+    private void onTimer(final long timerId, final long id, final long nowNs) {
+        try {
+            if (TcpIds.isServer(id)) {
+                onServerTimer(id);
+            } else {
+                onConnectionTimer(id);
+            }
+        } catch (final Throwable ex) {
+            handlerFailed(TcpIds.isServer(id) ? null : connection(id), ex);
+        }
+    }
+
+    private void onServerTimer(final long id) {
+        final TcpServer server = server(id);
+        if (server != null) {
+            server.completeListen(reactor, handler);
+        }
+    }
+
+    private void onConnectionTimer(final long id) {
+        final TcpConnection connection = connection(id);
+        if (connection == null || connection.state() != TcpConnection.CONNECTING) {
+            return;
+        }
+        if (connection.hasFailedBeforeSocket()) {
+            connection.deliverFailureBeforeSocket();
+        } else {
+            connection.connectTimedOut(options.connectTimeoutNs());
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("transport is closed");
+        }
+    }
+
+    private static void closeQuietly(final java.nio.channels.Channel channel) {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (final IOException ignored) {
+                // already failing; the original failure is what gets reported
+            }
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package dev.peregrine.tcp;
+
+import dev.peregrine.channel.ChannelEvent;
+import dev.peregrine.channel.CloseReason;
+import dev.peregrine.channel.SendResult;
+
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.Socket;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A peer that does not read: the sender is told through {@link SendResult#BACK_PRESSURED}, the outbound
+ * buffer never grows past its bound, nothing is dropped or reordered, and closing with bytes pending is
+ * safe.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class TcpBackPressureTest {
+    private static final int OUTBOUND = 64 * 1024;
+    private static final int PAYLOAD = 1000;
+
+    private static TcpOptions options() {
+        return new TcpOptions().framing(Framing.parse("length:4be")).outboundBufferSize(OUTBOUND)
+            .socketSendBufferSize(16 * 1024);
+    }
+
+    /** Sends frames numbered from {@code first} until back-pressured; returns the next number to send. */
+    private static int sendUntilBackPressured(final TcpTestRig rig, final long id, final int first) {
+        final MemorySegment payload = Arena.ofAuto().allocate(PAYLOAD);
+        for (int sequence = first; sequence < 100_000; sequence++) {
+            payload.set(ValueLayout.JAVA_INT_UNALIGNED, 0, sequence);
+            final long before = rig.transport.pendingBytes(id);
+            final long result = rig.transport.send(id, payload, 0, PAYLOAD);
+            if (result == SendResult.BACK_PRESSURED) {
+                assertThat(rig.transport.pendingBytes(id)).as("a refused send takes nothing").isEqualTo(before);
+                return sequence;
+            }
+            assertThat(result).isNotNegative().isLessThanOrEqualTo(OUTBOUND);
+            rig.reactor.doWork();
+        }
+        throw new AssertionError("never back-pressured");
+    }
+
+    @Test
+    void shouldBackPressureWhenThePeerNeverReadsAndDeliverEverythingInOrderOnceItDoes() throws Exception {
+        try (TcpTestRig rig = new TcpTestRig(options()); Socket peer = new Socket()) {
+            peer.setReceiveBufferSize(16 * 1024);
+            peer.connect(rig.listen());
+            rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));
+            final long id = rig.first(ChannelEvent.Accepted.class).channelId();
+
+            int taken = sendUntilBackPressured(rig, id, 0);
+            for (int round = 0; round < 3; round++) { // the kernel may take a little more: memory stays bounded
+                rig.pollFor(20);
+                taken = sendUntilBackPressured(rig, id, taken);
+                assertThat(rig.transport.pendingBytes(id)).isPositive().isLessThanOrEqualTo(OUTBOUND);
+            }
+
+            final int frames = taken;
+            final CompletableFuture<Integer> reader = CompletableFuture.supplyAsync(() -> readInOrder(peer, frames));
+            rig.pollUntil(reader::isDone);
+            rig.pollUntil(() -> rig.transport.pendingBytes(id) == 0);
+
+            assertThat(reader.get()).isEqualTo(frames);
+            final var sent = rig.all(ChannelEvent.Sent.class);
+            assertThat(sent).isNotEmpty();
+            assertThat(sent.getLast().bytesBuffered()).isZero();
+            assertThat(sent.stream().mapToLong(ChannelEvent.Sent::bytesWritten).sum()).isPositive();
+            assertThat(rig.errors).isEmpty();
+        }
+    }
+
+    private static int readInOrder(final Socket peer, final int frames) {
+        try {
+            final DataInputStream in = new DataInputStream(peer.getInputStream());
+            final byte[] payload = new byte[PAYLOAD];
+            for (int expected = 0; expected < frames; expected++) {
+                assertThat(in.readInt()).isEqualTo(PAYLOAD);
+                in.readFully(payload);
+                final int sequence = MemorySegment.ofArray(payload).get(ValueLayout.JAVA_INT_UNALIGNED, 0);
+                assertThat(sequence).isEqualTo(expected);
+            }
+            return frames;
+        } catch (final IOException ex) {
+            throw new AssertionError(ex);
+        }
+    }
+
+    @Test
+    void shouldCloseSafelyWhileAWriteIsPending() throws Exception {
+        try (TcpTestRig rig = new TcpTestRig(options()); Socket peer = new Socket()) {
+            peer.setReceiveBufferSize(16 * 1024);
+            peer.connect(rig.listen());
+            rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));
+            final long id = rig.first(ChannelEvent.Accepted.class).channelId();
+            sendUntilBackPressured(rig, id, 0);
+            assertThat(rig.transport.pendingBytes(id)).isPositive();
+
+            rig.transport.close(id);
+            rig.pollFor(50);
+
+            assertThat(rig.all(ChannelEvent.Closed.class)).containsExactly(
+                new ChannelEvent.Closed(id, CloseReason.LOCAL, "closed by the application"));
+            assertThat(rig.transport.send(id, MemorySegment.ofArray(new byte[8]), 0, 8)).isEqualTo(SendResult.NOT_CONNECTED);
+            assertThat(rig.transport.pendingBytes(id)).isEqualTo(SendResult.NOT_CONNECTED);
+            assertThat(rig.errors).isEmpty();
+            drainToEnd(peer);
+
+            try (Socket next = new Socket()) { // the reactor and the slot go on
+                next.connect(rig.transport.localAddress(rig.first(ChannelEvent.Listening.class).serverId()));
+                rig.pollUntil(() -> rig.count(ChannelEvent.Accepted.class) == 2);
+                final long nextId = rig.all(ChannelEvent.Accepted.class).get(1).channelId();
+                assertThat(rig.transport.send(nextId, MemorySegment.ofArray(new byte[] {1, 2}), 0, 2)).isZero();
+                assertThat(new DataInputStream(next.getInputStream()).readInt()).isEqualTo(2);
+            }
+        }
+    }
+
+    private static void drainToEnd(final Socket peer) throws IOException {
+        final byte[] sink = new byte[8192];
+        try {
+            int total = 0;
+            while (peer.getInputStream().read(sink) >= 0) {
+                total += sink.length;
+                if (total > 100 * OUTBOUND) {
+                    throw new AssertionError("more bytes than were ever buffered");
+                }
+            }
+        } catch (final EOFException | java.net.SocketException ex) {
+            // a reset is an acceptable end: the pending bytes were discarded
+        }
+    }
+}

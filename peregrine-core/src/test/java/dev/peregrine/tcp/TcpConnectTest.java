@@ -1,0 +1,108 @@
+package dev.peregrine.tcp;
+
+import dev.peregrine.channel.ChannelEvent;
+import dev.peregrine.channel.CloseReason;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Connecting fails clearly: refused, timed out, unresolvable, each as {@code onConnectFailed} naming the
+ * address, delivered after {@code connect} returned its id. Loopback only.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class TcpConnectTest {
+    @Test
+    void shouldReportConnectFailedWhenThePortIsClosed() throws Exception {
+        final InetSocketAddress closedPort;
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = (InetSocketAddress)probe.getLocalSocketAddress();
+        }
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions())) {
+            final long id = rig.transport.connect(closedPort);
+            rig.pollUntil(() -> rig.has(ChannelEvent.ConnectFailed.class));
+
+            final ChannelEvent.ConnectFailed failed = rig.first(ChannelEvent.ConnectFailed.class);
+            assertThat(failed.channelId()).isEqualTo(id);
+            assertThat(failed.reason()).contains(closedPort.toString()).containsIgnoringCase("refused");
+            assertThat(rig.transport.isConnected(id)).isFalse();
+            assertThat(rig.has(ChannelEvent.Closed.class)).isFalse();
+        }
+    }
+
+    @Test
+    void shouldReportConnectFailedAfterTheTimeoutWhenNobodyAnswers() throws Exception {
+        // a listening socket whose accept queue is full drops further SYNs: the connect hangs, on loopback
+        try (ServerSocket full = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            final List<Socket> fillers = new ArrayList<>();
+            boolean hung = false;
+            try {
+                for (int i = 0; i < 16 && !hung; i++) {
+                    final Socket filler = new Socket();
+                    fillers.add(filler);
+                    try {
+                        filler.connect(full.getLocalSocketAddress(), 1000);
+                    } catch (final SocketTimeoutException ex) {
+                        hung = true;
+                    }
+                }
+                Assumptions.assumeTrue(hung, "the kernel completed every connect to a full accept queue, "
+                    + "so no loopback connect can be made to hang here");
+                try (TcpTestRig rig = new TcpTestRig(new TcpOptions().connectTimeout(150, TimeUnit.MILLISECONDS))) {
+                    final long id = rig.transport.connect(full.getLocalSocketAddress());
+                    rig.pollUntil(() -> rig.has(ChannelEvent.ConnectFailed.class));
+
+                    final ChannelEvent.ConnectFailed failed = rig.first(ChannelEvent.ConnectFailed.class);
+                    assertThat(failed.channelId()).isEqualTo(id);
+                    assertThat(failed.reason()).isEqualTo("connect to " + full.getLocalSocketAddress()
+                        + " timed out after 150 ms");
+                }
+            } finally {
+                for (final Socket filler : fillers) {
+                    filler.close();
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldReportConnectFailedForAnUnresolvedAddressAfterConnectReturns() {
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions())) {
+            final InetSocketAddress nowhere = InetSocketAddress.createUnresolved("no-such-host.invalid", 9);
+            final long id = rig.transport.connect(nowhere);
+            assertThat(rig.recorder.events()).isEmpty();
+            rig.pollUntil(() -> rig.has(ChannelEvent.ConnectFailed.class));
+
+            final ChannelEvent.ConnectFailed failed = rig.first(ChannelEvent.ConnectFailed.class);
+            assertThat(failed.channelId()).isEqualTo(id);
+            assertThat(failed.reason()).contains("no-such-host.invalid");
+        }
+    }
+
+    @Test
+    void shouldReportALocalCloseWhileConnecting() throws Exception {
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions())) {
+            final InetSocketAddress address = rig.listen();
+            final long id = rig.transport.connect(address);
+            rig.transport.close(id);
+            rig.pollFor(30);
+
+            assertThat(rig.all(ChannelEvent.Closed.class).stream().filter(closed -> closed.channelId() == id)).containsExactly(
+                new ChannelEvent.Closed(id, CloseReason.LOCAL, "closed by the application"));
+            assertThat(rig.has(ChannelEvent.Connected.class)).isFalse();
+            assertThat(rig.has(ChannelEvent.ConnectFailed.class)).isFalse();
+        }
+    }
+}

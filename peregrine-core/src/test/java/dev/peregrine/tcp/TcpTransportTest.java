@@ -1,0 +1,199 @@
+package dev.peregrine.tcp;
+
+import dev.peregrine.channel.ChannelEvent;
+import dev.peregrine.channel.CloseReason;
+import dev.peregrine.channel.SendResult;
+
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static dev.peregrine.tcp.TcpTestRig.message;
+import static dev.peregrine.tcp.TcpTestRig.text;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class TcpTransportTest {
+    @Test
+    void shouldConnectExchangeMessagesAndCloseOnOneReactor() {
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(Framing.parse("length:2be")))) {
+            final InetSocketAddress address = rig.listen();
+            final long client = rig.transport.connect(address);
+            rig.pollUntil(() -> rig.has(ChannelEvent.Connected.class) && rig.has(ChannelEvent.Accepted.class));
+            final long server = rig.first(ChannelEvent.Accepted.class).channelId();
+
+            assertThat(rig.transport.send(client, text("ping"), 0, 4)).isZero();
+            rig.pollUntil(() -> rig.has(ChannelEvent.Message.class));
+            assertThat(rig.transport.send(server, text("pong!"), 0, 5)).isZero();
+            rig.pollUntil(() -> rig.count(ChannelEvent.Message.class) == 2);
+            rig.transport.close(client);
+            rig.pollUntil(() -> rig.count(ChannelEvent.Closed.class) == 2);
+
+            assertThat(rig.all(ChannelEvent.Message.class)).containsExactly(message(server, "ping"), message(client, "pong!"));
+            assertThat(rig.all(ChannelEvent.Closed.class)).containsExactly(
+                new ChannelEvent.Closed(client, CloseReason.LOCAL, "closed by the application"),
+                new ChannelEvent.Closed(server, CloseReason.BY_PEER, "end of stream"));
+            assertThat(rig.transport.send(client, text("late"), 0, 4)).isEqualTo(SendResult.NOT_CONNECTED);
+            assertThat(rig.errors).isEmpty();
+        }
+    }
+
+    @Test
+    void shouldDeliverListeningOnlyAfterListenReturns() {
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions())) {
+            final long serverId = rig.transport.listen(TcpTestRig.ANY_LOOPBACK_PORT);
+
+            assertThat(rig.recorder.events()).isEmpty();
+            rig.pollUntil(() -> rig.has(ChannelEvent.Listening.class));
+            assertThat(rig.first(ChannelEvent.Listening.class).serverId()).isEqualTo(serverId);
+            assertThat(((InetSocketAddress)rig.transport.localAddress(serverId)).getPort()).isPositive();
+        }
+    }
+
+    @Test
+    void shouldFailToListenOnAPortInUseNamingTheAddress() {
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions())) {
+            final InetSocketAddress taken = rig.listen();
+            final long second = rig.transport.listen(taken);
+            rig.pollUntil(() -> rig.has(ChannelEvent.ListenFailed.class));
+
+            final ChannelEvent.ListenFailed failed = rig.first(ChannelEvent.ListenFailed.class);
+            assertThat(failed.serverId()).isEqualTo(second);
+            assertThat(failed.reason()).contains("cannot listen on " + taken).contains("in use");
+        }
+    }
+
+    @Test
+    void shouldSendWithZeroCopyClaimAndCommit() {
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(Framing.parse("length:4le")));
+             Socket peer = new Socket()) {
+            final InetSocketAddress address = rig.listen();
+            peer.connect(address);
+            rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));
+            final long id = rig.first(ChannelEvent.Accepted.class).channelId();
+
+            final long offset = rig.transport.tryClaim(id, 8);
+            assertThat(offset).isNotNegative();
+            rig.transport.claimBuffer().set(ValueLayout.JAVA_LONG_UNALIGNED, offset, 0x0102030405060708L);
+            assertThat(rig.transport.commit()).isZero();
+            final long aborted = rig.transport.tryClaim(id, 3);
+            assertThat(aborted).isNotNegative();
+            rig.transport.abort();
+            assertThat(rig.transport.send(id, text("abc"), 0, 3)).isZero();
+
+            final byte[] received = peer.getInputStream().readNBytes(12 + 7);
+            final ByteBuffer wire = ByteBuffer.wrap(received).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            assertThat(wire.getInt()).isEqualTo(8);
+            assertThat(wire.order(java.nio.ByteOrder.BIG_ENDIAN).getLong()).isEqualTo(0x0807060504030201L);
+            assertThat(wire.order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt()).isEqualTo(3);
+            assertThat(new String(received, 16, 3, StandardCharsets.US_ASCII)).isEqualTo("abc");
+        } catch (final java.io.IOException ex) {
+            throw new java.io.UncheckedIOException(ex);
+        }
+    }
+
+    @Test
+    void shouldRefuseAMessageOverTheMaximumAndMisuse() {
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(Framing.fixed(4)))) {
+            final InetSocketAddress address = rig.listen();
+            final long client = rig.transport.connect(address);
+            rig.pollUntil(() -> rig.has(ChannelEvent.Connected.class));
+
+            assertThat(rig.transport.send(client, text("12345"), 0, 5)).isEqualTo(SendResult.MESSAGE_TOO_LARGE);
+            assertThatThrownBy(() -> rig.transport.send(client, text("12"), 0, 2))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("length=2");
+            assertThat(rig.transport.send(client, text("1234"), 0, 4)).isZero();
+            rig.transport.tryClaim(client, 4);
+            assertThatThrownBy(() -> rig.transport.send(client, text("1234"), 0, 4)).isInstanceOf(IllegalStateException.class);
+            rig.transport.abort();
+        }
+    }
+
+    @Test
+    void shouldEchoEveryFramingOverARealSocket() throws Exception {
+        final String[] specs = {"raw", "fixed:5", "length:1be", "length:2le", "length:4be+self", "length:8le", "line", "crlf",
+            "delimiter:7c7c"};
+        for (final String spec : specs) {
+            final Framing framing = Framing.parse(spec);
+            try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(framing));
+                 Socket peer = new Socket()) {
+                final InetSocketAddress address = rig.listen();
+                peer.connect(address);
+                rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));
+                final long id = rig.first(ChannelEvent.Accepted.class).channelId();
+
+                assertThat(rig.transport.send(id, text("hello"), 0, 5)).isZero();
+                final byte[] wire = peer.getInputStream().readNBytes(5 + framing.overhead());
+                peer.getOutputStream().write(wire);
+                rig.pollUntil(() -> rig.has(ChannelEvent.Message.class));
+
+                assertThat(rig.all(ChannelEvent.Message.class)).as(spec).containsExactly(message(id, "hello"));
+            }
+        }
+    }
+
+    @Test
+    void shouldRejectAStaleIdWhenItsSlotHoldsANewConnection() throws Exception {
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(Framing.raw()))) {
+            final InetSocketAddress address = rig.listen();
+            final long first;
+            try (Socket peer = new Socket()) {
+                peer.connect(address);
+                rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));
+                first = rig.first(ChannelEvent.Accepted.class).channelId();
+                rig.transport.close(first);
+            }
+            try (Socket peer = new Socket()) {
+                peer.connect(address);
+                rig.pollUntil(() -> rig.count(ChannelEvent.Accepted.class) == 2);
+                final long second = rig.all(ChannelEvent.Accepted.class).get(1).channelId();
+
+                assertThat(TcpIds.index(second)).isEqualTo(TcpIds.index(first));
+                assertThat(second).isNotEqualTo(first);
+                assertThat(rig.transport.send(first, text("x"), 0, 1)).isEqualTo(SendResult.NOT_CONNECTED);
+                assertThat(rig.transport.send(second, text("y"), 0, 1)).isZero();
+                rig.transport.close(first); // ignored: the new connection stays open
+                assertThat(rig.transport.isConnected(second)).isTrue();
+                assertThat(peer.getInputStream().read()).isEqualTo('y');
+            }
+        }
+    }
+
+    @Test
+    void shouldKeepTheReactorAndOtherConnectionsGoingWhenAHandlerThrows() throws Exception {
+        final long[] victim = {-1};
+        final dev.peregrine.channel.ChannelHandler throwing = (channelId, buffer, offset, length) -> {
+            if (buffer.get(ValueLayout.JAVA_BYTE, offset) == '!') {
+                victim[0] = channelId;
+                throw new IllegalStateException("application bug");
+            }
+        };
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(Framing.line()), throwing);
+             Socket bad = new Socket(); Socket good = new Socket()) {
+            final InetSocketAddress address = rig.listen();
+            bad.connect(address);
+            good.connect(address);
+            rig.pollUntil(() -> rig.count(ChannelEvent.Accepted.class) == 2);
+
+            bad.getOutputStream().write("!boom\n".getBytes(StandardCharsets.US_ASCII));
+            rig.pollUntil(() -> rig.has(ChannelEvent.Closed.class));
+            good.getOutputStream().write("fine\n".getBytes(StandardCharsets.US_ASCII));
+            rig.pollUntil(() -> rig.count(ChannelEvent.Message.class) == 2);
+
+            final ChannelEvent.Closed closed = rig.first(ChannelEvent.Closed.class);
+            assertThat(closed.channelId()).isEqualTo(victim[0]);
+            assertThat(closed.reason()).isEqualTo(CloseReason.ERROR);
+            assertThat(closed.detail()).contains("handler failed").contains("application bug");
+            assertThat(rig.all(ChannelEvent.Message.class).get(1).bytes()).isEqualTo("fine".getBytes(StandardCharsets.US_ASCII));
+            assertThat(rig.errors).hasSize(1);
+            assertThat(bad.getInputStream().read()).isEqualTo(-1);
+        }
+    }
+}
