@@ -164,7 +164,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
      *
      * @param buffer memory holding the datagram
      * @param offset where it starts
-     * @param length its length
+     * @param length its length, at least 1 (the JDK cannot send an empty datagram)
      * @return the bytes sent, or {@link SendResult#BACK_PRESSURED}, {@link SendResult#NOT_CONNECTED}
      *     (not connected, or the peer's port is unreachable), {@link SendResult#CLOSED},
      *     {@link SendResult#MESSAGE_TOO_LARGE}
@@ -222,12 +222,15 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     }
 
     private long write(final ByteBuffer datagram, final InetSocketAddress target) {
+        if (!datagram.hasRemaining()) {
+            throw new IllegalArgumentException("length=0: the JDK's DatagramChannel never sends an empty datagram");
+        }
         if (closed) {
             return SendResult.CLOSED;
         }
         try {
             final int sent = target == null ? channel.write(datagram) : channel.send(datagram, target);
-            if (sent == 0 && datagram.limit() > 0) {
+            if (sent == 0) {
                 return SendResult.BACK_PRESSURED;
             }
             datagramsSent++;
