@@ -121,6 +121,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             }
             adoptSession(buffer, offset);
             nextExpected = 1; // a new session after the old one ended: all of it is new, from message 1
+            changeState(MoldUDP64SubscriberState.SYNCHRONISED);
         }
         if (nextExpected == 0) {
             nextExpected = sequence;
