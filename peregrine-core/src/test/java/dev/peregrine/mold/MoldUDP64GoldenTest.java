@@ -92,6 +92,18 @@ class MoldUDP64GoldenTest {
     }
 
     @Test
+    void shouldHoldPartlyFilledPacketUntilFlushDelayExpiresOnTheTimerWheel() {
+        final MoldUDP64Publisher publisher = new MoldUDP64Publisher(reactor, store, new MoldUDP64PublisherOptions()
+            .destination(address(listener)).flushDelayNs(5_000_000L));
+        publisher.offer(MemorySegment.ofArray(new byte[] {1}), 0, 1);
+        publisher.offer(MemorySegment.ofArray(new byte[] {2}), 0, 1);
+
+        assertThat(MoldFixture.nothingReceived(reactor, listener)).as("held while the delay runs").isTrue();
+        clock.now += 6_000_000L;
+        assertThat(hex(receive(reactor, listener))).isEqualTo("474f4c44454e31202020" + "0000000000000001" + "0002" + "000101" + "000102");
+    }
+
+    @Test
     void shouldSendHeartbeatWithNextExpectedSequenceWhenIdle() {
         final MoldUDP64Publisher publisher = publisher();
         publisher.offer(MemorySegment.ofArray(new byte[] {9}), 0, 1);
