@@ -12,4 +12,6 @@ module dev.peregrine.core {
     exports dev.peregrine.channel;
     exports dev.peregrine.reactor;
     exports dev.peregrine.tcp;
+    exports dev.peregrine.udp;
+    exports dev.peregrine.mold;
 }

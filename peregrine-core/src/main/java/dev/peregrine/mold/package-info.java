@@ -1,6 +1,14 @@
 /**
- * MoldUDP64 1.00: publisher, message store, re-request server and subscriber.
+ * MoldUDP64 1.00 (NASDAQ, 2009): publisher, message store, re-request server and subscriber.
  *
- * <p>Threading: not thread-safe; one reactor thread owns each role.
+ * <p>{@link dev.peregrine.mold.MoldUDP64Layout} holds the wire layout;
+ * {@link dev.peregrine.mold.MoldUDP64Publisher} numbers, records and packs messages;
+ * {@link dev.peregrine.mold.MoldUDP64MessageStore} keeps a bounded off-heap (optionally file-backed)
+ * window of them; {@link dev.peregrine.mold.MoldUDP64RequestServer} answers re-requests, one packet each,
+ * rate-limited per source; {@link dev.peregrine.mold.MoldUDP64Subscriber} delivers in order exactly once
+ * and recovers gaps. Nothing allocates per message in steady state.
+ *
+ * <p>Threading: not thread-safe; one reactor thread owns each role (a store is shared by the publisher
+ * and the re-request server of the same reactor).
  */
 package dev.peregrine.mold;

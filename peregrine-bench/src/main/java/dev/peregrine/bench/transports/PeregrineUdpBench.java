@@ -1,0 +1,223 @@
+package dev.peregrine.bench.transports;
+
+import dev.peregrine.channel.SendResult;
+import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.BenchTransport;
+import dev.peregrine.peers.PingClient;
+import dev.peregrine.peers.Responder;
+import dev.peregrine.peers.StreamReceiver;
+import dev.peregrine.peers.StreamSender;
+import dev.peregrine.reactor.BackoffIdleStrategy;
+import dev.peregrine.reactor.BusySpinIdleStrategy;
+import dev.peregrine.reactor.Reactor;
+import dev.peregrine.reactor.ReactorOptions;
+import dev.peregrine.udp.UdpEndpoint;
+import dev.peregrine.udp.UdpOptions;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.function.LongConsumer;
+
+/**
+ * Peregrine's raw UDP: the responder is a reactor on a thread of its own that echoes each datagram to
+ * its sender; the client's endpoint is connected to the responder and polled by the client's thread
+ * (busy polling, no selector in between when {@link BenchConfig#busySpin()} is set).
+ */
+public final class PeregrineUdpBench implements BenchTransport {
+    /** Largest UDP payload over IPv4. */
+    static final int MAX_UDP_PAYLOAD = 65_507;
+    static final ValueLayout.OfLong SEQUENCE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+
+    /** Creates the adapter (service loader). */
+    public PeregrineUdpBench() {
+    }
+
+    @Override
+    public String name() {
+        return "peregrine-udp";
+    }
+
+    @Override
+    public String description() {
+        return "Peregrine UdpEndpoint: one datagram per message over loopback, responder reactor echoing to the sender";
+    }
+
+    @Override
+    public String path() {
+        return "udp";
+    }
+
+    @Override
+    public String unavailableReason(final BenchConfig config) {
+        return config.size() > MAX_UDP_PAYLOAD ? "size=" + config.size() + " exceeds one UDP datagram (65507 bytes)" : null;
+    }
+
+    static Reactor reactor(final BenchConfig config, final String name) {
+        return new Reactor(new ReactorOptions().name(name)
+            .idleStrategy(config.busySpin() ? new BusySpinIdleStrategy() : new BackoffIdleStrategy()));
+    }
+
+    static InetSocketAddress address(final BenchConfig config, final int portOffset) {
+        try {
+            return new InetSocketAddress(InetAddress.getByName(config.host()), config.port() + portOffset);
+        } catch (final UnknownHostException ex) {
+            throw new IllegalArgumentException("host=" + config.host(), ex);
+        }
+    }
+
+    static UdpOptions options(final BenchConfig config) {
+        return new UdpOptions().busyPoll(config.busySpin()).receiveBufferSize(4 << 20).sendBufferSize(4 << 20);
+    }
+
+    @Override
+    public Responder startResponder(final BenchConfig config) {
+        final Reactor reactor = reactor(config, "peregrine-udp-responder");
+        final EchoResponder responder = new EchoResponder(reactor);
+        UdpEndpoint.open(reactor, options(config).localAddress(address(config, 0)), (endpoint, buffer, offset, length, sender, nowNs) -> {
+            while (endpoint.sendTo(buffer, offset, length, sender) == SendResult.BACK_PRESSURED) {
+                Thread.onSpinWait();
+            }
+            responder.echoed++;
+        });
+        reactor.start();
+        return responder;
+    }
+
+    @Override
+    public PingClient connect(final BenchConfig config) {
+        final Reactor reactor = reactor(config, "peregrine-udp-client");
+        final Client client = new Client(reactor, config.size());
+        client.endpoint = UdpEndpoint.open(reactor, options(config).localAddress(new InetSocketAddress(address(config, 0).getAddress(), 0))
+            .remoteAddress(address(config, 0)), client::onDatagram);
+        return client;
+    }
+
+    @Override
+    public boolean supportsStream() {
+        return true;
+    }
+
+    @Override
+    public StreamReceiver startStreamReceiver(final BenchConfig config) {
+        final Reactor reactor = reactor(config, "peregrine-udp-stream-receiver");
+        final Receiver receiver = new Receiver(reactor);
+        receiver.endpoint = UdpEndpoint.open(reactor, options(config).localAddress(address(config, 0)), receiver::onDatagram);
+        return receiver;
+    }
+
+    @Override
+    public StreamSender connectStreamSender(final BenchConfig config) {
+        final Reactor reactor = reactor(config, "peregrine-udp-stream-sender");
+        final Client sender = new Client(reactor, config.size());
+        sender.endpoint = UdpEndpoint.open(reactor, options(config).remoteAddress(address(config, 0)), sender::onDatagram);
+        return sender;
+    }
+
+    /** The echo side: a reactor thread. */
+    static final class EchoResponder implements Responder {
+        private final Reactor reactor;
+        volatile long echoed;
+
+        EchoResponder(final Reactor reactor) {
+            this.reactor = reactor;
+        }
+
+        @Override
+        public long messages() {
+            return echoed;
+        }
+
+        @Override
+        public void close() {
+            reactor.close();
+        }
+    }
+
+    /** Client of a ping-pong, or sender of a stream: used by one thread, which polls the endpoint itself. */
+    static final class Client implements PingClient, StreamSender {
+        private final Reactor reactor;
+        private final MemorySegment message;
+        private final int size;
+        UdpEndpoint endpoint;
+        private long received = -1;
+
+        Client(final Reactor reactor, final int size) {
+            this.reactor = reactor;
+            this.size = size;
+            this.message = Arena.ofAuto().allocate(size, 8);
+        }
+
+        void onDatagram(final UdpEndpoint source, final MemorySegment buffer, final long offset, final int length,
+            final InetSocketAddress sender, final long nowNs) {
+            if (length >= 8) {
+                received = buffer.get(SEQUENCE, offset);
+            }
+        }
+
+        @Override
+        public void send(final long sequence) {
+            message.set(SEQUENCE, 0, sequence);
+            while (endpoint.send(message, 0, size) == SendResult.BACK_PRESSURED) {
+                Thread.onSpinWait();
+            }
+        }
+
+        @Override
+        public boolean offer(final long sequence) {
+            message.set(SEQUENCE, 0, sequence);
+            return endpoint.send(message, 0, size) >= 0;
+        }
+
+        @Override
+        public long poll() {
+            endpoint.receive(0);
+            final long sequence = received;
+            received = -1;
+            return sequence;
+        }
+
+        @Override
+        public void close() {
+            endpoint.close();
+            reactor.close();
+        }
+    }
+
+    /** Receiving side of a stream, polled by the caller's thread. */
+    static final class Receiver implements StreamReceiver {
+        private final Reactor reactor;
+        UdpEndpoint endpoint;
+        private LongConsumer consumer;
+        private int delivered;
+
+        Receiver(final Reactor reactor) {
+            this.reactor = reactor;
+        }
+
+        void onDatagram(final UdpEndpoint source, final MemorySegment buffer, final long offset, final int length,
+            final InetSocketAddress sender, final long nowNs) {
+            if (length >= 8) {
+                delivered++;
+                consumer.accept(buffer.get(SEQUENCE, offset));
+            }
+        }
+
+        @Override
+        public int poll(final LongConsumer sequences) {
+            consumer = sequences;
+            delivered = 0;
+            endpoint.receive(0);
+            return delivered;
+        }
+
+        @Override
+        public void close() {
+            endpoint.close();
+            reactor.close();
+        }
+    }
+}

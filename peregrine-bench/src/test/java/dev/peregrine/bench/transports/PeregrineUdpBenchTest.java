@@ -1,0 +1,80 @@
+package dev.peregrine.bench.transports;
+
+import com.sun.management.ThreadMXBean;
+import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.BenchTransport;
+import dev.peregrine.peers.PingClient;
+import dev.peregrine.peers.Responder;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.management.ManagementFactory;
+import java.net.DatagramSocket;
+import java.nio.file.Path;
+import java.util.ServiceLoader;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** 10 000 in-process round trips through each UDP adapter: in order, and nothing allocated per message. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class PeregrineUdpBenchTest {
+    private static final ThreadMXBean THREADS = (ThreadMXBean)ManagementFactory.getThreadMXBean();
+
+    private static int freePorts(final int count) throws Exception {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            final int base;
+            try (DatagramSocket probe = new DatagramSocket(0)) {
+                base = probe.getLocalPort();
+            }
+            if (base + count > 65_535) {
+                continue;
+            }
+            boolean free = true;
+            for (int i = 0; i < count && free; i++) {
+                try (DatagramSocket socket = new DatagramSocket(base + i)) {
+                    free = socket.getLocalPort() == base + i;
+                } catch (final java.net.SocketException ex) {
+                    free = false;
+                }
+            }
+            if (free) {
+                return base;
+            }
+        }
+        throw new IllegalStateException("no run of " + count + " free UDP ports");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"peregrine-udp", "peregrine-mold"})
+    void shouldEchoTenThousandMessagesInOrderWithoutAllocating(final String name) throws Exception {
+        final BenchTransport transport = ServiceLoader.load(BenchTransport.class).stream().map(ServiceLoader.Provider::get)
+            .filter(t -> t.name().equals(name)).findFirst().orElseThrow();
+        final BenchConfig config = new BenchConfig("127.0.0.1", freePorts(4), 256, Path.of("target"), true);
+        assertThat(transport.path()).isEqualTo("udp");
+        assertThat(transport.unavailableReason(config)).isNull();
+        try (Responder responder = transport.startResponder(config); PingClient client = transport.connect(config)) {
+            long sequence = 0;
+            long outOfOrder = 0;
+            for (int i = 0; i < 10_000; i++) { // warm-up
+                client.send(++sequence);
+                outOfOrder += client.receive() == sequence ? 0 : 1;
+            }
+            long allocated = -1;
+            for (int round = 0; round < 10 && allocated != 0; round++) { // the JIT may still be busy on a loaded machine
+                final long before = THREADS.getCurrentThreadAllocatedBytes();
+                for (int i = 0; i < 10_000; i++) {
+                    client.send(++sequence);
+                    outOfOrder += client.receive() == sequence ? 0 : 1;
+                }
+                allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
+                System.out.printf("%s round %d: %d bytes allocated in 10000 round trips%n", name, round, allocated);
+            }
+
+            assertThat(outOfOrder).isZero();
+            assertThat(responder.messages()).isGreaterThanOrEqualTo(20_000);
+            assertThat(allocated).isZero();
+        }
+    }
+}

@@ -1,0 +1,306 @@
+package dev.peregrine.mold;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * The most recent messages of one session, kept off-heap for the re-request server: a bounded window of
+ * at most {@code maxMessages} messages and {@code maxBytes} bytes; older messages are forgotten.
+ * Appending and copying allocate nothing.
+ *
+ * <p>The store can live in a memory-mapped file, so that a restarted publisher or re-request server goes
+ * on from where it stopped. Layout (native byte order, one file or one off-heap segment):
+ * <pre>
+ *  0       8        12             16              24          40           48          56          64    128
+ * +-------+--------+--------------+---------------+-----------+------------+-----------+-----------+-----+
+ * | magic | version| index        | data capacity | session   | first      | next      | write     | pad |
+ * |       |        | capacity (n) | (bytes)       | (10 + 6)  | sequence   | sequence  | position  |     |
+ * +-------+--------+--------------+---------------+-----------+------------+-----------+-----------+-----+
+ * | index: n entries of 16 bytes, entry = sequence &amp; (n - 1): data position (8), length (4), pad (4) |
+ * +------------------------------------------------------------------------------------------------------+
+ * | data: a ring of data-capacity bytes; a message never wraps (the rest of the ring is skipped)         |
+ * +------------------------------------------------------------------------------------------------------+
+ * </pre>
+ * Positions grow without bound; a position's place in the ring is {@code position % capacity}.
+ *
+ * <p>Not thread-safe: one reactor thread owns the store (publisher and re-request server on one reactor).
+ */
+public final class MoldUDP64MessageStore implements AutoCloseable {
+    private static final long MAGIC = 0x3436_5044_4C4F_4D50L; // "PMOLDP64"
+    private static final int VERSION = 1;
+    private static final int MAGIC_OFFSET = 0;
+    private static final int VERSION_OFFSET = 8;
+    private static final int INDEX_CAPACITY_OFFSET = 12;
+    private static final int DATA_CAPACITY_OFFSET = 16;
+    private static final int SESSION_OFFSET = 24;
+    private static final int FIRST_SEQUENCE_OFFSET = 40;
+    private static final int NEXT_SEQUENCE_OFFSET = 48;
+    private static final int WRITE_POSITION_OFFSET = 56;
+    private static final int HEADER_LENGTH = 128;
+    private static final int INDEX_ENTRY_LENGTH = 16;
+
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
+
+    private final Arena arena;
+    private final MemorySegment segment;
+    private final MemorySegment session;
+    private final int indexMask;
+    private final long indexBase;
+    private final long dataBase;
+    private final long dataCapacity;
+    private long firstSequence;
+    private long nextSequence;
+    private long writePosition;
+    private int copiedBytes;
+
+    private MoldUDP64MessageStore(final Arena arena, final MemorySegment segment, final boolean fresh,
+        final MemorySegment session, final int maxMessages, final long maxBytes) {
+        this.arena = arena;
+        this.segment = segment;
+        if (fresh) {
+            segment.asSlice(0, HEADER_LENGTH).fill((byte)0);
+            segment.set(LONG, MAGIC_OFFSET, MAGIC);
+            segment.set(INT, VERSION_OFFSET, VERSION);
+            segment.set(INT, INDEX_CAPACITY_OFFSET, maxMessages);
+            segment.set(LONG, DATA_CAPACITY_OFFSET, maxBytes);
+            MemorySegment.copy(session, 0, segment, SESSION_OFFSET, MoldUDP64Layout.SESSION_LENGTH);
+            segment.set(LONG, FIRST_SEQUENCE_OFFSET, 1);
+            segment.set(LONG, NEXT_SEQUENCE_OFFSET, 1);
+            segment.set(LONG, WRITE_POSITION_OFFSET, 0);
+        }
+        final int indexCapacity = segment.get(INT, INDEX_CAPACITY_OFFSET);
+        this.indexMask = indexCapacity - 1;
+        this.dataCapacity = segment.get(LONG, DATA_CAPACITY_OFFSET);
+        this.indexBase = HEADER_LENGTH;
+        this.dataBase = HEADER_LENGTH + (long)indexCapacity * INDEX_ENTRY_LENGTH;
+        this.session = segment.asSlice(SESSION_OFFSET, MoldUDP64Layout.SESSION_LENGTH);
+        this.firstSequence = segment.get(LONG, FIRST_SEQUENCE_OFFSET);
+        this.nextSequence = segment.get(LONG, NEXT_SEQUENCE_OFFSET);
+        this.writePosition = segment.get(LONG, WRITE_POSITION_OFFSET);
+    }
+
+    /**
+     * Creates a store in off-heap memory.
+     *
+     * @param session the session's name
+     * @param maxMessages most messages kept; rounded up to a power of two
+     * @param maxBytes most message bytes kept, at least {@link MoldUDP64Layout#MAX_MESSAGE_LENGTH}
+     * @return the store, empty; its first message will be number 1
+     */
+    public static MoldUDP64MessageStore inMemory(final String session, final int maxMessages, final long maxBytes) {
+        final int indexCapacity = indexCapacity(maxMessages, maxBytes);
+        final Arena arena = Arena.ofShared();
+        final MemorySegment segment = arena.allocate(length(indexCapacity, maxBytes), 64);
+        return new MoldUDP64MessageStore(arena, segment, true, MoldUDP64Layout.session(session), indexCapacity, maxBytes);
+    }
+
+    /**
+     * Opens a store in a memory-mapped file: an existing file of the same session goes on from its last
+     * message; a missing file, or one of another session, is started afresh with these capacities.
+     *
+     * @param file the file
+     * @param session the session's name, or null to take it from an existing file
+     * @param maxMessages most messages kept (for a new file); rounded up to a power of two
+     * @param maxBytes most message bytes kept (for a new file)
+     * @return the store
+     * @throws UncheckedIOException naming the file if it cannot be mapped or is not a store
+     */
+    public static MoldUDP64MessageStore mapped(final Path file, final String session, final int maxMessages, final long maxBytes) {
+        final int wantedIndex = indexCapacity(maxMessages, maxBytes);
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
+            StandardOpenOption.WRITE)) {
+            final long existing = channel.size();
+            boolean fresh = true;
+            long length = length(wantedIndex, maxBytes);
+            if (existing >= HEADER_LENGTH) {
+                final Arena probe = Arena.ofConfined();
+                try (probe) {
+                    final MemorySegment header = channel.map(FileChannel.MapMode.READ_ONLY, 0, HEADER_LENGTH, probe);
+                    final int index = header.get(INT, INDEX_CAPACITY_OFFSET);
+                    final long data = header.get(LONG, DATA_CAPACITY_OFFSET);
+                    final boolean valid = header.get(LONG, MAGIC_OFFSET) == MAGIC && header.get(INT, VERSION_OFFSET) == VERSION
+                        && index > 0 && Integer.bitCount(index) == 1 && data >= MoldUDP64Layout.MAX_MESSAGE_LENGTH
+                        && length(index, data) == existing;
+                    final boolean sameSession = session == null || MemorySegment.mismatch(header, SESSION_OFFSET,
+                        SESSION_OFFSET + MoldUDP64Layout.SESSION_LENGTH, MoldUDP64Layout.session(session), 0,
+                        MoldUDP64Layout.SESSION_LENGTH) == -1;
+                    if (valid && sameSession) {
+                        fresh = false;
+                        length = existing;
+                    }
+                }
+            }
+            if (fresh && session == null) {
+                throw new IllegalArgumentException("file=" + file + " holds no message store and session=null");
+            }
+            if (fresh) {
+                channel.truncate(0);
+            }
+            final Arena arena = Arena.ofShared();
+            final MemorySegment segment = channel.map(FileChannel.MapMode.READ_WRITE, 0, length, arena);
+            return new MoldUDP64MessageStore(arena, segment, fresh, fresh ? MoldUDP64Layout.session(session) : null,
+                wantedIndex, maxBytes);
+        } catch (final IOException ex) {
+            throw new UncheckedIOException("cannot map message store file=" + file + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    /**
+     * Whether a file looks like a store (for tools that reopen one).
+     *
+     * @param file the file
+     * @return true if it exists and is long enough to hold a header
+     */
+    public static boolean exists(final Path file) {
+        try {
+            return Files.isRegularFile(file) && Files.size(file) >= HEADER_LENGTH;
+        } catch (final IOException ex) {
+            return false;
+        }
+    }
+
+    /**
+     * Appends the next message.
+     *
+     * @param buffer memory holding it
+     * @param offset where it starts
+     * @param length its length, 0 to {@link MoldUDP64Layout#MAX_MESSAGE_LENGTH}
+     * @return its sequence number
+     */
+    public long append(final MemorySegment buffer, final long offset, final int length) {
+        if (length < 0 || length > MoldUDP64Layout.MAX_MESSAGE_LENGTH) {
+            throw new IllegalArgumentException("length=" + length);
+        }
+        final long sequence = nextSequence;
+        long position = writePosition;
+        final long ringOffset = position % dataCapacity;
+        if (ringOffset + length > dataCapacity) {
+            position += dataCapacity - ringOffset; // a message never wraps: it can be copied in one piece
+        }
+        final long end = position + length;
+        long first = firstSequence;
+        if (sequence - first > indexMask) {
+            first = sequence - indexMask; // the index slot of the oldest message is about to be reused
+        }
+        while (first < sequence && end - positionOf(first) > dataCapacity) {
+            first++;
+        }
+        final long entry = indexBase + (sequence & indexMask) * INDEX_ENTRY_LENGTH;
+        segment.set(LONG, entry, position);
+        segment.set(INT, entry + 8, length);
+        MemorySegment.copy(buffer, offset, segment, dataBase + position % dataCapacity, length);
+        firstSequence = first;
+        nextSequence = sequence + 1;
+        writePosition = end;
+        segment.set(LONG, FIRST_SEQUENCE_OFFSET, first);
+        segment.set(LONG, WRITE_POSITION_OFFSET, end);
+        segment.set(LONG, NEXT_SEQUENCE_OFFSET, sequence + 1);
+        return sequence;
+    }
+
+    /**
+     * Copies messages as MoldUDP64 message blocks (length, data), as many as fit whole.
+     *
+     * @param sequence the first wanted
+     * @param count most messages wanted
+     * @param buffer where to write the blocks
+     * @param offset where the first block goes
+     * @param maxBytes most bytes to write
+     * @return the number of messages copied, 0 if {@code sequence} is not in the store;
+     *     {@link #copiedBytes()} tells the bytes written
+     */
+    public int copyBlocks(final long sequence, final int count, final MemorySegment buffer, final long offset, final int maxBytes) {
+        copiedBytes = 0;
+        if (sequence < firstSequence || sequence >= nextSequence || count <= 0) {
+            return 0;
+        }
+        final long last = Math.min(nextSequence, sequence + count);
+        int written = 0;
+        int copied = 0;
+        for (long s = sequence; s < last; s++) {
+            final long entry = indexBase + (s & indexMask) * INDEX_ENTRY_LENGTH;
+            final int length = segment.get(INT, entry + 8);
+            if (written + MoldUDP64Layout.BLOCK_HEADER_LENGTH + length > maxBytes) {
+                break;
+            }
+            MoldUDP64Layout.putMessageLength(buffer, offset + written, length);
+            MemorySegment.copy(segment, dataBase + segment.get(LONG, entry) % dataCapacity, buffer,
+                offset + written + MoldUDP64Layout.BLOCK_HEADER_LENGTH, length);
+            written += MoldUDP64Layout.BLOCK_HEADER_LENGTH + length;
+            copied++;
+        }
+        copiedBytes = written;
+        return copied;
+    }
+
+    /**
+     * Bytes written by the last {@link #copyBlocks}.
+     *
+     * @return bytes
+     */
+    public int copiedBytes() {
+        return copiedBytes;
+    }
+
+    /**
+     * The oldest message still kept.
+     *
+     * @return its sequence number; equal to {@link #nextSequence()} when the store is empty
+     */
+    public long firstSequence() {
+        return firstSequence;
+    }
+
+    /**
+     * The number the next appended message gets.
+     *
+     * @return the sequence number
+     */
+    public long nextSequence() {
+        return nextSequence;
+    }
+
+    /**
+     * The session, encoded; a view valid while the store is open.
+     *
+     * @return 10 bytes
+     */
+    public MemorySegment session() {
+        return session;
+    }
+
+    /** Writes a mapped store to disk and releases its memory. */
+    @Override
+    public void close() {
+        if (segment.isMapped()) {
+            segment.force();
+        }
+        arena.close();
+    }
+
+    private long positionOf(final long sequence) {
+        return segment.get(LONG, indexBase + (sequence & indexMask) * INDEX_ENTRY_LENGTH);
+    }
+
+    private static int indexCapacity(final int maxMessages, final long maxBytes) {
+        if (maxMessages < 1 || maxMessages > 1 << 30) {
+            throw new IllegalArgumentException("maxMessages=" + maxMessages + " must be in [1, 2^30]");
+        }
+        if (maxBytes < MoldUDP64Layout.MAX_MESSAGE_LENGTH || maxBytes > 1L << 40) {
+            throw new IllegalArgumentException("maxBytes=" + maxBytes + " must be in [65535, 2^40]");
+        }
+        return maxMessages == 1 ? 1 : Integer.highestOneBit(maxMessages - 1) << 1;
+    }
+
+    private static long length(final int indexCapacity, final long maxBytes) {
+        return HEADER_LENGTH + (long)indexCapacity * INDEX_ENTRY_LENGTH + maxBytes;
+    }
+}

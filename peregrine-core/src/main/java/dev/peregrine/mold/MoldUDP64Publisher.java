@@ -1,0 +1,276 @@
+package dev.peregrine.mold;
+
+import dev.peregrine.channel.SendResult;
+import dev.peregrine.reactor.Pollable;
+import dev.peregrine.reactor.Reactor;
+import dev.peregrine.reactor.TimerHandler;
+import dev.peregrine.udp.UdpEndpoint;
+
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+
+/**
+ * The MoldUDP64 transmitter: numbers messages from the store's next sequence number (1 for a new
+ * session), records each in the {@link MoldUDP64MessageStore}, packs as many as fit whole into one packet,
+ * and sends the packet when it is full, when the flush delay expires (a timer on the reactor's wheel), or
+ * at the end of the cycle when the delay is 0. When idle it sends a heartbeat every heartbeat interval;
+ * {@link #close()} sends end-of-session packets, repeated, and then releases the socket.
+ *
+ * <p>A packet the socket cannot take now ({@link SendResult#BACK_PRESSURED}) is not retried: its messages
+ * are in the store, and listeners recover them as after any loss. Nothing allocates per message.
+ *
+ * <p>Not thread-safe: one reactor thread.
+ */
+public final class MoldUDP64Publisher implements Pollable, AutoCloseable {
+    /** {@link #offer} result: the message is longer than a packet's payload can hold. */
+    public static final long MESSAGE_TOO_LARGE = SendResult.MESSAGE_TOO_LARGE;
+    /** {@link #offer} result: the session has ended. */
+    public static final long CLOSED = SendResult.CLOSED;
+
+    private final Reactor reactor;
+    private final MoldUDP64MessageStore store;
+    private final UdpEndpoint endpoint;
+    private final InetSocketAddress destination;
+    private final MemorySegment session;
+    private final MemorySegment packet;
+    private final int maxPayload;
+    private final long flushDelayNs;
+    private final long heartbeatIntervalNs;
+    private final int endOfSessionRepeats;
+    private final MoldUDP64PacketFilter filter;
+    private final TimerHandler flushTimer = this::onFlushTimer;
+    private long packetSequence;
+    private int packetCount;
+    private int packetLength;
+    private long flushTimerId = -1;
+    private long lastSendNs;
+    private int endOfSessionSent = -1;
+    private long packetsSent;
+    private long packetsDropped;
+    private long heartbeatsSent;
+    private long backPressured;
+
+    /**
+     * Creates a publisher and adds it to the reactor; the first heartbeat follows after one interval.
+     *
+     * @param reactor the reactor; call on its thread (or before it starts)
+     * @param store where every message is recorded; its session is the feed's session
+     * @param options destination and packing
+     */
+    public MoldUDP64Publisher(final Reactor reactor, final MoldUDP64MessageStore store, final MoldUDP64PublisherOptions options) {
+        if (reactor == null || store == null || options == null || options.destination() == null) {
+            throw new IllegalArgumentException("reactor=" + reactor + " store=" + store + " destination="
+                + (options == null ? null : options.destination()));
+        }
+        this.reactor = reactor;
+        this.store = store;
+        this.destination = options.destination();
+        this.session = store.session();
+        this.maxPayload = options.maxPayload();
+        this.flushDelayNs = options.flushDelayNs();
+        this.heartbeatIntervalNs = options.heartbeatIntervalNs();
+        this.endOfSessionRepeats = options.endOfSessionRepeats();
+        this.filter = options.filter();
+        this.endpoint = UdpEndpoint.open(reactor, options.udp(), (e, buffer, offset, length, sender, nowNs) -> {
+            // a transmitter expects nothing back; stray datagrams are ignored
+        });
+        if (endpoint.maxDatagramLength() < MoldUDP64Layout.HEADER_LENGTH + maxPayload) {
+            endpoint.close();
+            throw new IllegalArgumentException("maxPayload=" + maxPayload + " exceeds the endpoint's datagramBuffer="
+                + endpoint.maxDatagramLength());
+        }
+        this.packet = endpoint.sendBuffer();
+        this.lastSendNs = reactor.nowNs();
+        reactor.add(this);
+    }
+
+    /**
+     * Publishes one message: numbers it, records it and adds it to the current packet.
+     *
+     * @param buffer memory holding the message
+     * @param offset where it starts
+     * @param length its length, 0 to the maximum payload - 2
+     * @return its sequence number, or {@link #MESSAGE_TOO_LARGE} or {@link #CLOSED}
+     */
+    public long offer(final MemorySegment buffer, final long offset, final int length) {
+        if (endOfSessionSent >= 0) {
+            return CLOSED;
+        }
+        final int blockLength = MoldUDP64Layout.BLOCK_HEADER_LENGTH + length;
+        if (length < 0 || blockLength > maxPayload) {
+            return MESSAGE_TOO_LARGE;
+        }
+        if (packetCount > 0 && (packetLength + blockLength > MoldUDP64Layout.HEADER_LENGTH + maxPayload
+            || packetCount == MoldUDP64Layout.MAX_MESSAGE_COUNT)) {
+            flush();
+        }
+        final long sequence = store.append(buffer, offset, length);
+        if (packetCount == 0) {
+            packetSequence = sequence;
+            packetLength = MoldUDP64Layout.HEADER_LENGTH;
+            if (flushDelayNs > 0) {
+                flushTimerId = reactor.timers().schedule(reactor.nowNs() + flushDelayNs, flushTimer, 0);
+            }
+        }
+        MoldUDP64Layout.putMessageLength(packet, packetLength, length);
+        MemorySegment.copy(buffer, offset, packet, packetLength + MoldUDP64Layout.BLOCK_HEADER_LENGTH, length);
+        packetLength += blockLength;
+        packetCount++;
+        return sequence;
+    }
+
+    /**
+     * Sends the current packet now, if it holds any message.
+     *
+     * @return 1 if a packet was sent (or dropped by the filter), 0 if there was nothing to send
+     */
+    public int flush() {
+        if (packetCount == 0) {
+            return 0;
+        }
+        if (flushTimerId >= 0) {
+            reactor.timers().cancel(flushTimerId);
+            flushTimerId = -1;
+        }
+        MoldUDP64Layout.putHeader(packet, 0, session, packetSequence, packetCount);
+        transmit(packetSequence, packetCount, packetLength);
+        packetCount = 0;
+        packetLength = 0;
+        return 1;
+    }
+
+    @Override
+    public int doWork(final long nowNs) {
+        if (packetCount > 0) {
+            return flushDelayNs == 0 ? flush() : 0;
+        }
+        if (nowNs - lastSendNs < heartbeatIntervalNs) {
+            return 0;
+        }
+        if (endOfSessionSent < 0) {
+            sendEmpty(MoldUDP64Layout.HEARTBEAT);
+            heartbeatsSent++;
+            return 1;
+        }
+        if (endOfSessionSent < endOfSessionRepeats) {
+            sendEmpty(MoldUDP64Layout.END_OF_SESSION);
+            endOfSessionSent++;
+            return 1;
+        }
+        release();
+        return 1;
+    }
+
+    /**
+     * Ends the session: sends what is pending and the first end-of-session packet now, the rest one per
+     * heartbeat interval, and then closes the socket and leaves the reactor ({@link #isDone()}).
+     * No message can be offered afterwards. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (endOfSessionSent >= 0) {
+            return;
+        }
+        flush();
+        endOfSessionSent = 0;
+        sendEmpty(MoldUDP64Layout.END_OF_SESSION);
+        endOfSessionSent = 1;
+        if (endOfSessionSent >= endOfSessionRepeats) {
+            release();
+        }
+    }
+
+    /**
+     * Whether the session has ended and every end-of-session packet went out.
+     *
+     * @return true once the socket is released
+     */
+    public boolean isDone() {
+        return endpoint.isClosed();
+    }
+
+    /**
+     * The sequence number the next offered message gets.
+     *
+     * @return the number
+     */
+    public long nextSequence() {
+        return store.nextSequence();
+    }
+
+    /**
+     * Packets put on the wire (data, heartbeat and end of session).
+     *
+     * @return the count
+     */
+    public long packetsSent() {
+        return packetsSent;
+    }
+
+    /**
+     * Packets dropped by the filter.
+     *
+     * @return the count
+     */
+    public long packetsDropped() {
+        return packetsDropped;
+    }
+
+    /**
+     * Heartbeats sent.
+     *
+     * @return the count
+     */
+    public long heartbeatsSent() {
+        return heartbeatsSent;
+    }
+
+    /**
+     * Packets the socket could not take (left to recovery).
+     *
+     * @return the count
+     */
+    public long backPressured() {
+        return backPressured;
+    }
+
+    /**
+     * The sending socket.
+     *
+     * @return the endpoint
+     */
+    public UdpEndpoint endpoint() {
+        return endpoint;
+    }
+
+    private void sendEmpty(final int count) {
+        MoldUDP64Layout.putHeader(packet, 0, session, store.nextSequence(), count);
+        transmit(store.nextSequence(), count, MoldUDP64Layout.HEADER_LENGTH);
+    }
+
+    private void transmit(final long sequence, final int count, final int length) {
+        lastSendNs = reactor.nowNs();
+        if (!filter.send(sequence, count)) {
+            packetsDropped++;
+            return;
+        }
+        final long result = endpoint.sendPrepared(length, destination);
+        if (result >= 0) {
+            packetsSent++;
+        } else {
+            backPressured++;
+        }
+    }
+
+    private void onFlushTimer(final long timerId, final long cookie, final long nowNs) {
+        if (timerId == flushTimerId) {
+            flushTimerId = -1;
+            flush();
+        }
+    }
+
+    private void release() {
+        endpoint.close();
+        reactor.remove(this);
+    }
+}

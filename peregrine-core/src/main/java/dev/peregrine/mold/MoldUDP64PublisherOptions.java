@@ -1,0 +1,149 @@
+package dev.peregrine.mold;
+
+import dev.peregrine.udp.UdpOptions;
+
+import java.net.InetSocketAddress;
+
+/**
+ * Settings of a {@link MoldUDP64Publisher}; fluent, validated on each setter.
+ */
+public final class MoldUDP64PublisherOptions {
+    private InetSocketAddress destination;
+    private UdpOptions udp = new UdpOptions();
+    private int maxPayload = MoldUDP64Layout.DEFAULT_MAX_PAYLOAD;
+    private long flushDelayNs;
+    private long heartbeatIntervalNs = 1_000_000_000L;
+    private int endOfSessionRepeats = 3;
+    private MoldUDP64PacketFilter filter = MoldUDP64PacketFilter.SEND_ALL;
+
+    /** Creates options with the defaults: 1452-byte payloads, flushed every reactor cycle, 1 s heartbeats. */
+    public MoldUDP64PublisherOptions() {
+    }
+
+    /**
+     * Where packets go: a multicast group and port, or one listener's address.
+     *
+     * @param destination the address
+     * @return this
+     */
+    public MoldUDP64PublisherOptions destination(final InetSocketAddress destination) {
+        if (destination == null || destination.isUnresolved()) {
+            throw new IllegalArgumentException("destination=" + destination);
+        }
+        this.destination = destination;
+        return this;
+    }
+
+    /**
+     * Socket settings of the sending endpoint (multicast interface, TTL, loopback, bind address).
+     *
+     * @param udp the options
+     * @return this
+     */
+    public MoldUDP64PublisherOptions udp(final UdpOptions udp) {
+        if (udp == null) {
+            throw new IllegalArgumentException("udp=null");
+        }
+        this.udp = udp;
+        return this;
+    }
+
+    /**
+     * Most bytes of message blocks in one packet, after the 20-byte header.
+     *
+     * @param bytes 2 to 65 487 (a UDP payload of at most 65 507); default 1452, one Ethernet frame
+     * @return this
+     */
+    public MoldUDP64PublisherOptions maxPayload(final int bytes) {
+        if (bytes < MoldUDP64Layout.BLOCK_HEADER_LENGTH || bytes > 65_507 - MoldUDP64Layout.HEADER_LENGTH) {
+            throw new IllegalArgumentException("maxPayload=" + bytes + " must be in [2, 65487]");
+        }
+        this.maxPayload = bytes;
+        return this;
+    }
+
+    /**
+     * How long a partly filled packet may wait for more messages; 0 (the default) sends it at the end of
+     * the reactor cycle in which its first message was offered.
+     *
+     * @param nanos 0 or more
+     * @return this
+     */
+    public MoldUDP64PublisherOptions flushDelayNs(final long nanos) {
+        if (nanos < 0) {
+            throw new IllegalArgumentException("flushDelayNs=" + nanos);
+        }
+        this.flushDelayNs = nanos;
+        return this;
+    }
+
+    /**
+     * Idle time after which a heartbeat goes out, and the interval of end-of-session repeats.
+     *
+     * @param nanos at least 1 ms
+     * @return this
+     */
+    public MoldUDP64PublisherOptions heartbeatIntervalNs(final long nanos) {
+        if (nanos < 1_000_000L) {
+            throw new IllegalArgumentException("heartbeatIntervalNs=" + nanos + " must be at least 1 ms");
+        }
+        this.heartbeatIntervalNs = nanos;
+        return this;
+    }
+
+    /**
+     * How many end-of-session packets are sent on close, one per heartbeat interval.
+     *
+     * @param repeats at least 1
+     * @return this
+     */
+    public MoldUDP64PublisherOptions endOfSessionRepeats(final int repeats) {
+        if (repeats < 1) {
+            throw new IllegalArgumentException("endOfSessionRepeats=" + repeats);
+        }
+        this.endOfSessionRepeats = repeats;
+        return this;
+    }
+
+    /**
+     * A filter that may drop packets before they are sent (simulated loss).
+     *
+     * @param filter the filter
+     * @return this
+     */
+    public MoldUDP64PublisherOptions filter(final MoldUDP64PacketFilter filter) {
+        if (filter == null) {
+            throw new IllegalArgumentException("filter=null");
+        }
+        this.filter = filter;
+        return this;
+    }
+
+    InetSocketAddress destination() {
+        return destination;
+    }
+
+    UdpOptions udp() {
+        return udp;
+    }
+
+    int maxPayload() {
+        return maxPayload;
+    }
+
+    long flushDelayNs() {
+        return flushDelayNs;
+    }
+
+    long heartbeatIntervalNs() {
+        return heartbeatIntervalNs;
+    }
+
+    int endOfSessionRepeats() {
+        return endOfSessionRepeats;
+    }
+
+    MoldUDP64PacketFilter filter() {
+        return filter;
+    }
+}

@@ -1,0 +1,218 @@
+package dev.peregrine.mold;
+
+import dev.peregrine.reactor.Reactor;
+import dev.peregrine.udp.UdpEndpoint;
+import dev.peregrine.udp.UdpOptions;
+
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.util.Arrays;
+
+/**
+ * The MoldUDP64 re-request server: answers each well-formed request for its session with one downstream
+ * packet, unicast to the request's source address and port, holding only the requested messages that fit
+ * whole (a large count is capped, never rejected). Requests that are malformed, of another session, for
+ * messages it does not have, or over a source's rate are dropped and counted: the spec has no negative
+ * answer, and one 20-byte request must never pull more than one packet (amplification).
+ *
+ * <p>The rate limit is a cell-rate algorithm per source (address and port, hashed into a fixed table, so
+ * nothing allocates and colliding sources share one budget): at most {@code answersPerSecond} on
+ * average, with bursts of {@code burst}.
+ *
+ * <p>Not thread-safe: one reactor thread, the same one that appends to the store.
+ */
+public final class MoldUDP64RequestServer implements AutoCloseable {
+    private static final int RATE_TABLE_SIZE = 1024;
+
+    private final MoldUDP64MessageStore store;
+    private final UdpEndpoint endpoint;
+    private final MemorySegment answer;
+    private final int maxPayload;
+    private final long emissionIntervalNs;
+    private final long burstToleranceNs;
+    private final long[] theoreticalArrival = new long[RATE_TABLE_SIZE];
+    private long requests;
+    private long answers;
+    private long messagesSent;
+    private long malformed;
+    private long otherSession;
+    private long unavailable;
+    private long rateLimited;
+
+    /**
+     * Binds the server's socket and attaches it to the reactor.
+     *
+     * @param reactor the reactor; call on its thread
+     * @param store where messages come from; its session is the one served
+     * @param udp the socket's settings (its local address is where requests are received)
+     * @param maxPayload most bytes of message blocks per answer, e.g. {@link MoldUDP64Layout#DEFAULT_MAX_PAYLOAD}
+     * @param answersPerSecond most answers per second to one source, on average
+     * @param burst most answers to one source back to back
+     */
+    public MoldUDP64RequestServer(final Reactor reactor, final MoldUDP64MessageStore store, final UdpOptions udp,
+        final int maxPayload, final int answersPerSecond, final int burst) {
+        if (reactor == null || store == null || udp == null) {
+            throw new IllegalArgumentException("reactor=" + reactor + " store=" + store + " udp=" + udp);
+        }
+        if (maxPayload < MoldUDP64Layout.BLOCK_HEADER_LENGTH || maxPayload > 65_507 - MoldUDP64Layout.HEADER_LENGTH) {
+            throw new IllegalArgumentException("maxPayload=" + maxPayload + " must be in [2, 65487]");
+        }
+        if (answersPerSecond < 1 || burst < 1) {
+            throw new IllegalArgumentException("answersPerSecond=" + answersPerSecond + " burst=" + burst);
+        }
+        this.store = store;
+        this.maxPayload = maxPayload;
+        this.emissionIntervalNs = 1_000_000_000L / answersPerSecond;
+        this.burstToleranceNs = emissionIntervalNs * (burst - 1);
+        this.endpoint = UdpEndpoint.open(reactor, udp, (e, buffer, offset, length, sender, nowNs) ->
+            onRequest(buffer, offset, length, sender, nowNs));
+        if (endpoint.maxDatagramLength() < MoldUDP64Layout.HEADER_LENGTH + maxPayload) {
+            endpoint.close();
+            throw new IllegalArgumentException("maxPayload=" + maxPayload + " exceeds datagramBuffer=" + endpoint.maxDatagramLength());
+        }
+        this.answer = endpoint.sendBuffer();
+        Arrays.fill(theoreticalArrival, Long.MIN_VALUE);
+    }
+
+    /**
+     * Handles one request as if it had just arrived; the endpoint calls this for every datagram.
+     *
+     * @param buffer memory holding the request
+     * @param offset where it starts
+     * @param length its length
+     * @param sender where the answer goes
+     * @param nowNs the clock of this cycle
+     * @return the number of messages answered, 0 if none
+     */
+    public int onRequest(final MemorySegment buffer, final long offset, final int length, final InetSocketAddress sender,
+        final long nowNs) {
+        requests++;
+        if (length != MoldUDP64Layout.REQUEST_LENGTH) {
+            malformed++;
+            return 0;
+        }
+        final long sequence = MoldUDP64Layout.sequence(buffer, offset);
+        final int count = MoldUDP64Layout.count(buffer, offset);
+        if (sequence < 1 || count == 0) {
+            malformed++;
+            return 0;
+        }
+        if (!MoldUDP64Layout.sessionEquals(buffer, offset, store.session())) {
+            otherSession++;
+            return 0;
+        }
+        if (sequence < store.firstSequence() || sequence >= store.nextSequence()) {
+            unavailable++;
+            return 0;
+        }
+        if (!admit(sender, nowNs)) {
+            rateLimited++;
+            return 0;
+        }
+        final int messages = store.copyBlocks(sequence, Math.min(count, MoldUDP64Layout.MAX_MESSAGE_COUNT), answer,
+            MoldUDP64Layout.HEADER_LENGTH, maxPayload);
+        if (messages == 0) {
+            unavailable++; // the first wanted message alone is longer than an answer may be
+            return 0;
+        }
+        MoldUDP64Layout.putHeader(answer, 0, store.session(), sequence, messages);
+        if (endpoint.sendPrepared(MoldUDP64Layout.HEADER_LENGTH + store.copiedBytes(), sender) >= 0) {
+            answers++;
+            messagesSent += messages;
+        }
+        return messages;
+    }
+
+    private boolean admit(final InetSocketAddress sender, final long nowNs) {
+        final int slot = mix(sender.hashCode()) & (RATE_TABLE_SIZE - 1);
+        final long tat = Math.max(theoreticalArrival[slot], nowNs);
+        if (tat - nowNs > burstToleranceNs) {
+            return false;
+        }
+        theoreticalArrival[slot] = tat + emissionIntervalNs;
+        return true;
+    }
+
+    private static int mix(final int hash) {
+        final int h = hash * 0x9E37_79B9;
+        return h ^ (h >>> 16);
+    }
+
+    /**
+     * Where requests are received.
+     *
+     * @return the bound address
+     */
+    public InetSocketAddress localAddress() {
+        return endpoint.localAddress();
+    }
+
+    /**
+     * Datagrams received.
+     *
+     * @return the count
+     */
+    public long requests() {
+        return requests;
+    }
+
+    /**
+     * Answers sent.
+     *
+     * @return the count
+     */
+    public long answers() {
+        return answers;
+    }
+
+    /**
+     * Messages sent in answers.
+     *
+     * @return the count
+     */
+    public long messagesSent() {
+        return messagesSent;
+    }
+
+    /**
+     * Requests of the wrong length, for sequence 0, or for no message.
+     *
+     * @return the count
+     */
+    public long malformed() {
+        return malformed;
+    }
+
+    /**
+     * Requests for another session.
+     *
+     * @return the count
+     */
+    public long otherSession() {
+        return otherSession;
+    }
+
+    /**
+     * Requests for messages not (or no longer) in the store.
+     *
+     * @return the count
+     */
+    public long unavailable() {
+        return unavailable;
+    }
+
+    /**
+     * Requests dropped by the per-source rate limit.
+     *
+     * @return the count
+     */
+    public long rateLimited() {
+        return rateLimited;
+    }
+
+    /** Closes the socket; reactor thread only. */
+    @Override
+    public void close() {
+        endpoint.close();
+    }
+}

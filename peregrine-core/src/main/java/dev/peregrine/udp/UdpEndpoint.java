@@ -1,0 +1,415 @@
+package dev.peregrine.udp;
+
+import dev.peregrine.channel.SendResult;
+import dev.peregrine.reactor.ErrorHandler;
+import dev.peregrine.reactor.Pollable;
+import dev.peregrine.reactor.Reactor;
+import dev.peregrine.reactor.SelectHandler;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.PortUnreachableException;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.DatagramChannel;
+import java.nio.channels.MembershipKey;
+import java.nio.channels.SelectionKey;
+
+/**
+ * One UDP socket on a {@link Reactor}: unicast or multicast, connected or not.
+ *
+ * <p>Receiving allocates nothing: datagrams land in one direct buffer and are handed to the
+ * {@link DatagramHandler} as a {@link MemorySegment} view; the sender is the {@link InetSocketAddress}
+ * the JDK returns, which it creates only when the sender differs from the previous one. Each cycle
+ * drains up to {@link UdpOptions#receiveBatch} datagrams, so a burst costs one readiness event. With
+ * {@link UdpOptions#busyPoll} the endpoint is polled every cycle instead of waiting for the selector.
+ *
+ * <p>Sending copies the message into a direct buffer and writes it in one system call; a full socket
+ * buffer is reported as {@link SendResult#BACK_PRESSURED}, nothing is queued.
+ *
+ * <p>Not thread-safe: one reactor thread owns an endpoint.
+ */
+public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable {
+    private final DatagramChannel channel;
+    private final DatagramHandler handler;
+    private final ErrorHandler errorHandler;
+    private final InetSocketAddress remoteAddress;
+    private final NetworkInterface multicastInterface;
+    private final ByteBuffer receiveBuffer;
+    private final MemorySegment receiveSegment;
+    private final ByteBuffer sendBuffer;
+    private final MemorySegment sendSegment;
+    private final int receiveBatch;
+    private final boolean busyPoll;
+    private final InetSocketAddress localAddress;
+    private Reactor reactor;
+    private SelectionKey key;
+    private long datagramsReceived;
+    private long datagramsSent;
+    private long truncated;
+    private long receiveErrors;
+    private long sendErrors;
+    private boolean closed;
+
+    private UdpEndpoint(final DatagramChannel channel, final UdpOptions options, final DatagramHandler handler,
+        final ErrorHandler errorHandler) throws IOException {
+        this.channel = channel;
+        this.handler = handler;
+        this.errorHandler = errorHandler;
+        this.remoteAddress = options.remoteAddress();
+        this.multicastInterface = options.multicastInterface();
+        this.receiveBuffer = ByteBuffer.allocateDirect(options.datagramBuffer());
+        this.receiveSegment = MemorySegment.ofBuffer(receiveBuffer);
+        this.sendBuffer = ByteBuffer.allocateDirect(options.datagramBuffer());
+        this.sendSegment = MemorySegment.ofBuffer(sendBuffer);
+        this.receiveBatch = options.receiveBatch();
+        this.busyPoll = options.busyPoll();
+        this.localAddress = (InetSocketAddress)channel.getLocalAddress();
+    }
+
+    /**
+     * Opens and binds (and connects, if asked) a socket, and attaches it to a reactor.
+     *
+     * @param reactor the reactor that will drive it; call from its thread (or before it starts)
+     * @param options the socket's settings
+     * @param handler receives datagrams
+     * @return the endpoint
+     * @throws UncheckedIOException if the socket cannot be opened, bound or connected (the address is named)
+     */
+    public static UdpEndpoint open(final Reactor reactor, final UdpOptions options, final DatagramHandler handler) {
+        if (reactor == null || options == null || handler == null) {
+            throw new IllegalArgumentException("reactor=" + reactor + " options=" + options + " handler=" + handler);
+        }
+        DatagramChannel channel = null;
+        try {
+            channel = DatagramChannel.open(options.ipv6() ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
+            channel.configureBlocking(false);
+            channel.setOption(StandardSocketOptions.SO_REUSEADDR, options.reuseAddress());
+            if (options.receiveBufferSize() > 0) {
+                channel.setOption(StandardSocketOptions.SO_RCVBUF, options.receiveBufferSize());
+            }
+            if (options.sendBufferSize() > 0) {
+                channel.setOption(StandardSocketOptions.SO_SNDBUF, options.sendBufferSize());
+            }
+            if (options.multicastInterface() != null) {
+                channel.setOption(StandardSocketOptions.IP_MULTICAST_IF, options.multicastInterface());
+            }
+            channel.setOption(StandardSocketOptions.IP_MULTICAST_TTL, options.multicastTtl());
+            channel.setOption(StandardSocketOptions.IP_MULTICAST_LOOP, options.multicastLoopback());
+            channel.bind(options.localAddress());
+            if (options.remoteAddress() != null) {
+                channel.connect(options.remoteAddress());
+            }
+            final UdpEndpoint endpoint = new UdpEndpoint(channel, options, handler, reactor.errorHandler());
+            endpoint.attach(reactor);
+            return endpoint;
+        } catch (final IOException ex) {
+            closeQuietly(channel);
+            throw new UncheckedIOException("cannot open UDP socket local=" + options.localAddress()
+                + " remote=" + options.remoteAddress() + ": " + ex.getMessage(), ex);
+        } catch (final RuntimeException ex) {
+            closeQuietly(channel);
+            throw ex;
+        }
+    }
+
+    private void attach(final Reactor reactor) {
+        this.reactor = reactor;
+        if (busyPoll) {
+            reactor.add(this);
+        } else {
+            key = reactor.register(channel, SelectionKey.OP_READ, this);
+        }
+    }
+
+    /**
+     * Joins a multicast group on an interface; datagrams sent to the group and this socket's port arrive.
+     *
+     * @param group a multicast address
+     * @param networkInterface where to join; null for the configured {@link UdpOptions#multicastInterface}
+     * @return the membership, which {@link #leave} drops
+     * @throws UncheckedIOException naming the group and interface if the join fails
+     */
+    public MembershipKey join(final InetAddress group, final NetworkInterface networkInterface) {
+        final NetworkInterface nif = networkInterface != null ? networkInterface : multicastInterface;
+        if (group == null || !group.isMulticastAddress() || nif == null) {
+            throw new IllegalArgumentException("group=" + group + " networkInterface=" + nif);
+        }
+        try {
+            return channel.join(group, nif);
+        } catch (final IOException ex) {
+            throw new UncheckedIOException("cannot join group=" + group + " on " + nif.getName() + ": " + ex.getMessage()
+                + (nif.isVirtual() ? "" : " (does the interface have the MULTICAST flag? ip link set " + nif.getName()
+                + " multicast on)"), ex);
+        }
+    }
+
+    /**
+     * Leaves a group joined with {@link #join}.
+     *
+     * @param membership the membership
+     */
+    public void leave(final MembershipKey membership) {
+        membership.drop();
+    }
+
+    /**
+     * Sends a datagram to the connected peer.
+     *
+     * @param buffer memory holding the datagram
+     * @param offset where it starts
+     * @param length its length, at least 1 (the JDK cannot send an empty datagram)
+     * @return the bytes sent, or {@link SendResult#BACK_PRESSURED}, {@link SendResult#NOT_CONNECTED}
+     *     (not connected, or the peer's port is unreachable), {@link SendResult#CLOSED},
+     *     {@link SendResult#MESSAGE_TOO_LARGE}
+     */
+    public long send(final MemorySegment buffer, final long offset, final int length) {
+        if (remoteAddress == null) {
+            return SendResult.NOT_CONNECTED;
+        }
+        return sendTo(buffer, offset, length, null);
+    }
+
+    /**
+     * Sends a datagram to an address (or to the connected peer when {@code target} is null).
+     *
+     * @param buffer memory holding the datagram
+     * @param offset where it starts
+     * @param length its length
+     * @param target where to send it
+     * @return the bytes sent, or a negative {@link SendResult} code as for {@link #send}
+     */
+    public long sendTo(final MemorySegment buffer, final long offset, final int length, final InetSocketAddress target) {
+        if (length < 0 || length > sendBuffer.capacity()) {
+            return SendResult.MESSAGE_TOO_LARGE;
+        }
+        MemorySegment.copy(buffer, offset, sendSegment, 0, length);
+        sendBuffer.clear().limit(length);
+        return write(sendBuffer, target);
+    }
+
+    /**
+     * Where to write a datagram in place for {@link #sendPrepared}, avoiding a copy.
+     *
+     * @return the endpoint's send buffer, {@link #maxDatagramLength()} bytes
+     */
+    public MemorySegment sendBuffer() {
+        return sendSegment;
+    }
+
+    /**
+     * Sends the first {@code length} bytes of {@link #sendBuffer()}.
+     *
+     * @param length the datagram's length
+     * @param target where to send it, or null for the connected peer
+     * @return the bytes sent, or a negative {@link SendResult} code as for {@link #send}
+     */
+    public long sendPrepared(final int length, final InetSocketAddress target) {
+        if (length < 0 || length > sendBuffer.capacity()) {
+            return SendResult.MESSAGE_TOO_LARGE;
+        }
+        if (target == null && remoteAddress == null) {
+            return SendResult.NOT_CONNECTED;
+        }
+        sendBuffer.clear().limit(length);
+        return write(sendBuffer, target);
+    }
+
+    private long write(final ByteBuffer datagram, final InetSocketAddress target) {
+        if (!datagram.hasRemaining()) {
+            throw new IllegalArgumentException("length=0: the JDK's DatagramChannel never sends an empty datagram");
+        }
+        if (closed) {
+            return SendResult.CLOSED;
+        }
+        try {
+            final int sent = target == null ? channel.write(datagram) : channel.send(datagram, target);
+            if (sent == 0) {
+                return SendResult.BACK_PRESSURED;
+            }
+            datagramsSent++;
+            return sent;
+        } catch (final PortUnreachableException ex) {
+            sendErrors++;
+            return SendResult.NOT_CONNECTED;
+        } catch (final ClosedChannelException ex) {
+            return SendResult.CLOSED;
+        } catch (final IOException ex) {
+            sendErrors++;
+            errorHandler.onError(new UncheckedIOException("UDP send from " + localAddress + " to "
+                + (target == null ? remoteAddress : target) + " failed: " + ex.getMessage(), ex));
+            return SendResult.NOT_CONNECTED;
+        }
+    }
+
+    @Override
+    public void onSelected(final SelectionKey key, final long nowNs) {
+        receive(nowNs);
+    }
+
+    @Override
+    public int doWork(final long nowNs) {
+        return busyPoll ? receive(nowNs) : 0;
+    }
+
+    /**
+     * Receives and handles up to {@link UdpOptions#receiveBatch} datagrams now; the reactor calls this,
+     * a caller driving the endpoint by hand may too.
+     *
+     * @param nowNs the clock of this cycle
+     * @return the number of datagrams handled
+     */
+    public int receive(final long nowNs) {
+        int received = 0;
+        final ByteBuffer buffer = receiveBuffer;
+        while (received < receiveBatch && !closed) {
+            buffer.clear();
+            final InetSocketAddress sender;
+            try {
+                sender = (InetSocketAddress)channel.receive(buffer);
+            } catch (final PortUnreachableException ex) {
+                receiveErrors++; // an earlier send hit a closed port; the socket itself is fine
+                continue;
+            } catch (final ClosedChannelException ex) {
+                return received;
+            } catch (final IOException ex) {
+                receiveErrors++;
+                errorHandler.onError(new UncheckedIOException("UDP receive on " + localAddress + " failed: " + ex.getMessage(), ex));
+                return received;
+            }
+            if (sender == null) {
+                break;
+            }
+            received++;
+            final int length = buffer.position();
+            if (length == buffer.capacity()) {
+                truncated++; // the kernel cut it to fit: never hand a partial datagram on
+                continue;
+            }
+            datagramsReceived++;
+            handler.onDatagram(this, receiveSegment, 0, length, sender, nowNs);
+        }
+        return received;
+    }
+
+    /**
+     * The bound address, with the real port.
+     *
+     * @return the local address
+     */
+    public InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    /**
+     * The connected peer.
+     *
+     * @return the peer, or null when not connected
+     */
+    public InetSocketAddress remoteAddress() {
+        return remoteAddress;
+    }
+
+    /**
+     * Longest datagram this endpoint sends, and longest-but-one it receives.
+     *
+     * @return bytes
+     */
+    public int maxDatagramLength() {
+        return sendBuffer.capacity();
+    }
+
+    /**
+     * The underlying channel, for socket options not covered by {@link UdpOptions}.
+     *
+     * @return the channel
+     */
+    public DatagramChannel channel() {
+        return channel;
+    }
+
+    /**
+     * Datagrams handed to the handler.
+     *
+     * @return the count
+     */
+    public long datagramsReceived() {
+        return datagramsReceived;
+    }
+
+    /**
+     * Datagrams written to the socket.
+     *
+     * @return the count
+     */
+    public long datagramsSent() {
+        return datagramsSent;
+    }
+
+    /**
+     * Datagrams dropped because they filled the whole receive buffer (and so may have been cut).
+     *
+     * @return the count
+     */
+    public long truncated() {
+        return truncated;
+    }
+
+    /**
+     * Receive failures, including ICMP port-unreachable reports for earlier sends.
+     *
+     * @return the count
+     */
+    public long receiveErrors() {
+        return receiveErrors;
+    }
+
+    /**
+     * Send failures other than back-pressure.
+     *
+     * @return the count
+     */
+    public long sendErrors() {
+        return sendErrors;
+    }
+
+    /**
+     * Whether {@link #close()} was called.
+     *
+     * @return true once closed
+     */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Detaches from the reactor and closes the socket; reactor thread only. Idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (busyPoll) {
+            reactor.remove(this);
+        } else if (key != null) {
+            key.cancel();
+        }
+        closeQuietly(channel);
+    }
+
+    private static void closeQuietly(final DatagramChannel channel) {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (final IOException ignored) {
+                // closing a datagram socket has nothing to flush; a failure here leaves nothing to clean up
+            }
+        }
+    }
+}

@@ -1,0 +1,227 @@
+package dev.peregrine.udp;
+
+import java.net.Inet6Address;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+
+/**
+ * Settings of a {@link UdpEndpoint}; fluent, validated on each setter.
+ *
+ * <p>Defaults: bound to an ephemeral port on every IPv4 address, not connected, multicast TTL 1 with
+ * loopback on, the system's socket buffer sizes, a 65 536-byte datagram buffer (no IPv4 datagram is
+ * ever truncated), up to 64 datagrams drained per cycle, selector-driven readiness.
+ */
+public final class UdpOptions {
+    /** Largest datagram buffer: the largest UDP payload over IPv6 jumbograms is not supported. */
+    public static final int MAX_DATAGRAM_BUFFER = 1 << 16;
+
+    private InetSocketAddress localAddress = new InetSocketAddress(0);
+    private InetSocketAddress remoteAddress;
+    private boolean reuseAddress;
+    private NetworkInterface multicastInterface;
+    private int multicastTtl = 1;
+    private boolean multicastLoopback = true;
+    private int receiveBufferSize;
+    private int sendBufferSize;
+    private int datagramBuffer = MAX_DATAGRAM_BUFFER;
+    private int receiveBatch = 64;
+    private boolean busyPoll;
+
+    /** Creates options with the defaults. */
+    public UdpOptions() {
+    }
+
+    /**
+     * Where to bind; port 0 picks a free port.
+     *
+     * @param localAddress the address, e.g. {@code new InetSocketAddress(5000)} for every interface
+     * @return this
+     */
+    public UdpOptions localAddress(final InetSocketAddress localAddress) {
+        if (localAddress == null) {
+            throw new IllegalArgumentException("localAddress=null");
+        }
+        this.localAddress = localAddress;
+        return this;
+    }
+
+    /**
+     * Connects the socket to one peer: {@link UdpEndpoint#send} goes there, and datagrams from anyone
+     * else are filtered out by the kernel.
+     *
+     * @param remoteAddress the peer, or null for an unconnected socket
+     * @return this
+     */
+    public UdpOptions remoteAddress(final InetSocketAddress remoteAddress) {
+        if (remoteAddress != null && remoteAddress.isUnresolved()) {
+            throw new IllegalArgumentException("remoteAddress=" + remoteAddress + " is unresolved");
+        }
+        this.remoteAddress = remoteAddress;
+        return this;
+    }
+
+    /**
+     * SO_REUSEADDR, needed when several listeners on one host bind the same multicast port.
+     *
+     * @param reuseAddress whether to set it
+     * @return this
+     */
+    public UdpOptions reuseAddress(final boolean reuseAddress) {
+        this.reuseAddress = reuseAddress;
+        return this;
+    }
+
+    /**
+     * The interface multicast goes out on and groups are joined on by default.
+     *
+     * @param multicastInterface the interface, or null for the system's choice
+     * @return this
+     */
+    public UdpOptions multicastInterface(final NetworkInterface multicastInterface) {
+        this.multicastInterface = multicastInterface;
+        return this;
+    }
+
+    /**
+     * Time to live of outgoing multicast datagrams (1: this subnet only).
+     *
+     * @param ttl 0 to 255
+     * @return this
+     */
+    public UdpOptions multicastTtl(final int ttl) {
+        if (ttl < 0 || ttl > 255) {
+            throw new IllegalArgumentException("multicastTtl=" + ttl);
+        }
+        this.multicastTtl = ttl;
+        return this;
+    }
+
+    /**
+     * Whether multicast sent from this host is also delivered to listeners on this host.
+     *
+     * @param loopback true to loop back (the default)
+     * @return this
+     */
+    public UdpOptions multicastLoopback(final boolean loopback) {
+        this.multicastLoopback = loopback;
+        return this;
+    }
+
+    /**
+     * SO_RCVBUF; a larger kernel buffer absorbs bursts that would otherwise be dropped.
+     *
+     * @param bytes 0 for the system default
+     * @return this
+     */
+    public UdpOptions receiveBufferSize(final int bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("receiveBufferSize=" + bytes);
+        }
+        this.receiveBufferSize = bytes;
+        return this;
+    }
+
+    /**
+     * SO_SNDBUF.
+     *
+     * @param bytes 0 for the system default
+     * @return this
+     */
+    public UdpOptions sendBufferSize(final int bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("sendBufferSize=" + bytes);
+        }
+        this.sendBufferSize = bytes;
+        return this;
+    }
+
+    /**
+     * Size of the endpoint's receive and send buffers: the longest datagram it can send, and the
+     * longest it receives whole (a longer one is counted as truncated and dropped).
+     *
+     * @param bytes 64 to 65 536
+     * @return this
+     */
+    public UdpOptions datagramBuffer(final int bytes) {
+        if (bytes < 64 || bytes > MAX_DATAGRAM_BUFFER) {
+            throw new IllegalArgumentException("datagramBuffer=" + bytes + " must be in [64, " + MAX_DATAGRAM_BUFFER + "]");
+        }
+        this.datagramBuffer = bytes;
+        return this;
+    }
+
+    /**
+     * Most datagrams received in one cycle, so one busy socket does not starve the others.
+     *
+     * @param datagrams at least 1
+     * @return this
+     */
+    public UdpOptions receiveBatch(final int datagrams) {
+        if (datagrams < 1) {
+            throw new IllegalArgumentException("receiveBatch=" + datagrams);
+        }
+        this.receiveBatch = datagrams;
+        return this;
+    }
+
+    /**
+     * Whether the reactor tries a receive every cycle (lowest latency with a busy-spinning reactor: no
+     * readiness system call in between) rather than waiting for the selector to report readiness.
+     *
+     * @param busyPoll true to poll every cycle
+     * @return this
+     */
+    public UdpOptions busyPoll(final boolean busyPoll) {
+        this.busyPoll = busyPoll;
+        return this;
+    }
+
+    InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    InetSocketAddress remoteAddress() {
+        return remoteAddress;
+    }
+
+    boolean reuseAddress() {
+        return reuseAddress;
+    }
+
+    NetworkInterface multicastInterface() {
+        return multicastInterface;
+    }
+
+    int multicastTtl() {
+        return multicastTtl;
+    }
+
+    boolean multicastLoopback() {
+        return multicastLoopback;
+    }
+
+    int receiveBufferSize() {
+        return receiveBufferSize;
+    }
+
+    int sendBufferSize() {
+        return sendBufferSize;
+    }
+
+    int datagramBuffer() {
+        return datagramBuffer;
+    }
+
+    int receiveBatch() {
+        return receiveBatch;
+    }
+
+    boolean busyPoll() {
+        return busyPoll;
+    }
+
+    boolean ipv6() {
+        return localAddress.getAddress() instanceof Inet6Address
+            || remoteAddress != null && remoteAddress.getAddress() instanceof Inet6Address;
+    }
+}

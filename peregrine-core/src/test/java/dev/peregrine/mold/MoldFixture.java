@@ -1,0 +1,170 @@
+package dev.peregrine.mold;
+
+import dev.peregrine.reactor.BusySpinIdleStrategy;
+import dev.peregrine.reactor.NanoClock;
+import dev.peregrine.reactor.Reactor;
+import dev.peregrine.reactor.ReactorOptions;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.DatagramChannel;
+import java.util.HexFormat;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/** Shared helpers of the MoldUDP64 tests: a manual clock, capture sockets, packet builders. */
+final class MoldFixture {
+    static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+
+    private MoldFixture() {
+    }
+
+    /** A clock the test moves by hand. */
+    static final class ManualClock implements NanoClock {
+        long now = 1_000_000_000L;
+
+        @Override
+        public long nanoTime() {
+            return now;
+        }
+    }
+
+    static Reactor reactor(final NanoClock clock) {
+        return new Reactor(new ReactorOptions().idleStrategy(new BusySpinIdleStrategy()).clock(clock)
+            .errorHandler(error -> {
+                throw new AssertionError("unexpected error reported to the reactor", error);
+            }));
+    }
+
+    static InetSocketAddress loopback(final int port) {
+        return new InetSocketAddress(LOOPBACK, port);
+    }
+
+    static DatagramChannel capture() {
+        try {
+            final DatagramChannel channel = DatagramChannel.open(StandardProtocolFamily.INET);
+            channel.bind(loopback(0));
+            channel.configureBlocking(false);
+            return channel;
+        } catch (final IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    static InetSocketAddress address(final DatagramChannel channel) {
+        try {
+            return (InetSocketAddress)channel.getLocalAddress();
+        } catch (final IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /** Runs reactor cycles until a datagram arrives on {@code channel}, or fails after 5 s. */
+    static byte[] receive(final Reactor reactor, final DatagramChannel channel) {
+        final ByteBuffer buffer = ByteBuffer.allocate(65536);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        try {
+            while (System.nanoTime() < deadline) {
+                reactor.doWork();
+                if (channel.receive(buffer) != null) {
+                    buffer.flip();
+                    final byte[] bytes = new byte[buffer.remaining()];
+                    buffer.get(bytes);
+                    return bytes;
+                }
+            }
+        } catch (final IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        throw new AssertionError("no datagram within 5 s on " + address(channel));
+    }
+
+    /** Whether nothing is waiting on {@code channel} after a few cycles. */
+    static boolean nothingReceived(final Reactor reactor, final DatagramChannel channel) {
+        final ByteBuffer buffer = ByteBuffer.allocate(65536);
+        try {
+            for (int i = 0; i < 1000; i++) {
+                reactor.doWork();
+            }
+            Thread.sleep(20);
+            reactor.doWork();
+            return channel.receive(buffer) == null;
+        } catch (final IOException ex) {
+            throw new UncheckedIOException(ex);
+        } catch (final InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    static void spinUntil(final Reactor reactor, final BooleanSupplier condition, final long seconds) {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
+            reactor.doWork();
+        }
+        if (!condition.getAsBoolean()) {
+            throw new AssertionError("condition not met within " + seconds + " s");
+        }
+    }
+
+    /**
+     * Bytes the calling thread allocates in a round of {@code iterations} after {@code warmup}, repeating
+     * the round (at most {@code rounds} times) while it allocates: on a loaded two-core machine the JIT
+     * may still be compiling after the warm-up, and interpreted or C1 code allocates what C2's escape
+     * analysis removes (VarHandle and MemorySegment accessors). Steady state is the first clean round.
+     *
+     * @return 0 once a whole round allocated nothing, else the last round's bytes
+     */
+    static long steadyStateAllocation(final int warmup, final int iterations, final int rounds, final Runnable action) {
+        long allocated = dev.peregrine.testing.AllocationMeter.bytesAllocatedBy(warmup, iterations, action);
+        for (int round = 1; round < rounds && allocated != 0; round++) {
+            System.out.println("round " + round + " allocated " + allocated + " bytes in " + iterations + " iterations; measuring again");
+            allocated = dev.peregrine.testing.AllocationMeter.bytesAllocatedBy(0, iterations, action);
+        }
+        return allocated;
+    }
+
+    static String hex(final byte[] bytes) {
+        return HexFormat.of().formatHex(bytes);
+    }
+
+    static byte[] unhex(final String hex) {
+        return HexFormat.of().parseHex(hex.replace(" ", ""));
+    }
+
+    /** Builds a downstream packet. */
+    static byte[] packet(final String session, final long sequence, final int count, final byte[]... messages) {
+        int length = MoldUDP64Layout.HEADER_LENGTH;
+        for (final byte[] message : messages) {
+            length += 2 + message.length;
+        }
+        final ByteBuffer buffer = ByteBuffer.allocate(length).order(ByteOrder.BIG_ENDIAN);
+        buffer.put(MoldUDP64Layout.session(session).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        buffer.putLong(sequence);
+        buffer.putShort((short)count);
+        for (final byte[] message : messages) {
+            buffer.putShort((short)message.length);
+            buffer.put(message);
+        }
+        return buffer.array();
+    }
+
+    /** Messages whose first 8 bytes (big-endian) are their sequence numbers, starting at {@code first}. */
+    static byte[][] numbered(final long first, final int count) {
+        final byte[][] messages = new byte[count][];
+        for (int i = 0; i < count; i++) {
+            messages[i] = ByteBuffer.allocate(8).putLong(first + i).array();
+        }
+        return messages;
+    }
+
+    static MemorySegment segment(final byte[] bytes) {
+        return MemorySegment.ofArray(bytes);
+    }
+}

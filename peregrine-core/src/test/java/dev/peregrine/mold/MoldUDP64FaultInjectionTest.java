@@ -1,0 +1,114 @@
+package dev.peregrine.mold;
+
+import dev.peregrine.reactor.BusySpinIdleStrategy;
+import dev.peregrine.reactor.Reactor;
+import dev.peregrine.reactor.ReactorOptions;
+import dev.peregrine.udp.UdpOptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Publisher, re-request server and three subscribers on one reactor, with a seeded relay between the
+ * publisher and the subscribers that drops 10%, duplicates 5%, truncates 2% and reorders 10% of
+ * packets, independently per subscriber: every message must reach every subscriber in order, once.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class MoldUDP64FaultInjectionTest {
+    private static final int MESSAGES = 1_000_000;
+    private static final int SUBSCRIBERS = 3;
+    private static final int WINDOW = 20_000;
+
+    /** Checks what one subscriber gets. */
+    private static final class Checker implements MoldUDP64Listener {
+        long next = 1;
+        long errors;
+
+        @Override
+        public void onMessage(final long sequence, final MemorySegment buffer, final long offset, final int length) {
+            if (sequence != next || length != lengthOf(sequence)
+                || length >= 8 && buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, offset) != sequence) {
+                errors++;
+            }
+            next = sequence + 1;
+        }
+    }
+
+    static int lengthOf(final long sequence) {
+        return (int)(sequence % 13 == 0 ? 0 : 7 + sequence % 13);
+    }
+
+    @Test
+    void shouldDeliverEveryMessageInOrderExactlyOnceThroughLossReorderingDuplicationAndTruncation() {
+        final List<Throwable> errors = new ArrayList<>();
+        try (Reactor reactor = new Reactor(new ReactorOptions().idleStrategy(new BusySpinIdleStrategy()).errorHandler(errors::add));
+             MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory("FAULTS", 1 << 21, 64L << 20)) {
+            final MoldUDP64RequestServer server = new MoldUDP64RequestServer(reactor, store,
+                new UdpOptions().localAddress(MoldFixture.loopback(0)).receiveBufferSize(1 << 20),
+                MoldUDP64Layout.DEFAULT_MAX_PAYLOAD, 1_000_000, 1000);
+            final Checker[] checkers = new Checker[SUBSCRIBERS];
+            final MoldUDP64Subscriber[] subscribers = new MoldUDP64Subscriber[SUBSCRIBERS];
+            final InetSocketAddress[] feeds = new InetSocketAddress[SUBSCRIBERS];
+            for (int i = 0; i < SUBSCRIBERS; i++) {
+                checkers[i] = new Checker();
+                subscribers[i] = new MoldUDP64Subscriber(reactor, new MoldUDP64SubscriberOptions()
+                    .feed(new UdpOptions().localAddress(MoldFixture.loopback(0)).receiveBufferSize(4 << 20))
+                    .requestServer(server.localAddress()).startSequence(1).requestTimeoutNs(5_000_000L), checkers[i]);
+                feeds[i] = subscribers[i].feedEndpoint().localAddress();
+            }
+            final FaultInjectingRelay relay = new FaultInjectingRelay(reactor, 20261121L, 0.10, 0.05, 0.02, 0.10, feeds);
+            final MoldUDP64Publisher publisher = new MoldUDP64Publisher(reactor, store, new MoldUDP64PublisherOptions()
+                .destination(relay.address()).heartbeatIntervalNs(10_000_000L).endOfSessionRepeats(3));
+            final MemorySegment message = Arena.ofAuto().allocate(64);
+
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(150);
+            while (System.nanoTime() < deadline) {
+                long slowest = Long.MAX_VALUE;
+                for (final MoldUDP64Subscriber subscriber : subscribers) {
+                    slowest = Math.min(slowest, subscriber.delivered());
+                }
+                if (slowest == MESSAGES && subscribers[0].state() == MoldUDP64SubscriberState.END_OF_SESSION
+                    && subscribers[1].state() == MoldUDP64SubscriberState.END_OF_SESSION
+                    && subscribers[2].state() == MoldUDP64SubscriberState.END_OF_SESSION) {
+                    break;
+                }
+                for (int i = 0; i < 200 && publisher.nextSequence() <= MESSAGES && publisher.nextSequence() - slowest < WINDOW; i++) {
+                    final long sequence = publisher.nextSequence();
+                    message.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, sequence);
+                    publisher.offer(message, 0, lengthOf(sequence));
+                    if (sequence == MESSAGES) {
+                        publisher.close();
+                    }
+                }
+                reactor.doWork();
+            }
+
+            for (int i = 0; i < SUBSCRIBERS; i++) {
+                final MoldUDP64Subscriber subscriber = subscribers[i];
+                assertThat(subscriber.delivered()).as("subscriber %d delivered", i).isEqualTo(MESSAGES);
+                assertThat(checkers[i].errors).as("subscriber %d out of order or corrupt", i).isZero();
+                assertThat(checkers[i].next).isEqualTo(MESSAGES + 1);
+                assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.END_OF_SESSION);
+                assertThat(subscriber.gaps()).isPositive();
+                assertThat(subscriber.recovered()).isPositive();
+                assertThat(subscriber.duplicates()).isPositive();
+                assertThat(subscriber.malformed()).isPositive();
+                System.out.printf("subscriber %d: gaps=%d requests=%d recovered=%d duplicates=%d malformed=%d%n", i,
+                    subscriber.gaps(), subscriber.requests(), subscriber.recovered(), subscriber.duplicates(), subscriber.malformed());
+            }
+            System.out.printf("relay: dropped=%d duplicated=%d truncated=%d reordered=%d; server answers=%d rateLimited=%d%n",
+                relay.dropped, relay.duplicated, relay.truncated, relay.reordered, server.answers(), server.rateLimited());
+            assertThat(relay.dropped).isPositive();
+            assertThat(errors).isEmpty();
+        }
+    }
+}

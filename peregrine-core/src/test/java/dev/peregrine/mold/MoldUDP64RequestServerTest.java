@@ -1,0 +1,107 @@
+package dev.peregrine.mold;
+
+import dev.peregrine.reactor.Reactor;
+import dev.peregrine.udp.UdpOptions;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.util.concurrent.TimeUnit;
+
+import static dev.peregrine.mold.MoldFixture.capture;
+import static dev.peregrine.mold.MoldFixture.hex;
+import static dev.peregrine.mold.MoldFixture.nothingReceived;
+import static dev.peregrine.mold.MoldFixture.receive;
+import static dev.peregrine.mold.MoldFixture.unhex;
+import static org.assertj.core.api.Assertions.assertThat;
+
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class MoldUDP64RequestServerTest {
+    private static final String SESSION_HEX = "46454544202020202020"; // "FEED"
+    private final MoldFixture.ManualClock clock = new MoldFixture.ManualClock();
+    private final Reactor reactor = MoldFixture.reactor(clock);
+    private final DatagramChannel client = capture();
+    private final MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory("FEED", 1 << 16, 1 << 20);
+    private final MoldUDP64RequestServer server = new MoldUDP64RequestServer(reactor, store,
+        new UdpOptions().localAddress(MoldFixture.loopback(0)), MoldUDP64Layout.DEFAULT_MAX_PAYLOAD, 100, 5);
+
+    @AfterEach
+    void close() throws Exception {
+        reactor.close();
+        client.close();
+        store.close();
+    }
+
+    private void request(final String hex) throws IOException {
+        client.send(ByteBuffer.wrap(unhex(hex)), server.localAddress());
+    }
+
+    private void publish(final int messages, final int length) {
+        for (int i = 0; i < messages; i++) {
+            final byte[] message = new byte[length];
+            if (length > 0) {
+                message[0] = (byte)(i + 1);
+            }
+            store.append(MemorySegment.ofArray(message), 0, length);
+        }
+    }
+
+    @Test
+    void shouldAnswerToRequestSourceWithRequestedMessages() throws IOException {
+        publish(5, 1);
+        request(SESSION_HEX + "0000000000000002" + "0003");
+
+        assertThat(hex(receive(reactor, client))).isEqualTo(SESSION_HEX + "0000000000000002" + "0003" + "000102" + "000103" + "000104");
+        assertThat(server.answers()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldCapLargeCountToOnePacketOfWholeMessages() throws IOException {
+        publish(100, 100);
+        request(SESSION_HEX + "0000000000000001" + "ffff");
+
+        final byte[] answer = receive(reactor, client);
+        assertThat(answer).hasSize(20 + 14 * 102);
+        assertThat(hex(answer).substring(20, 40)).isEqualTo("0000000000000001" + "000e");
+        assertThat(nothingReceived(reactor, client)).as("one packet per request").isTrue();
+    }
+
+    @Test
+    void shouldIgnoreOtherSessionsMalformedAndUnavailableRequests() throws IOException {
+        publish(3, 1);
+        request("4f544845522020202020" + "0000000000000001" + "0001");
+        request(SESSION_HEX + "0000000000000001" + "0001" + "00");
+        request(SESSION_HEX + "0000000000000001");
+        request(SESSION_HEX + "0000000000000000" + "0001");
+        request(SESSION_HEX + "0000000000000001" + "0000");
+        request(SESSION_HEX + "0000000000000004" + "0001");
+        request(SESSION_HEX + "8000000000000000" + "0001");
+
+        assertThat(nothingReceived(reactor, client)).isTrue();
+        assertThat(server.requests()).isEqualTo(7);
+        assertThat(server.otherSession()).isEqualTo(1);
+        assertThat(server.malformed()).isEqualTo(5);
+        assertThat(server.unavailable()).isEqualTo(1);
+        assertThat(server.answers()).isZero();
+    }
+
+    @Test
+    void shouldRateLimitAnswersPerSource() throws IOException {
+        publish(3, 1);
+        for (int i = 0; i < 20; i++) {
+            request(SESSION_HEX + "0000000000000001" + "0001");
+        }
+        MoldFixture.spinUntil(reactor, () -> server.requests() == 20, 5);
+
+        assertThat(server.answers()).isEqualTo(5);
+        assertThat(server.rateLimited()).isEqualTo(15);
+        clock.now += 10_000_000L; // one emission interval at 100 per second
+        request(SESSION_HEX + "0000000000000001" + "0001");
+        MoldFixture.spinUntil(reactor, () -> server.requests() == 21, 5);
+        assertThat(server.answers()).isEqualTo(6);
+    }
+}

@@ -1,0 +1,88 @@
+package dev.peregrine.examples.mold;
+
+import dev.peregrine.mold.MoldUDP64Listener;
+import dev.peregrine.mold.MoldUDP64Subscriber;
+import dev.peregrine.mold.MoldUDP64SubscriberOptions;
+import dev.peregrine.mold.MoldUDP64SubscriberState;
+import dev.peregrine.reactor.Reactor;
+import dev.peregrine.reactor.ReactorOptions;
+import dev.peregrine.reactor.YieldingIdleStrategy;
+import dev.peregrine.udp.UdpOptions;
+
+import java.io.PrintStream;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.nio.ByteOrder;
+
+/**
+ * A MoldUDP64 listener on the command line: follows a feed, recovers gaps from the re-request server,
+ * checks that messages arrive in order, and prints state changes at once and counters once a second.
+ *
+ * @param group the multicast group to join, or null for a unicast feed
+ * @param port the feed's port
+ * @param networkInterface where to join the group
+ * @param requestServer the re-request server
+ * @param startSequence 0 for the next message, 1 for the whole session, or a sequence number
+ * @param seconds how long to run, 0 for no limit
+ */
+public record MoldListenerApp(InetAddress group, int port, NetworkInterface networkInterface, InetSocketAddress requestServer,
+    long startSequence, int seconds) {
+
+    /**
+     * Runs for the given time, or until the session ends, or until the thread is interrupted.
+     *
+     * @param out where the report goes
+     * @return messages delivered out of order or corrupt (0 when all is well)
+     */
+    public long run(final PrintStream out) {
+        final long[] problems = new long[1];
+        final long[] lastSequence = new long[1];
+        final MoldUDP64Listener listener = new MoldUDP64Listener() {
+            @Override
+            public void onMessage(final long sequence, final MemorySegment buffer, final long offset, final int length) {
+                if (lastSequence[0] != 0 && sequence != lastSequence[0] + 1
+                    || length >= 8 && buffer.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), offset) != sequence) {
+                    problems[0]++;
+                }
+                lastSequence[0] = sequence;
+            }
+
+            @Override
+            public void onStateChange(final MoldUDP64SubscriberState state, final long nextExpected) {
+                out.printf("state %s at sequence %d%n", state, nextExpected);
+            }
+        };
+        try (Reactor reactor = new Reactor(new ReactorOptions().name("mold-listener").idleStrategy(new YieldingIdleStrategy()))) {
+            final MoldUDP64Subscriber subscriber = new MoldUDP64Subscriber(reactor, new MoldUDP64SubscriberOptions()
+                .feed(new UdpOptions().localAddress(new InetSocketAddress(port)).reuseAddress(true).receiveBufferSize(4 << 20))
+                .group(group, networkInterface).requestServer(requestServer).startSequence(startSequence)
+                .requestTimeoutNs(50_000_000L), listener);
+            out.printf("listening on port %d%s, re-requests to %s%n", port, group == null ? "" : " group " + group.getHostAddress()
+                + " on " + networkInterface.getName(), requestServer);
+            final long endNs = seconds == 0 ? Long.MAX_VALUE : System.nanoTime() + seconds * 1_000_000_000L;
+            long nextReportNs = System.nanoTime() + 1_000_000_000L;
+            long lastDelivered = 0;
+            while (!Thread.currentThread().isInterrupted() && System.nanoTime() < endNs) {
+                reactor.doWork();
+                final long nowNs = System.nanoTime();
+                if (nowNs >= nextReportNs) {
+                    nextReportNs += 1_000_000_000L;
+                    out.printf("%-12s session=%s next=%d delivered=%d (+%d/s) gaps=%d requests=%d recovered=%d duplicates=%d "
+                        + "malformed=%d otherSession=%d outOfOrder=%d%n", subscriber.state(), subscriber.session(),
+                        subscriber.nextExpected(), subscriber.delivered(), subscriber.delivered() - lastDelivered, subscriber.gaps(),
+                        subscriber.requests(), subscriber.recovered(), subscriber.duplicates(), subscriber.malformed(),
+                        subscriber.otherSession(), problems[0]);
+                    lastDelivered = subscriber.delivered();
+                    if (subscriber.state() == MoldUDP64SubscriberState.END_OF_SESSION) {
+                        break;
+                    }
+                }
+                Thread.onSpinWait();
+            }
+            return problems[0];
+        }
+    }
+}

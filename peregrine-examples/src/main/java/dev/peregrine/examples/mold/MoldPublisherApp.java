@@ -1,0 +1,97 @@
+package dev.peregrine.examples.mold;
+
+import dev.peregrine.mold.MoldUDP64Layout;
+import dev.peregrine.mold.MoldUDP64MessageStore;
+import dev.peregrine.mold.MoldUDP64Publisher;
+import dev.peregrine.mold.MoldUDP64PublisherOptions;
+import dev.peregrine.mold.MoldUDP64RequestServer;
+import dev.peregrine.reactor.Reactor;
+import dev.peregrine.reactor.ReactorOptions;
+import dev.peregrine.reactor.YieldingIdleStrategy;
+import dev.peregrine.udp.UdpOptions;
+
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.SplittableRandom;
+
+/**
+ * A MoldUDP64 feed on the command line: publishes numbered messages at a steady rate to a multicast
+ * group (or a unicast address), drops a share of its data packets on purpose so that listeners have
+ * something to recover, serves re-requests, and prints its counters once a second.
+ *
+ * @param group where packets go: a multicast group or a unicast address
+ * @param port the feed's port
+ * @param networkInterface the multicast interface, e.g. {@code lo}
+ * @param requestPort where the re-request server listens
+ * @param session the session name
+ * @param rate messages per second
+ * @param loss share of data packets dropped before sending, 0 to 1
+ * @param size message length in bytes, at least 8 (the sequence number, big-endian, comes first)
+ * @param count messages to publish, 0 for no limit
+ * @param storeFile a file for the message store, or null for memory
+ */
+public record MoldPublisherApp(InetAddress group, int port, NetworkInterface networkInterface, int requestPort, String session,
+    int rate, double loss, int size, long count, Path storeFile) {
+
+    /**
+     * Runs until {@code count} messages are out (then ends the session) or the thread is interrupted.
+     *
+     * @param out where the once-a-second report goes
+     */
+    public void run(final PrintStream out) {
+        if (rate < 1 || loss < 0 || loss >= 1 || size < 8 || size > MoldUDP64Layout.DEFAULT_MAX_PAYLOAD - 2) {
+            throw new IllegalArgumentException("rate=" + rate + " loss=" + loss + " size=" + size + " (8 to 1450)");
+        }
+        final SplittableRandom random = new SplittableRandom(42);
+        final long[] dropped = new long[1];
+        final UdpOptions udp = new UdpOptions().multicastLoopback(true).multicastInterface(networkInterface);
+        try (Reactor reactor = new Reactor(new ReactorOptions().name("mold-publisher").idleStrategy(new YieldingIdleStrategy()));
+             MoldUDP64MessageStore store = storeFile == null ? MoldUDP64MessageStore.inMemory(session, 1 << 20, 256L << 20)
+                 : MoldUDP64MessageStore.mapped(storeFile, session, 1 << 20, 256L << 20)) {
+            final MoldUDP64RequestServer server = new MoldUDP64RequestServer(reactor, store,
+                new UdpOptions().localAddress(new InetSocketAddress(requestPort)), MoldUDP64Layout.DEFAULT_MAX_PAYLOAD, 10_000, 100);
+            final MoldUDP64Publisher publisher = new MoldUDP64Publisher(reactor, store, new MoldUDP64PublisherOptions()
+                .destination(new InetSocketAddress(group, port)).udp(udp)
+                .filter((sequence, messages) -> {
+                    final boolean drop = messages != 0 && messages != MoldUDP64Layout.END_OF_SESSION && random.nextDouble() < loss;
+                    dropped[0] += drop ? 1 : 0;
+                    return !drop;
+                }));
+            out.printf("publishing session %s to %s:%d via %s at %d msg/s, %.0f%% of packets dropped on purpose; re-requests on port %d%n",
+                session, group.getHostAddress(), port, networkInterface == null ? "default" : networkInterface.getName(), rate,
+                loss * 100, server.localAddress().getPort());
+            final MemorySegment message = Arena.ofAuto().allocate(size);
+            final long startNs = System.nanoTime();
+            long nextReportNs = startNs + 1_000_000_000L;
+            long published = 0;
+            while (!Thread.currentThread().isInterrupted() && !publisher.isDone()) {
+                final long nowNs = System.nanoTime();
+                final long due = Math.min((nowNs - startNs) * rate / 1_000_000_000L, count == 0 ? Long.MAX_VALUE : count);
+                while (published < due) {
+                    message.set(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 0, publisher.nextSequence());
+                    publisher.offer(message, 0, size);
+                    published++;
+                }
+                if (count != 0 && published == count) {
+                    publisher.close();
+                }
+                reactor.doWork();
+                if (nowNs >= nextReportNs) {
+                    nextReportNs += 1_000_000_000L;
+                    out.printf("published=%d packets=%d dropped=%d heartbeats=%d requests=%d answers=%d rateLimited=%d%n", published,
+                        publisher.packetsSent(), dropped[0], publisher.heartbeatsSent(), server.requests(), server.answers(),
+                        server.rateLimited());
+                }
+                Thread.onSpinWait();
+            }
+            out.printf("session %s ended after %d messages%n", session, published);
+        }
+    }
+}
