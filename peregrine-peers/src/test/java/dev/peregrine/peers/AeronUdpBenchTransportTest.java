@@ -13,12 +13,4 @@ class AeronUdpBenchTransportTest extends BenchTransportConformanceTest {
         return new AeronUdpBenchTransport();
     }
 
-    /**
-     * The shared driver thread, the responder and the client all spinning take turns of milliseconds on a
-     * two-core machine; backing off keeps this test short and tests the same code.
-     */
-    @Override
-    boolean busySpin() {
-        return false;
-    }
 }

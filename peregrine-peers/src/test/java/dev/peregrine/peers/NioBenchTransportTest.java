@@ -7,4 +7,10 @@ class NioBenchTransportTest extends BenchTransportConformanceTest {
     BenchTransport transport() {
         return new NioBenchTransport();
     }
+
+    /** Two spinning threads (responder, client) fit two cores; backing off would only add park latency. */
+    @Override
+    boolean busySpin() {
+        return true;
+    }
 }

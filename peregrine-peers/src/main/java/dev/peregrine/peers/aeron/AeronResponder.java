@@ -62,6 +62,8 @@ final class AeronResponder implements Responder {
     }
 
     private void echo(final DirectBuffer buffer, final int offset, final int length, final Header header) {
+        // counted before the echo leaves, so a client that has its echo also sees it counted
+        messages.lazySet(messages.get() + 1);
         long result;
         while ((result = pongs.offer(buffer, offset, length)) < 0) {
             // NOT_CONNECTED until the client's subscription is seen, BACK_PRESSURED while it catches up
@@ -70,7 +72,6 @@ final class AeronResponder implements Responder {
             }
             Thread.onSpinWait();
         }
-        messages.lazySet(messages.get() + 1);
     }
 
     @Override

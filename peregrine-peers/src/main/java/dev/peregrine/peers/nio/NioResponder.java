@@ -95,9 +95,10 @@ final class NioResponder implements Responder {
             frames++;
         }
         if (frames > 0) {
+            // counted before the echo leaves, so a client that has its echo also sees it counted
+            messages.lazySet(messages.get() + frames);
             view.limit(reader.readIndex()).position(start);
             NioWriter.writeFully(channel, view, false);
-            messages.lazySet(messages.get() + frames);
         }
         return frames;
     }

@@ -74,8 +74,9 @@ final class SocketResponder implements Responder {
                 }
                 TcpFrameLayout.putLength(frame, length);
                 System.arraycopy(reader.payload(), 0, frame, TcpFrameLayout.HEADER_LENGTH, length);
-                out.write(frame, 0, TcpFrameLayout.HEADER_LENGTH + length);
+                // counted before the echo leaves, so a client that has its echo also sees it counted
                 messages.lazySet(messages.get() + 1);
+                out.write(frame, 0, TcpFrameLayout.HEADER_LENGTH + length);
             }
         } catch (final IOException | IllegalStateException ex) {
             // EOF or reset when the client goes away is the normal end of a connection

@@ -21,10 +21,11 @@ public final class PeerSupport {
      * The idle strategy for a side that waits for work.
      *
      * @param config the run's configuration
-     * @return a busy spin if {@link BenchConfig#busySpin()} is set, else spin-yield-park back-off
+     * @return a busy spin if {@link BenchConfig#busySpin()} is set, else back-off (100 spins, 10 yields, then
+     *     parks from 1 to 100 µs: short enough that an idle responder still answers within a park)
      */
     public static IdleStrategy idleStrategy(final BenchConfig config) {
-        return config.busySpin() ? new BusySpinIdleStrategy() : new BackoffIdleStrategy();
+        return config.busySpin() ? new BusySpinIdleStrategy() : new BackoffIdleStrategy(100, 10, 1_000, 100_000);
     }
 
     /**
