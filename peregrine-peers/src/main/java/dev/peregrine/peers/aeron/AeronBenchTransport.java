@@ -18,6 +18,13 @@ public abstract class AeronBenchTransport implements BenchTransport {
     }
 
     /**
+     * Whether the driver's thread carries the messages (UDP) or only does housekeeping (IPC).
+     *
+     * @return true for UDP
+     */
+    protected abstract boolean driverOnDataPath();
+
+    /**
      * The channel the client publishes pings on and the responder subscribes to.
      *
      * @param config the run's configuration
@@ -48,7 +55,7 @@ public abstract class AeronBenchTransport implements BenchTransport {
 
     @Override
     public Responder startResponder(final BenchConfig config) {
-        return AeronResponder.start(config, pingChannel(config), pongChannel(config));
+        return AeronResponder.start(config, driverOnDataPath(), pingChannel(config), pongChannel(config));
     }
 
     @Override
@@ -63,7 +70,7 @@ public abstract class AeronBenchTransport implements BenchTransport {
 
     @Override
     public StreamReceiver startStreamReceiver(final BenchConfig config) {
-        return AeronStreamReceiver.start(config, streamChannel(config));
+        return AeronStreamReceiver.start(config, driverOnDataPath(), streamChannel(config));
     }
 
     @Override

@@ -19,7 +19,8 @@ import java.util.List;
  *
  * <p>The choices follow Aeron's low-latency samples ({@code LowLatencyMediaDriver}, the sample scripts) scaled
  * to a machine with two cores: one shared driver thread ({@link ThreadingMode#SHARED}) instead of three
- * dedicated ones, busy-spinning when the run spins, terms pre-allocated ({@code termBufferSparseFile=false}),
+ * dedicated ones, busy-spinning for UDP when the run spins (the driver carries every packet) and backing off
+ * for IPC (the driver is not on the data path; see {@link #defaultDriverIdle}), terms pre-allocated ({@code termBufferSparseFile=false}),
  * 2 MiB socket buffers and receiver window for UDP, and terms of {@value #TERM_LENGTH} bytes so the window,
  * not the term, bounds a stream.
  */
@@ -64,13 +65,15 @@ public final class AeronDriverSettings {
      * The embedded driver's context.
      *
      * @param config the run's configuration
+     * @param driverOnDataPath true for UDP, where the driver's thread sends and receives every packet; false for
+     *     IPC, where publisher and subscriber share the log buffers directly and the driver only does housekeeping
      * @return the context, not yet launched
      */
-    public static MediaDriver.Context driverContext(final BenchConfig config) {
+    public static MediaDriver.Context driverContext(final BenchConfig config, final boolean driverOnDataPath) {
         return new MediaDriver.Context()
             .aeronDirectoryName(directory(config).toString())
             .threadingMode(ThreadingMode.SHARED)
-            .sharedIdleStrategy(driverIdleStrategy(config))
+            .sharedIdleStrategy(driverIdleStrategy(config, driverOnDataPath))
             .dirDeleteOnStart(true)
             .dirDeleteOnShutdown(true)
             .termBufferSparseFile(false)
@@ -94,14 +97,25 @@ public final class AeronDriverSettings {
             .idleStrategy(new SleepingMillisIdleStrategy(1));
     }
 
-    private static IdleStrategy driverIdleStrategy(final BenchConfig config) {
-        final String chosen = System.getProperty(DRIVER_IDLE_PROPERTY, config.busySpin() ? "spin" : "backoff");
+    private static IdleStrategy driverIdleStrategy(final BenchConfig config, final boolean driverOnDataPath) {
+        final String chosen = System.getProperty(DRIVER_IDLE_PROPERTY, defaultDriverIdle(config.busySpin(), driverOnDataPath));
         return switch (chosen) {
             case "spin" -> new BusySpinIdleStrategy();
             case "yield" -> new YieldingIdleStrategy();
             case "backoff" -> new BackoffIdleStrategy();
             default -> throw new IllegalArgumentException(DRIVER_IDLE_PROPERTY + "=" + chosen + " (spin, yield or backoff)");
         };
+    }
+
+    /**
+     * The driver's idle strategy unless overridden with {@value #DRIVER_IDLE_PROPERTY}.
+     *
+     * <p>UDP: busy spin when the run spins, as Aeron's low-latency samples do, because the driver's thread carries
+     * every packet. IPC: back off (Aeron's own default for the shared agent) because the driver is not on the
+     * data path; on a two-core machine a spinning driver would only take a core from the responder or client.
+     */
+    static String defaultDriverIdle(final boolean busySpin, final boolean driverOnDataPath) {
+        return busySpin && driverOnDataPath ? "spin" : "backoff";
     }
 
     /**
@@ -117,15 +131,22 @@ public final class AeronDriverSettings {
     /**
      * The configuration in words, for the report.
      *
+     * @param driverOnDataPath as for {@link #driverContext}
      * @return one line
      */
-    public static String describe() {
-        return "embedded MediaDriver in <dir>/aeron, ThreadingMode.SHARED, sharedIdleStrategy=BusySpin (Backoff when"
-            + " not busy-spinning), termBufferSparseFile=false, term length " + TERM_LENGTH / (1024 * 1024)
-            + " MiB (IPC and UDP), so_sndbuf=so_rcvbuf=initial window " + SOCKET_BUFFER_LENGTH / (1024 * 1024)
-            + " MiB, default MTU, dirDeleteOnStart/OnShutdown; streams " + PING_STREAM_ID + " (ping) and "
-            + PONG_STREAM_ID + " (pong), Publication.offer with back-pressure retry, Subscription.poll with a stored"
-            + " FragmentAssembler, reused UnsafeBuffer; responder and client poll with BusySpin; client conductor"
-            + " SleepingMillis(1); JVM: " + String.join(" ", JVM_ARGUMENTS);
+    public static String describe(final boolean driverOnDataPath) {
+        final int cores = Runtime.getRuntime().availableProcessors();
+        return "embedded MediaDriver in <dir>/aeron, ThreadingMode.SHARED, sharedIdleStrategy="
+            + (driverOnDataPath ? "BusySpin (Backoff when not busy-spinning)" : "Backoff (driver not on the IPC data path)")
+            + " unless -D" + DRIVER_IDLE_PROPERTY + "=spin|yield|backoff, termBufferSparseFile=false, term length "
+            + TERM_LENGTH / (1024 * 1024) + " MiB, "
+            + (driverOnDataPath ? "so_sndbuf=so_rcvbuf=initial window " + SOCKET_BUFFER_LENGTH / (1024 * 1024)
+                + " MiB, default MTU, " : "")
+            + "dirDeleteOnStart/OnShutdown; the client side only connects to the responder's driver; streams "
+            + PING_STREAM_ID + " (ping) and " + PONG_STREAM_ID + " (pong), Publication.offer with back-pressure retry,"
+            + " Subscription.poll with a stored FragmentAssembler, reused UnsafeBuffer, responder and client poll with"
+            + " BusySpin; JVM: " + String.join(" ", JVM_ARGUMENTS)
+            + (driverOnDataPath && cores < 4 ? "; note: " + cores + " cores here, so the spinning driver thread shares"
+                + " them with the spinning responder and client (Aeron's own guidance gives the driver a core)" : "");
     }
 }

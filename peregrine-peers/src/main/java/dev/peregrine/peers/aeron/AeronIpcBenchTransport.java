@@ -17,12 +17,17 @@ public final class AeronIpcBenchTransport extends AeronBenchTransport {
 
     @Override
     public String description() {
-        return "Aeron 1.51 aeron:ipc; " + AeronDriverSettings.describe();
+        return "Aeron 1.51 aeron:ipc; " + AeronDriverSettings.describe(false);
     }
 
     @Override
     public String path() {
         return "shm";
+    }
+
+    @Override
+    protected boolean driverOnDataPath() {
+        return false;
     }
 
     @Override

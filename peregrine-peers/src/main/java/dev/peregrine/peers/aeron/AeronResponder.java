@@ -43,8 +43,8 @@ final class AeronResponder implements Responder {
         this.thread = PeerSupport.start("aeron-responder", this::run);
     }
 
-    static AeronResponder start(final BenchConfig config, final String pingChannel, final String pongChannel) {
-        final MediaDriver driver = AeronConnections.launch(AeronDriverSettings.driverContext(config));
+    static AeronResponder start(final BenchConfig config, final boolean driverOnDataPath, final String pingChannel, final String pongChannel) {
+        final MediaDriver driver = AeronConnections.launch(AeronDriverSettings.driverContext(config, driverOnDataPath));
         Aeron aeron = null;
         try {
             aeron = AeronConnections.connect(AeronDriverSettings.clientContext(config));

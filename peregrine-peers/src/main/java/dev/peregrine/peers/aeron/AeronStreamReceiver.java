@@ -33,8 +33,8 @@ final class AeronStreamReceiver implements StreamReceiver {
         this.handler = new FragmentAssembler(this::onMessage);
     }
 
-    static AeronStreamReceiver start(final BenchConfig config, final String channel) {
-        final MediaDriver driver = AeronConnections.launch(AeronDriverSettings.driverContext(config));
+    static AeronStreamReceiver start(final BenchConfig config, final boolean driverOnDataPath, final String channel) {
+        final MediaDriver driver = AeronConnections.launch(AeronDriverSettings.driverContext(config, driverOnDataPath));
         Aeron aeron = null;
         try {
             aeron = AeronConnections.connect(AeronDriverSettings.clientContext(config));

@@ -18,12 +18,17 @@ public final class AeronUdpBenchTransport extends AeronBenchTransport {
 
     @Override
     public String description() {
-        return "Aeron 1.51 aeron:udp?endpoint=<host>:<port> (pong on port+1); " + AeronDriverSettings.describe();
+        return "Aeron 1.51 aeron:udp?endpoint=<host>:<port> (pong on port+1); " + AeronDriverSettings.describe(true);
     }
 
     @Override
     public String path() {
         return "udp";
+    }
+
+    @Override
+    protected boolean driverOnDataPath() {
+        return true;
     }
 
     @Override
