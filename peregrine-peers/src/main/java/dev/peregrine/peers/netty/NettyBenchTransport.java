@@ -4,6 +4,8 @@ import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
+import dev.peregrine.peers.StreamReceiver;
+import dev.peregrine.peers.StreamSender;
 import dev.peregrine.peers.support.TcpFrameLayout;
 
 import java.util.List;
@@ -28,7 +30,9 @@ public final class NettyBenchTransport implements BenchTransport {
             + ", 0, 4) on [int32 length][payload]; responder: one event-loop thread echoing each frame, flushed at "
             + "channelReadComplete, polling epoll_wait with timeout 0 in a loop when busy-spinning (default select "
             + "otherwise); client: a ManualIoEventLoop driven by the calling thread (send = writeAndFlush with the void "
-            + "promise on that thread, poll = runNow), so no thread hand-off on the client side";
+            + "promise on that thread, poll = runNow), so no thread hand-off on the client side; stream: the same client flushing "
+            + "every frame (refused while over the write high-water mark), the receiver's connection on a ManualIoEventLoop "
+            + "driven by the polling thread";
     }
 
     @Override
@@ -50,5 +54,20 @@ public final class NettyBenchTransport implements BenchTransport {
     @Override
     public PingClient connect(final BenchConfig config) {
         return NettyPingClient.connect(config);
+    }
+
+    @Override
+    public boolean supportsStream() {
+        return true;
+    }
+
+    @Override
+    public StreamReceiver startStreamReceiver(final BenchConfig config) throws InterruptedException {
+        return NettyStreamReceiver.start(config);
+    }
+
+    @Override
+    public StreamSender connectStreamSender(final BenchConfig config) {
+        return NettyStreamSender.connect(config);
     }
 }
