@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * stream that delivers each sequence exactly once and in order, and a clean close that leaves no thread
  * behind. Each subclass names one transport.
  */
-@Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 abstract class BenchTransportConformanceTest {
     static final int ROUND_TRIPS = 5_000;
     static final int STREAM_MESSAGES = 50_000;
@@ -63,6 +63,7 @@ abstract class BenchTransportConformanceTest {
     private List<String> newThreads() {
         return Thread.getAllStackTraces().keySet().stream()
             .filter(thread -> thread.isAlive() && !threadsBefore.contains(thread))
+            .filter(thread -> !thread.getName().startsWith("junit-"))
             .filter(thread -> !isSharedLibraryThread(thread.getName()))
             .map(Thread::getName)
             .sorted()
@@ -146,6 +147,40 @@ abstract class BenchTransportConformanceTest {
                 assertThat(client.receive()).isEqualTo(sequence);
             }
             assertThat(responder.messages()).isEqualTo(BUSY_SPIN_ROUND_TRIPS);
+        }
+    }
+
+    @Test
+    void shouldKeepEchoesOfConcurrentClientsApart() throws Exception {
+        final BenchTransport transport = transport();
+        final BenchConfig config = config(64);
+        assumeTrue(transport.unavailableReason(config) == null, () -> transport.unavailableReason(config));
+        final int clients = 3;
+        try (Responder responder = transport.startResponder(config)) {
+            final PingClient[] connected = new PingClient[clients];
+            try {
+                for (int c = 0; c < clients; c++) {
+                    connected[c] = transport.connect(config);
+                }
+                for (long round = 0; round < 500; round++) {
+                    for (int c = 0; c < clients; c++) {
+                        connected[c].send(round * clients + c);
+                    }
+                    for (int c = 0; c < clients; c++) {
+                        assertThat(connected[c].receive()).isEqualTo(round * clients + c);
+                    }
+                }
+                for (final PingClient client : connected) {
+                    assertThat(client.poll()).isEqualTo(-1);
+                }
+                assertThat(responder.messages()).isEqualTo(500L * clients);
+            } finally {
+                for (final PingClient client : connected) {
+                    if (client != null) {
+                        client.close();
+                    }
+                }
+            }
         }
     }
 

@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * driver the responder embedded.
  */
 @Tag("slow")
-@Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class CrossProcessPeerTest {
     private static final int ROUND_TRIPS = 1_000;
 

@@ -62,6 +62,17 @@ public final class AeronDriverSettings {
     }
 
     /**
+     * A channel restricted to one session, so a subscription sees only that publisher's messages.
+     *
+     * @param channel an Aeron channel URI
+     * @param sessionId the session
+     * @return the channel with {@code session-id} added
+     */
+    public static String withSessionId(final String channel, final int sessionId) {
+        return channel + (channel.indexOf('?') >= 0 ? "|" : "?") + "session-id=" + sessionId;
+    }
+
+    /**
      * The embedded driver's context.
      *
      * @param config the run's configuration
@@ -143,7 +154,8 @@ public final class AeronDriverSettings {
             + (driverOnDataPath ? "so_sndbuf=so_rcvbuf=initial window " + SOCKET_BUFFER_LENGTH / (1024 * 1024)
                 + " MiB, default MTU, " : "")
             + "dirDeleteOnStart/OnShutdown; the client side only connects to the responder's driver; streams "
-            + PING_STREAM_ID + " (ping) and " + PONG_STREAM_ID + " (pong), Publication.offer with back-pressure retry,"
+            + PING_STREAM_ID + " (ping, an ExclusivePublication per client) and " + PONG_STREAM_ID
+            + " (pong, one publication per ping session, session-id filtered), Publication.offer with back-pressure retry,"
             + " Subscription.poll with a stored FragmentAssembler, reused UnsafeBuffer, responder and client poll with"
             + " BusySpin; JVM: " + String.join(" ", JVM_ARGUMENTS)
             + (driverOnDataPath && cores < 4 ? "; note: " + cores + " cores here, so the spinning driver thread shares"

@@ -15,7 +15,8 @@ import org.agrona.concurrent.UnsafeBuffer;
 import java.nio.ByteOrder;
 
 /**
- * Publishes pings from one reused buffer and polls the pong subscription one fragment at a time.
+ * Publishes pings from one reused buffer on an exclusive publication and polls the pongs of its own session
+ * one fragment at a time.
  */
 final class AeronPingClient implements PingClient {
     private final Aeron aeron;
@@ -29,11 +30,14 @@ final class AeronPingClient implements PingClient {
     private AeronPingClient(final Aeron aeron, final String pingChannel, final String pongChannel, final int size) {
         this.aeron = aeron;
         this.size = size;
-        this.pongs = aeron.addSubscription(pongChannel, AeronDriverSettings.PONG_STREAM_ID);
-        this.pings = aeron.addPublication(pingChannel, AeronDriverSettings.PING_STREAM_ID);
+        // an exclusive publication has a session of its own, which names this client's pongs
+        this.pings = aeron.addExclusivePublication(pingChannel, AeronDriverSettings.PING_STREAM_ID);
+        this.pongs = aeron.addSubscription(AeronDriverSettings.withSessionId(pongChannel, pings.sessionId()),
+            AeronDriverSettings.PONG_STREAM_ID);
         this.message = new UnsafeBuffer(BufferUtil.allocateDirectAligned(size, 64));
         this.handler = new FragmentAssembler(this::onPong);
-        AeronConnections.awaitConnected(pings, pongs);
+        // the pong side connects once the responder has the first ping of this session
+        AeronConnections.awaitConnected(pings, null);
     }
 
     static AeronPingClient connect(final BenchConfig config, final String pingChannel, final String pongChannel) {
