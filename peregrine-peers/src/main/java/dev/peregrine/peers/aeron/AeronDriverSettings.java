@@ -156,8 +156,8 @@ public final class AeronDriverSettings {
             + "dirDeleteOnStart/OnShutdown; the client side only connects to the responder's driver; streams "
             + PING_STREAM_ID + " (ping, an ExclusivePublication per client) and " + PONG_STREAM_ID
             + " (pong, one publication per ping session, session-id filtered), Publication.offer with back-pressure retry,"
-            + " Subscription.poll with a stored FragmentAssembler, reused UnsafeBuffer, responder and client poll with"
-            + " BusySpin; JVM: " + String.join(" ", JVM_ARGUMENTS)
+            + " Subscription.poll with a stored FragmentAssembler, reused UnsafeBuffer, responder and client poll with BusySpin (responder: Agrona Backoff when not"
+            + " busy-spinning); JVM: " + String.join(" ", JVM_ARGUMENTS)
             + (driverOnDataPath && cores < 4 ? "; note: " + cores + " cores here, so the spinning driver thread shares"
                 + " them with the spinning responder and client (Aeron's own guidance gives the driver a core)" : "");
     }
