@@ -158,7 +158,7 @@ public final class AeronDriverSettings {
             + " (pong, one publication per ping session, session-id filtered), Publication.offer with back-pressure retry,"
             + " Subscription.poll with a stored FragmentAssembler, reused UnsafeBuffer, responder and client poll with BusySpin (responder: Agrona Backoff when not"
             + " busy-spinning); JVM: " + String.join(" ", JVM_ARGUMENTS)
-            + (driverOnDataPath && cores < 4 ? "; note: " + cores + " cores here, so the spinning driver thread shares"
+            + (driverOnDataPath && cores < 3 ? "; note: " + cores + " cores here, so the spinning driver thread shares"
                 + " them with the spinning responder and client (Aeron's own guidance gives the driver a core)" : "");
     }
 }
