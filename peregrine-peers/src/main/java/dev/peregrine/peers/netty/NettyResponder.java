@@ -1,0 +1,100 @@
+package dev.peregrine.peers.netty;
+
+import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.Responder;
+import dev.peregrine.peers.support.TcpFrameLayout;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.util.concurrent.DefaultThreadFactory;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A server bootstrap on one event-loop thread (acceptor and connections share it) that echoes every whole
+ * frame, header included, and flushes once per read.
+ */
+final class NettyResponder implements Responder {
+    private final EventLoopGroup group;
+    private final Channel server;
+    private final Echo echo;
+
+    private NettyResponder(final EventLoopGroup group, final Channel server, final Echo echo) {
+        this.group = group;
+        this.server = server;
+        this.echo = echo;
+    }
+
+    static NettyResponder start(final BenchConfig config) throws InterruptedException {
+        final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1,
+            new DefaultThreadFactory("netty-responder", true), NettyIo.handlerFactory(config.busySpin()));
+        final Echo echo = new Echo();
+        try {
+            final Channel server = new ServerBootstrap()
+                .group(group)
+                .channel(NettyIo.serverChannel())
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(final Channel channel) {
+                        channel.pipeline().addLast(
+                            new LengthFieldBasedFrameDecoder(
+                                TcpFrameLayout.HEADER_LENGTH + TcpFrameLayout.MAX_PAYLOAD_LENGTH, 0, 4, 0, 0),
+                            echo);
+                    }
+                })
+                .bind(config.host(), config.port())
+                .sync()
+                .channel();
+            return new NettyResponder(group, server, echo);
+        } catch (final InterruptedException | RuntimeException ex) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            throw ex;
+        }
+    }
+
+    @Override
+    public long messages() {
+        return echo.messages.get();
+    }
+
+    @Override
+    public void close() {
+        server.close().syncUninterruptibly();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    /** Writes each frame back as it came (the decoder keeps the length field) and flushes per read burst. */
+    @ChannelHandler.Sharable
+    private static final class Echo extends ChannelInboundHandlerAdapter {
+        private final AtomicLong messages = new AtomicLong();
+
+        @Override
+        public void channelRead(final ChannelHandlerContext ctx, final Object msg) {
+            messages.lazySet(messages.get() + 1);
+            ctx.write(msg, ctx.voidPromise());
+        }
+
+        @Override
+        public void channelReadComplete(final ChannelHandlerContext ctx) {
+            ctx.flush();
+        }
+
+        @Override
+        public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause) {
+            // a bad frame or a reset ends that connection only
+            ctx.close();
+        }
+    }
+}

@@ -1,0 +1,134 @@
+package dev.peregrine.peers.nio;
+
+import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.Responder;
+import dev.peregrine.peers.support.PeerSupport;
+import dev.peregrine.reactor.IdleStrategy;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One thread that polls the listening channel for new connections and every connection for frames, echoing
+ * all whole frames of one read with one write.
+ */
+final class NioResponder implements Responder {
+    private final ServerSocketChannel server;
+    private final IdleStrategy idle;
+    private final AtomicLong messages = new AtomicLong();
+    private final Thread thread;
+    private SocketChannel[] channels = new SocketChannel[0];
+    private NioFrameReader[] readers = new NioFrameReader[0];
+    private ByteBuffer[] views = new ByteBuffer[0];
+    private volatile boolean running = true;
+
+    private NioResponder(final ServerSocketChannel server, final IdleStrategy idle) {
+        this.server = server;
+        this.idle = idle;
+        this.thread = PeerSupport.start("nio-responder", this::run);
+    }
+
+    static NioResponder start(final BenchConfig config) throws IOException {
+        return new NioResponder(NioBenchTransport.listen(config), PeerSupport.idleStrategy(config));
+    }
+
+    private void run() {
+        try {
+            while (running) {
+                idle.idle(doWork());
+            }
+        } finally {
+            for (final SocketChannel channel : channels) {
+                closeQuietly(channel);
+            }
+            closeQuietly(server);
+        }
+    }
+
+    private int doWork() {
+        int work = accept();
+        for (int i = 0; i < channels.length; i++) {
+            try {
+                work += echo(readers[i], channels[i], views[i]);
+            } catch (final IOException | UncheckedIOException | IllegalStateException ex) {
+                // a client that leaves or misbehaves ends its own connection only
+                closeQuietly(channels[i]);
+                remove(i--);
+            }
+        }
+        return work;
+    }
+
+    private int accept() {
+        try {
+            final SocketChannel channel = server.accept();
+            if (channel == null) {
+                return 0;
+            }
+            NioBenchTransport.configure(channel);
+            final NioFrameReader reader = new NioFrameReader(channel);
+            channels = Arrays.copyOf(channels, channels.length + 1);
+            readers = Arrays.copyOf(readers, readers.length + 1);
+            views = Arrays.copyOf(views, views.length + 1);
+            channels[channels.length - 1] = channel;
+            readers[readers.length - 1] = reader;
+            views[views.length - 1] = reader.buffer().duplicate();
+            return 1;
+        } catch (final IOException ex) {
+            System.err.println("nio responder: accept failed: " + ex);
+            return 0;
+        }
+    }
+
+    private int echo(final NioFrameReader reader, final SocketChannel channel, final ByteBuffer view) throws IOException {
+        if (reader.fill() == 0) {
+            return 0;
+        }
+        final int start = reader.readIndex();
+        int frames = 0;
+        while (reader.next() >= 0) {
+            frames++;
+        }
+        if (frames > 0) {
+            // counted before the echo leaves, so a client that has its echo also sees it counted
+            messages.lazySet(messages.get() + frames);
+            view.limit(reader.readIndex()).position(start);
+            NioWriter.writeFully(channel, view, false);
+        }
+        return frames;
+    }
+
+    private void remove(final int index) {
+        final int last = channels.length - 1;
+        channels[index] = channels[last];
+        readers[index] = readers[last];
+        views[index] = views[last];
+        channels = Arrays.copyOf(channels, last);
+        readers = Arrays.copyOf(readers, last);
+        views = Arrays.copyOf(views, last);
+    }
+
+    private static void closeQuietly(final java.nio.channels.Channel channel) {
+        try {
+            channel.close();
+        } catch (final IOException ignored) {
+            // best effort on the way out
+        }
+    }
+
+    @Override
+    public long messages() {
+        return messages.get();
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        PeerSupport.join(thread);
+    }
+}

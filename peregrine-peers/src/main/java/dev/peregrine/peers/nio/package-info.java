@@ -1,0 +1,9 @@
+/**
+ * A plain hand-written NIO loop: non-blocking {@code SocketChannel}s, direct {@code ByteBuffer}s, no
+ * selector (every waiting side spins on {@code read}), TCP_NODELAY and frames of
+ * {@link dev.peregrine.peers.support.TcpFrameLayout}.
+ *
+ * <p>Threading: the responder runs one thread that accepts and serves every connection; a client, sender or
+ * receiver is used by one thread.
+ */
+package dev.peregrine.peers.nio;

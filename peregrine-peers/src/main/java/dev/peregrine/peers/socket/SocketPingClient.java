@@ -1,0 +1,67 @@
+package dev.peregrine.peers.socket;
+
+import dev.peregrine.peers.PingClient;
+import dev.peregrine.peers.support.TcpFrameLayout;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.Socket;
+
+/**
+ * Sends a frame with one blocking write; {@link #receive()} blocks in read, {@link #poll()} asks
+ * {@code available()} first so it never blocks.
+ */
+final class SocketPingClient implements PingClient {
+    private final Socket socket;
+    private final OutputStream out;
+    private final SocketFrameReader reader;
+    private final byte[] frame;
+    private final int size;
+
+    SocketPingClient(final Socket socket, final int size) throws IOException {
+        this.socket = socket;
+        this.size = size;
+        this.out = socket.getOutputStream();
+        this.reader = new SocketFrameReader(socket.getInputStream());
+        this.frame = new byte[TcpFrameLayout.HEADER_LENGTH + size];
+        TcpFrameLayout.putLength(frame, size);
+    }
+
+    @Override
+    public void send(final long sequence) {
+        TcpFrameLayout.putSequence(frame, TcpFrameLayout.SEQUENCE_OFFSET, sequence);
+        try {
+            out.write(frame, 0, TcpFrameLayout.HEADER_LENGTH + size);
+        } catch (final IOException ex) {
+            throw new UncheckedIOException("send to " + socket.getRemoteSocketAddress(), ex);
+        }
+    }
+
+    @Override
+    public long poll() {
+        try {
+            return reader.ready() ? reader.read() : -1;
+        } catch (final IOException ex) {
+            throw new UncheckedIOException("receive from " + socket.getRemoteSocketAddress(), ex);
+        }
+    }
+
+    @Override
+    public long receive() {
+        try {
+            return reader.read();
+        } catch (final IOException ex) {
+            throw new UncheckedIOException("receive from " + socket.getRemoteSocketAddress(), ex);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            socket.close();
+        } catch (final IOException ignored) {
+            // nothing left to release
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package dev.peregrine.peers.socket;
+
+import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.Responder;
+import dev.peregrine.peers.support.PeerSupport;
+import dev.peregrine.peers.support.TcpFrameLayout;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Accepts on one thread and echoes each connection's frames on a thread of its own, blocking in read.
+ */
+final class SocketResponder implements Responder {
+    private final ServerSocket server;
+    private final AtomicLong messages = new AtomicLong();
+    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private final List<Thread> threads = new CopyOnWriteArrayList<>();
+    private final int size;
+    private volatile boolean closed;
+
+    private SocketResponder(final ServerSocket server, final int size) {
+        this.server = server;
+        this.size = size;
+    }
+
+    static SocketResponder start(final BenchConfig config) throws IOException {
+        final ServerSocket server = new ServerSocket();
+        try {
+            server.setReuseAddress(true);
+            server.bind(new InetSocketAddress(config.host(), config.port()));
+        } catch (final IOException ex) {
+            server.close();
+            throw new IOException("cannot listen on " + config.host() + ":" + config.port(), ex);
+        }
+        final SocketResponder responder = new SocketResponder(server, config.size());
+        responder.threads.add(PeerSupport.start("socket-acceptor", responder::acceptLoop));
+        return responder;
+    }
+
+    private void acceptLoop() {
+        int count = 0;
+        while (!closed) {
+            try {
+                final Socket socket = server.accept();
+                SocketBenchTransport.configure(socket);
+                sockets.add(socket);
+                threads.add(PeerSupport.start("socket-echo-" + count++, () -> echoLoop(socket)));
+            } catch (final IOException ex) {
+                if (!closed) {
+                    System.err.println("socket responder: accept failed: " + ex);
+                }
+                return;
+            }
+        }
+    }
+
+    private void echoLoop(final Socket socket) {
+        try (socket) {
+            final SocketFrameReader reader = new SocketFrameReader(socket.getInputStream());
+            final OutputStream out = socket.getOutputStream();
+            byte[] frame = new byte[TcpFrameLayout.HEADER_LENGTH + size];
+            while (!closed) {
+                reader.read();
+                final int length = reader.payloadLength();
+                if (TcpFrameLayout.HEADER_LENGTH + length > frame.length) {
+                    frame = new byte[TcpFrameLayout.HEADER_LENGTH + length];
+                }
+                TcpFrameLayout.putLength(frame, length);
+                System.arraycopy(reader.payload(), 0, frame, TcpFrameLayout.HEADER_LENGTH, length);
+                // counted before the echo leaves, so a client that has its echo also sees it counted
+                messages.lazySet(messages.get() + 1);
+                out.write(frame, 0, TcpFrameLayout.HEADER_LENGTH + length);
+            }
+        } catch (final IOException | IllegalStateException ex) {
+            // EOF or reset when the client goes away is the normal end of a connection
+            if (!closed && !(ex instanceof java.io.EOFException)) {
+                System.err.println("socket responder: connection closed: " + ex);
+            }
+        } finally {
+            sockets.remove(socket);
+        }
+    }
+
+    @Override
+    public long messages() {
+        return messages.get();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            server.close();
+        } catch (final IOException ignored) {
+            // closing is best effort; the threads below end either way
+        }
+        for (final Socket socket : sockets) {
+            try {
+                socket.close();
+            } catch (final IOException ignored) {
+                // as above
+            }
+        }
+        for (final Thread thread : threads) {
+            PeerSupport.join(thread);
+        }
+    }
+}

@@ -1,0 +1,259 @@
+package dev.peregrine.peers;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The suite every peer passes (JCTools' QueueSanityTest style): echoes in order at two sizes, a one-way
+ * stream that delivers each sequence exactly once and in order, and a clean close that leaves no thread
+ * behind. Each subclass names one transport.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+abstract class BenchTransportConformanceTest {
+    static final int ROUND_TRIPS = 5_000;
+    static final int STREAM_MESSAGES = 50_000;
+    static final int BUSY_SPIN_ROUND_TRIPS = 500;
+
+    @TempDir
+    Path directory;
+
+    private Set<Thread> threadsBefore;
+
+    /**
+     * The transport under test.
+     *
+     * @return a fresh instance
+     */
+    abstract BenchTransport transport();
+
+    @BeforeEach
+    void rememberThreads() {
+        threadsBefore = Thread.getAllStackTraces().keySet();
+    }
+
+    @AfterEach
+    void shouldLeaveNoThreadOfItsOwnBehind() throws InterruptedException {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        List<String> leaked = newThreads();
+        while (!leaked.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            leaked = newThreads();
+        }
+        assertThat(leaked).as("threads started by the transport and still alive after close").isEmpty();
+    }
+
+    private List<String> newThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+            .filter(thread -> thread.isAlive() && !threadsBefore.contains(thread))
+            .filter(thread -> !thread.getName().startsWith("junit-"))
+            .filter(thread -> !isSharedLibraryThread(thread.getName()))
+            .map(Thread::getName)
+            .sorted()
+            .collect(Collectors.toList());
+    }
+
+    /**
+     * Threads a library keeps for the whole JVM rather than per connection (they are not leaks of a close).
+     *
+     * @param name the thread's name
+     * @return true to ignore it
+     */
+    boolean isSharedLibraryThread(final String name) {
+        return false;
+    }
+
+    BenchConfig config(final int size) throws IOException {
+        return config(size, busySpin());
+    }
+
+    /**
+     * Whether the waiting sides spin in most tests (one test always spins). Correctness does not depend on it;
+     * on a shared two-core machine three spinning threads take turns of milliseconds, so transports with a
+     * spinning third thread back off here.
+     *
+     * @return false unless overridden
+     */
+    boolean busySpin() {
+        return false;
+    }
+
+    BenchConfig config(final int size, final boolean busySpin) throws IOException {
+        return new BenchConfig("127.0.0.1", freePort(), size, directory, busySpin);
+    }
+
+    static int freePort() throws IOException {
+        for (int attempt = 0; attempt < 20; attempt++) {
+            final int port;
+            try (ServerSocket socket = new ServerSocket(0)) {
+                port = socket.getLocalPort();
+            }
+            if (port < 65534 && isFree(port + 1)) {
+                return port;
+            }
+        }
+        throw new IOException("no pair of free ports found");
+    }
+
+    private static boolean isFree(final int port) {
+        try (ServerSocket socket = new ServerSocket(port)) {
+            return socket.isBound();
+        } catch (final IOException ex) {
+            return false;
+        }
+    }
+
+    @ParameterizedTest(name = "size {0}")
+    @ValueSource(ints = {32, 256})
+    void shouldEchoEverySequenceInOrder(final int size) throws Exception {
+        final BenchTransport transport = transport();
+        final BenchConfig config = config(size);
+        assumeTrue(transport.unavailableReason(config) == null, () -> transport.unavailableReason(config));
+        try (Responder responder = transport.startResponder(config); PingClient client = transport.connect(config)) {
+            for (long sequence = 0; sequence < ROUND_TRIPS; sequence++) {
+                client.send(sequence);
+                assertThat(client.receive()).isEqualTo(sequence);
+            }
+            assertThat(client.poll()).isEqualTo(-1);
+            assertThat(responder.messages()).isEqualTo(ROUND_TRIPS);
+        }
+    }
+
+    @Test
+    void shouldEchoInOrderWhileBusySpinning() throws Exception {
+        final BenchTransport transport = transport();
+        final BenchConfig config = config(256, true);
+        assumeTrue(transport.unavailableReason(config) == null, () -> transport.unavailableReason(config));
+        try (Responder responder = transport.startResponder(config); PingClient client = transport.connect(config)) {
+            for (long sequence = 0; sequence < BUSY_SPIN_ROUND_TRIPS; sequence++) {
+                client.send(sequence);
+                assertThat(client.receive()).isEqualTo(sequence);
+            }
+            assertThat(responder.messages()).isEqualTo(BUSY_SPIN_ROUND_TRIPS);
+        }
+    }
+
+    @Test
+    void shouldKeepEchoesOfConcurrentClientsApart() throws Exception {
+        final BenchTransport transport = transport();
+        final BenchConfig config = config(64);
+        assumeTrue(transport.unavailableReason(config) == null, () -> transport.unavailableReason(config));
+        final int clients = 3;
+        try (Responder responder = transport.startResponder(config)) {
+            final PingClient[] connected = new PingClient[clients];
+            try {
+                for (int c = 0; c < clients; c++) {
+                    connected[c] = transport.connect(config);
+                }
+                for (long round = 0; round < 500; round++) {
+                    for (int c = 0; c < clients; c++) {
+                        connected[c].send(round * clients + c);
+                    }
+                    for (int c = 0; c < clients; c++) {
+                        assertThat(connected[c].receive()).isEqualTo(round * clients + c);
+                    }
+                }
+                for (final PingClient client : connected) {
+                    assertThat(client.poll()).isEqualTo(-1);
+                }
+                assertThat(responder.messages()).isEqualTo(500L * clients);
+            } finally {
+                for (final PingClient client : connected) {
+                    if (client != null) {
+                        client.close();
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldEchoSeveralMessagesInFlightInOrder() throws Exception {
+        final BenchTransport transport = transport();
+        final BenchConfig config = config(64);
+        assumeTrue(transport.unavailableReason(config) == null, () -> transport.unavailableReason(config));
+        try (Responder responder = transport.startResponder(config); PingClient client = transport.connect(config)) {
+            long expected = 0;
+            for (long sequence = 0; sequence < ROUND_TRIPS; sequence += 8) {
+                for (long i = sequence; i < sequence + 8; i++) {
+                    client.send(i);
+                }
+                for (int i = 0; i < 8; i++) {
+                    assertThat(client.receive()).isEqualTo(expected++);
+                }
+            }
+            assertThat(responder.messages()).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void shouldDeliverEveryStreamSequenceExactlyOnceInOrder() throws Exception {
+        final BenchTransport transport = transport();
+        assumeTrue(transport.supportsStream(), () -> transport.name() + " has no stream mode");
+        final BenchConfig config = config(256);
+        assumeTrue(transport.unavailableReason(config) == null, () -> transport.unavailableReason(config));
+        final AtomicReference<Throwable> senderFailure = new AtomicReference<>();
+        try (StreamReceiver receiver = transport.startStreamReceiver(config)) {
+            final Thread sender = new Thread(() -> {
+                try (StreamSender streamSender = transport.connectStreamSender(config)) {
+                    for (long sequence = 0; sequence < STREAM_MESSAGES; sequence++) {
+                        while (!streamSender.offer(sequence)) {
+                            Thread.onSpinWait();
+                        }
+                    }
+                    // keep the connection open until the receiver has read everything
+                    while (!Thread.currentThread().isInterrupted()) {
+                        Thread.sleep(5);
+                    }
+                } catch (final InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                } catch (final Throwable ex) {
+                    senderFailure.set(ex);
+                }
+            }, "test-stream-sender");
+            sender.start();
+            final long[] next = {0};
+            final List<Long> wrong = new ArrayList<>();
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (next[0] < STREAM_MESSAGES && senderFailure.get() == null && System.nanoTime() < deadline) {
+                receiver.poll(sequence -> {
+                    if (sequence != next[0] && wrong.size() < 10) {
+                        wrong.add(sequence);
+                    }
+                    next[0] = sequence + 1;
+                });
+            }
+            sender.interrupt();
+            sender.join(10_000);
+            assertThat(senderFailure.get()).isNull();
+            assertThat(wrong).as("sequences out of order or repeated").isEmpty();
+            assertThat(next[0]).isEqualTo(STREAM_MESSAGES);
+            assertThat(receiver.poll(sequence -> wrong.add(sequence))).isZero();
+        }
+    }
+
+    @Test
+    void shouldDescribeItself() {
+        final BenchTransport transport = transport();
+        assertThat(transport.name()).isNotBlank();
+        assertThat(transport.description()).isNotBlank();
+        assertThat(transport.path()).isIn("tcp", "udp", "shm");
+    }
+}
