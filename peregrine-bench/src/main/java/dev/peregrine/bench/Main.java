@@ -8,7 +8,9 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "peregrine", mixinStandardHelpOptions = true, version = "peregrine 0.1.0",
     description = "Low-latency messaging in plain Java: examples and the benchmark suite.",
-    subcommands = {CommandLine.HelpCommand.class})
+    subcommands = {CommandLine.HelpCommand.class,
+        BenchCommand.class,
+        ResponderCommand.class})
 public final class Main {
     private Main() {
     }

@@ -1,0 +1,110 @@
+package dev.peregrine.bench;
+
+import java.io.PrintStream;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A progress line on stderr while a run measures, e.g.
+ * {@code [tcp size=256] measuring 412000/1000000 (41%)}. The measuring thread only stores a counter
+ * ({@link #advance}, no allocation, no I/O); a daemon thread prints it once a second.
+ */
+public final class Progress implements AutoCloseable {
+    private static final long PERIOD_MS = 1000;
+
+    private final AtomicLong done = new AtomicLong();
+    private final PrintStream err;
+    private final Thread printer;
+    private volatile String label = "";
+    private volatile String phase = "starting";
+    private volatile long total;
+    private volatile boolean printed;
+    private volatile boolean closed;
+
+    /**
+     * Starts printing.
+     *
+     * @param err where to print, usually {@code System.err}
+     * @param quiet whether to print nothing at all
+     */
+    public Progress(final PrintStream err, final boolean quiet) {
+        this.err = err;
+        this.printer = new Thread(this::print, "bench-progress");
+        printer.setDaemon(true);
+        if (!quiet) {
+            printer.start();
+        }
+    }
+
+    /**
+     * Starts a phase.
+     *
+     * @param runLabel the run, e.g. {@code tcp size=256}
+     * @param phaseName e.g. {@code warm-up} or {@code measuring}
+     * @param phaseTotal how many messages the phase has
+     */
+    public void phase(final String runLabel, final String phaseName, final long phaseTotal) {
+        this.label = runLabel;
+        this.phase = phaseName;
+        this.total = phaseTotal;
+        done.set(0);
+    }
+
+    /**
+     * Records how far the phase is; called by the measuring thread, allocates nothing.
+     *
+     * @param count messages done in this phase
+     */
+    public void advance(final long count) {
+        done.lazySet(count);
+    }
+
+    /**
+     * Messages done in the current phase.
+     *
+     * @return the count
+     */
+    public long done() {
+        return done.get();
+    }
+
+    private void print() {
+        while (!closed) {
+            try {
+                Thread.sleep(PERIOD_MS);
+            } catch (final InterruptedException ex) {
+                return;
+            }
+            if (closed) {
+                return;
+            }
+            final long count = done.get();
+            final long of = total;
+            final String percent = of > 0 ? " (" + (count * 100 / of) + "%)" : "";
+            synchronized (err) {
+                err.print("\r[" + label + "] " + phase + " " + count + "/" + of + percent + "        ");
+                err.flush();
+            }
+            printed = true;
+        }
+    }
+
+    /**
+     * Ends the current line so that what follows starts on a fresh one.
+     */
+    public void endLine() {
+        if (printed) {
+            synchronized (err) {
+                err.print("\r" + " ".repeat(78) + "\r");
+                err.flush();
+            }
+            printed = false;
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        printer.interrupt();
+        endLine();
+    }
+}
