@@ -78,7 +78,7 @@ public final class BenchRunner {
             progress.phase(spec.label(), "starting responder", 0);
             try (ResponderSide responders = spec.inProcess()
                 ? LocalResponderSide.start(transport, configs, spec.responderCpu())
-                : ChildResponderSide.start(transport.name(), base, spec.clients(), spec.responderCpu())) {
+                : ChildResponderSide.start(transport, base, spec.clients(), spec.responderCpu())) {
                 return measure(spec, configs, responders);
             }
         } catch (final Exception | LinkageError ex) {

@@ -1,6 +1,7 @@
 package dev.peregrine.bench;
 
 import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.BenchTransport;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -39,13 +40,13 @@ public final class ChildResponderSide implements ResponderSide {
     /**
      * The command that starts a responder JVM.
      *
-     * @param transport the transport's name
+     * @param transport the transport
      * @param config the first responder's configuration (the others use port + 2i and sub-folders)
      * @param count how many responders
      * @param cpu the CPU to pin the responders to, or -1
      * @return the command line
      */
-    public static List<String> command(final String transport, final BenchConfig config, final int count,
+    public static List<String> command(final BenchTransport transport, final BenchConfig config, final int count,
                                        final int cpu) {
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
@@ -55,11 +56,12 @@ public final class ChildResponderSide implements ResponderSide {
                 command.add(argument); // the same heap and GC settings as the client
             }
         }
+        command.addAll(transport.jvmArguments());
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(Main.class.getName());
         command.add("responder");
-        command.add("--transport=" + transport);
+        command.add("--transport=" + transport.name());
         command.add("--host=" + config.host());
         command.add("--port=" + config.port());
         command.add("--size=" + config.size());
@@ -73,7 +75,7 @@ public final class ChildResponderSide implements ResponderSide {
     /**
      * Starts the child and waits for its {@code READY} line.
      *
-     * @param transport the transport's name
+     * @param transport the transport
      * @param config the first responder's configuration
      * @param count how many responders
      * @param cpu the CPU to pin the responders to, or -1
@@ -81,7 +83,7 @@ public final class ChildResponderSide implements ResponderSide {
      * @throws IOException if the child cannot start or fails before it is ready (with its reason)
      * @throws InterruptedException if interrupted while waiting
      */
-    public static ChildResponderSide start(final String transport, final BenchConfig config, final int count,
+    public static ChildResponderSide start(final BenchTransport transport, final BenchConfig config, final int count,
                                            final int cpu) throws IOException, InterruptedException {
         final ProcessBuilder builder = new ProcessBuilder(command(transport, config, count, cpu))
             .redirectError(ProcessBuilder.Redirect.INHERIT);
@@ -94,12 +96,12 @@ public final class ChildResponderSide implements ResponderSide {
         final String line = side.await("READY", START_TIMEOUT_MS);
         if (line == null) {
             side.close();
-            throw new IOException("the responder JVM for transport=" + transport + " did not start within "
+            throw new IOException("the responder JVM for transport=" + transport.name() + " did not start within "
                 + START_TIMEOUT_MS + " ms");
         }
         if (!line.startsWith("READY")) {
             side.close();
-            throw new IOException("the responder JVM for transport=" + transport + " failed: " + line);
+            throw new IOException("the responder JVM for transport=" + transport.name() + " failed: " + line);
         }
         return side;
     }

@@ -79,19 +79,26 @@ public final class CompareCommand implements Callable<Integer> {
         final PrintStream out = System.out;
         final Instant started = Instant.now();
         final List<BenchTransport> chosen = CommonOptions.transports(transports);
+        final Integer relaunched = Relaunch.ifNeeded(spec, chosen);
+        if (relaunched != null) {
+            return relaunched;
+        }
         final List<HtmlReport.TransportInfo> infos = new ArrayList<>();
         out.println("peregrine bench compare: " + chosen.size() + " transport(s) found: "
             + String.join(", ", chosen.stream().map(BenchTransport::name).toList()));
         for (final BenchTransport transport : chosen) {
             final String why = unavailable(transport);
+            final String jvm = transport.jvmArguments().isEmpty() ? ""
+                : " [JVM options: " + String.join(" ", transport.jvmArguments()) + "]";
             infos.add(new HtmlReport.TransportInfo(transport.name(), transport.path(), Transports.isPeregrine(transport),
-                transport.description(), why));
+                transport.description() + jvm, why));
             if (why != null) {
                 out.println("  " + transport.name() + ": not available here: " + why);
             }
         }
         final FloorRunner.Outcome floorOutcome = floor(out);
-        final List<FloorResult> floors = floorOutcome == null ? List.of() : floorOutcome.results();
+        final List<FloorResult> floors = floorOutcome == null ? List.of()
+            : FloorResult.withoutRepeats(floorOutcome.results());
         final String floorNote = floorNote(floorOutcome);
         out.println(floorNote);
         try (BenchSession session = new BenchSession(out, System.err, common.quiet, false)) {

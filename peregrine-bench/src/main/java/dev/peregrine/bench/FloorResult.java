@@ -101,4 +101,22 @@ public record FloorResult(String name, int size, long p50, long p90, long p99, l
         }
         return any;
     }
+
+    /**
+     * Drops repeated lines that name no size (the shared-memory floor is printed once per run of the script,
+     * whatever the size), keeping the first of each name.
+     *
+     * @param floors the lines
+     * @return the lines without such repeats
+     */
+    public static List<FloorResult> withoutRepeats(final List<FloorResult> floors) {
+        final List<FloorResult> kept = new ArrayList<>();
+        final java.util.Set<String> sizeless = new java.util.HashSet<>();
+        for (final FloorResult floor : floors) {
+            if (floor.size() >= 0 || sizeless.add(floor.name())) {
+                kept.add(floor);
+            }
+        }
+        return kept;
+    }
 }

@@ -3,7 +3,9 @@ package dev.peregrine.bench;
 import dev.peregrine.peers.BenchTransport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.io.PrintStream;
 import java.util.List;
@@ -16,6 +18,9 @@ import java.util.concurrent.Callable;
     description = {"Latency under load (Chronicle's scenario): N clients, each with its own responder, send at a"
         + " fixed rate; latency from the intended send time (coordinated omission corrected); one row per rate."})
 public final class LoadCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
     @Mixin
     CommonOptions common;
 
@@ -42,8 +47,13 @@ public final class LoadCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         final PrintStream out = System.out;
+        final List<BenchTransport> chosen = CommonOptions.transports(transports);
+        final Integer relaunched = Relaunch.ifNeeded(spec, chosen);
+        if (relaunched != null) {
+            return relaunched;
+        }
         try (BenchSession session = new BenchSession(out, System.err, common.quiet, false)) {
-            run(session, CommonOptions.transports(transports), sizes, clients, rates, seconds, warmupSeconds, common);
+            run(session, chosen, sizes, clients, rates, seconds, warmupSeconds, common);
             final List<RunResult> results = session.results();
             out.print(Summary.load(results).toText());
             common.writeFiles(results, out);

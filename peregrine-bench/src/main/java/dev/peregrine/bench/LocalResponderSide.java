@@ -6,7 +6,6 @@ import dev.peregrine.peers.Responder;
 import dev.peregrine.reactor.ThreadAffinity;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
@@ -19,10 +18,12 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class LocalResponderSide implements ResponderSide {
     private final List<Responder> responders;
     private final Set<Long> excludedThreads;
+    private final ThreadAllocation.Tracker allocation;
 
     private LocalResponderSide(final List<Responder> responders, final Set<Long> excludedThreads) {
         this.responders = responders;
         this.excludedThreads = excludedThreads;
+        this.allocation = new ThreadAllocation.Tracker(excludedThreads);
     }
 
     /**
@@ -57,7 +58,8 @@ public final class LocalResponderSide implements ResponderSide {
         }, "responder-starter");
         starter.start();
         starter.join();
-        final Set<Long> excluded = new HashSet<>(before);
+        final Set<Long> excluded = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        excluded.addAll(before);
         excluded.add(starter.threadId());
         final LocalResponderSide side = new LocalResponderSide(started, excluded);
         if (failure.get() != null) {
@@ -82,7 +84,7 @@ public final class LocalResponderSide implements ResponderSide {
         for (final Responder responder : responders) {
             messages += responder.messages();
         }
-        return new ResponderStats(messages, ThreadAllocation.threadsExcept(excludedThreads), RuntimeCounters.UNKNOWN);
+        return new ResponderStats(messages, allocation.total(), RuntimeCounters.UNKNOWN);
     }
 
     @Override

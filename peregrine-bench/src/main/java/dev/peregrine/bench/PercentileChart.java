@@ -106,10 +106,14 @@ public final class PercentileChart {
             Html.escape(title)));
         axes(out, scale);
         for (int i = 0; i < floorLines.size(); i++) {
+            final FloorResult floor = floors.get(i);
+            final Point end = floorLines.get(i).get(floorLines.get(i).size() - 1);
             out.append(String.format(Locale.ROOT,
-                "<path class=\"floor\" data-floor=\"%s\" fill=\"none\" stroke=\"#555555\" stroke-width=\"1.5\""
-                    + " stroke-dasharray=\"6 4\" d=\"%s\"/>%n",
-                Html.escape(floors.get(i).name()), path(floorLines.get(i), scale)));
+                "<path class=\"floor\" data-floor=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\""
+                    + " stroke-dasharray=\"%s\" d=\"%s\"/>"
+                    + "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\">%s</text>%n",
+                Html.escape(floor.name()), floorColour(floor), floorDash(floor), path(floorLines.get(i), scale),
+                scale.x(end.nines()) + 4, scale.y(end.micros()) + 4, Html.escape(floor.name())));
         }
         for (int i = 0; i < lines.size(); i++) {
             out.append(String.format(Locale.ROOT,
@@ -195,11 +199,28 @@ public final class PercentileChart {
         }
         for (final FloorResult floor : floors) {
             out.append(String.format(Locale.ROOT,
-                "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#555555\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>"
+                "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"%s\"/>"
                     + "<text x=\"%d\" y=\"%d\" class=\"legend\">floor %s (C)</text>%n",
-                x, y, x + 24, y, x + 30, y + 4, Html.escape(floor.name())));
+                x, y, x + 24, y, floorColour(floor), floorDash(floor), x + 30, y + 4, Html.escape(floor.name())));
             y += 20;
         }
+    }
+
+    private static String floorColour(final FloorResult floor) {
+        return switch (floor.path()) {
+            case "tcp" -> "#333333";
+            case "udp" -> "#8c6d31";
+            case "shm" -> "#7b4173";
+            default -> "#777777";
+        };
+    }
+
+    private static String floorDash(final FloorResult floor) {
+        return switch (floor.path()) {
+            case "tcp" -> "6 4";
+            case "udp" -> "2 3";
+            default -> "10 3 2 3";
+        };
     }
 
     /** Maps data units to SVG coordinates. */

@@ -3,7 +3,9 @@ package dev.peregrine.bench;
 import dev.peregrine.peers.BenchTransport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.io.PrintStream;
 import java.util.List;
@@ -17,6 +19,9 @@ import java.util.concurrent.Callable;
         + " --rate a fixed schedule with latency measured from the intended send time (coordinated omission"
         + " corrected). The responder runs in a second JVM unless --in-process."})
 public final class PingPongCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
     @Mixin
     CommonOptions common;
 
@@ -40,6 +45,10 @@ public final class PingPongCommand implements Callable<Integer> {
     public Integer call() {
         final PrintStream out = System.out;
         final List<BenchTransport> chosen = CommonOptions.transports(transports);
+        final Integer relaunched = Relaunch.ifNeeded(spec, chosen);
+        if (relaunched != null) {
+            return relaunched;
+        }
         try (BenchSession session = new BenchSession(out, System.err, common.quiet, true)) {
             for (final BenchTransport transport : chosen) {
                 for (final int size : sizes) {

@@ -17,7 +17,7 @@ public final class Progress implements AutoCloseable {
     private volatile String label = "";
     private volatile String phase = "starting";
     private volatile long total;
-    private volatile boolean printed;
+    private volatile int printedLength;
     private volatile boolean closed;
 
     /**
@@ -79,12 +79,13 @@ public final class Progress implements AutoCloseable {
             }
             final long count = done.get();
             final long of = total;
-            final String percent = of > 0 ? " (" + (count * 100 / of) + "%)" : "";
+            final String line = "[" + label + "] " + phase + (of > 0 ? " " + count + "/" + of + " ("
+                + (count * 100 / of) + "%)" : " ...");
             synchronized (err) {
-                err.print("\r[" + label + "] " + phase + " " + count + "/" + of + percent + "        ");
+                err.print("\r" + line + " ".repeat(Math.max(0, printedLength - line.length())));
                 err.flush();
+                printedLength = line.length();
             }
-            printed = true;
         }
     }
 
@@ -92,12 +93,12 @@ public final class Progress implements AutoCloseable {
      * Ends the current line so that what follows starts on a fresh one.
      */
     public void endLine() {
-        if (printed) {
-            synchronized (err) {
-                err.print("\r" + " ".repeat(78) + "\r");
+        synchronized (err) {
+            if (printedLength > 0) {
+                err.print("\r" + " ".repeat(printedLength) + "\r");
                 err.flush();
+                printedLength = 0;
             }
-            printed = false;
         }
     }
 

@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.Callable;
 
 /**
@@ -67,7 +66,8 @@ public final class ResponderCommand implements Callable<Integer> {
                 System.err.println("peregrine responder: not pinned to cpu " + cpu + ": " + why);
             }
         }
-        final Set<Long> before = new HashSet<>(ThreadAllocation.liveThreadIds());
+        final ThreadAllocation.Tracker allocation = new ThreadAllocation.Tracker(
+            new HashSet<>(ThreadAllocation.liveThreadIds()));
         final List<Responder> responders = new ArrayList<>();
         try {
             final BenchTransport bench = Transports.byName(transport);
@@ -90,26 +90,26 @@ public final class ResponderCommand implements Callable<Integer> {
             String line;
             while ((line = in.readLine()) != null) {
                 if (line.trim().equals("STATS")) {
-                    out.println(stats(responders, before).toLine());
+                    out.println(stats(responders, allocation).toLine());
                     out.flush();
                 }
             }
         } catch (final IOException ex) {
             // the parent is gone: same as the end of stdin
         }
-        final ResponderStats last = stats(responders, before);
+        final ResponderStats last = stats(responders, allocation);
         closeAll(responders);
         out.println("BYE" + last.toLine().substring("STATS".length()));
         out.flush();
         return 0;
     }
 
-    private static ResponderStats stats(final List<Responder> responders, final Set<Long> before) {
+    private static ResponderStats stats(final List<Responder> responders, final ThreadAllocation.Tracker allocation) {
         long messages = 0;
         for (final Responder responder : responders) {
             messages += responder.messages();
         }
-        return new ResponderStats(messages, ThreadAllocation.threadsExcept(before), RuntimeCounters.now());
+        return new ResponderStats(messages, allocation.total(), RuntimeCounters.now());
     }
 
     private static synchronized void closeAll(final List<Responder> responders) {

@@ -4,7 +4,9 @@ import com.sun.management.ThreadMXBean;
 
 import java.lang.management.ManagementFactory;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -53,22 +55,42 @@ public final class ThreadAllocation {
     }
 
     /**
-     * Bytes allocated so far by the live threads not in {@code excluded}, all together.
-     *
-     * @param excluded threads to leave out (those that existed before the transport started, the caller)
-     * @return the bytes, or -1 if the JVM cannot tell
+     * Counts what a group of threads allocates over time: every call adds, for each live thread not excluded,
+     * what it allocated since the previous call (all of it for a thread seen for the first time). Unlike a
+     * plain sum over live threads, the total never shrinks when a thread ends.
      */
-    public static long threadsExcept(final Set<Long> excluded) {
-        if (!SUPPORTED) {
-            return -1;
+    public static final class Tracker {
+        private final Set<Long> excluded;
+        private final Map<Long, Long> last = new HashMap<>();
+        private long total;
+
+        /**
+         * Tracks every thread but these.
+         *
+         * @param excluded threads to leave out; the set is read on each call, so it may grow
+         */
+        public Tracker(final Set<Long> excluded) {
+            this.excluded = excluded;
         }
-        final long[] ids = Arrays.stream(THREADS.getAllThreadIds()).filter(id -> !excluded.contains(id)).toArray();
-        long total = 0;
-        for (final long bytes : THREADS.getThreadAllocatedBytes(ids)) {
-            if (bytes > 0) {
-                total += bytes; // -1: the thread ended between the two calls
+
+        /**
+         * Bytes allocated by the tracked threads up to now.
+         *
+         * @return the running total, or -1 if the JVM cannot tell
+         */
+        public synchronized long total() {
+            if (!SUPPORTED) {
+                return -1;
             }
+            final long[] ids = Arrays.stream(THREADS.getAllThreadIds()).filter(id -> !excluded.contains(id)).toArray();
+            final long[] bytes = THREADS.getThreadAllocatedBytes(ids);
+            for (int i = 0; i < ids.length; i++) {
+                if (bytes[i] >= 0) {
+                    final Long before = last.put(ids[i], bytes[i]);
+                    total += bytes[i] - (before == null ? 0 : before);
+                }
+            }
+            return total;
         }
-        return total;
     }
 }

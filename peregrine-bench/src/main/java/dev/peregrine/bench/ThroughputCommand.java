@@ -3,7 +3,9 @@ package dev.peregrine.bench;
 import dev.peregrine.peers.BenchTransport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.io.PrintStream;
 import java.util.List;
@@ -16,6 +18,9 @@ import java.util.concurrent.Callable;
     description = {"One-way throughput: a sender offers messages as fast as the transport takes them, a receiver"
         + " thread checks every sequence number; messages/s and MB/s per size (transports with a stream mode)."})
 public final class ThroughputCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
     @Mixin
     CommonOptions common;
 
@@ -35,8 +40,13 @@ public final class ThroughputCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         final PrintStream out = System.out;
+        final List<BenchTransport> chosen = CommonOptions.transports(transports);
+        final Integer relaunched = Relaunch.ifNeeded(spec, chosen);
+        if (relaunched != null) {
+            return relaunched;
+        }
         try (BenchSession session = new BenchSession(out, System.err, common.quiet, false)) {
-            run(session, CommonOptions.transports(transports), sizes, messages, warmup, common);
+            run(session, chosen, sizes, messages, warmup, common);
             final List<RunResult> results = session.results();
             out.print(Summary.throughput(results).toText());
             common.writeFiles(results, out);

@@ -1,5 +1,7 @@
 package dev.peregrine.peers;
 
+import java.util.List;
+
 /**
  * A transport as the benchmark sees it: a responder that echoes every message back, a client that sends
  * messages and receives the echoes, and optionally a one-way stream for throughput. Implementations are
@@ -31,6 +33,16 @@ public interface BenchTransport {
      * @return the path
      */
     String path();
+
+    /**
+     * JVM options this transport needs (for example to let a library use {@code sun.misc.Unsafe} without a
+     * warning), so the benchmark can start a responder JVM with them and print them in the report.
+     *
+     * @return the options, empty if none
+     */
+    default List<String> jvmArguments() {
+        return List.of();
+    }
 
     /**
      * Why this transport cannot run on this machine, or {@code null} if it can.
