@@ -202,6 +202,10 @@ public final class BenchRunner {
             }
         }
         final long measured = all.getTotalCount();
+        if (note == null && measured < spec.messages() * spec.clients()) {
+            note = "time limit of " + spec.timeLimitSeconds() + " s reached: " + measured + " of "
+                + spec.messages() * spec.clients() + " messages measured";
+        }
         if (measured == 0) {
             return noNumbers(spec, RunResult.Status.FAILED, note == null ? "nothing was measured" : note);
         }
@@ -277,13 +281,15 @@ public final class BenchRunner {
                 if (clientProgress != null) {
                     clientProgress.phase(spec.label(), "warm-up", spec.warmup());
                 }
-                run(pingPong, 0, spec.warmup(), intended, null);
+                final long limitNs = (long)(spec.timeLimitSeconds() * 1e9);
+                run(pingPong, 0, spec.warmup(), intended, null, limitNs == 0 ? 0 : System.nanoTime() + limitNs / 2);
                 warmedUp.countDown();
                 go.await();
                 startNs = System.nanoTime();
                 allocatedBefore = ThreadAllocation.currentThread();
                 try {
-                    run(pingPong, spec.warmup(), spec.messages(), intended, histogram);
+                    run(pingPong, spec.warmup(), spec.messages(), intended, histogram,
+                        limitNs == 0 ? 0 : startNs + limitNs);
                 } finally {
                     allocatedAfter = ThreadAllocation.currentThread();
                     endNs = System.nanoTime();
@@ -293,16 +299,14 @@ public final class BenchRunner {
             }
         }
 
-        private void run(final PingPongLoop pingPong, final long first, final long count, final long[] intended,
-                         final Histogram into) {
+        private long run(final PingPongLoop pingPong, final long first, final long count, final long[] intended,
+                         final Histogram into, final long deadlineNs) {
             if (count == 0) {
-                return;
+                return 0;
             }
-            if (spec.rate() > 0) {
-                pingPong.atRate(first, count, spec.rate(), intended, into);
-            } else {
-                pingPong.oneInFlight(first, count, into);
-            }
+            return spec.rate() > 0
+                ? pingPong.atRate(first, count, spec.rate(), intended, into, deadlineNs)
+                : pingPong.oneInFlight(first, count, into, deadlineNs);
         }
     }
 }

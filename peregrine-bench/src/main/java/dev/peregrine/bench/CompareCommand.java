@@ -45,6 +45,15 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--warmup", defaultValue = "20000", description = "Ping-pong warm-up messages (default: ${DEFAULT-VALUE}).")
     long warmup;
 
+    @Option(names = "--time-limit", defaultValue = "30", paramLabel = "SECONDS",
+        description = "Longest measurement per ping-pong run; a slower transport is cut short and marked partial"
+            + " (default: ${DEFAULT-VALUE}).")
+    double timeLimit;
+
+    @Option(names = "--budget", defaultValue = "480", paramLabel = "SECONDS",
+        description = "Time for all ping-pong runs together; each run's limit shrinks to fit it (default: ${DEFAULT-VALUE}).")
+    double budget;
+
     @Option(names = "--full", description = "Also run load and throughput.")
     boolean full;
 
@@ -102,14 +111,20 @@ public final class CompareCommand implements Callable<Integer> {
         final String floorNote = floorNote(floorOutcome);
         out.println(floorNote);
         try (BenchSession session = new BenchSession(out, System.err, common.quiet, false)) {
+            final long pingPongStart = System.nanoTime();
+            int runsLeft = sizes.size() * chosen.size();
             for (final int size : sizes) {
                 for (final BenchTransport transport : chosen) {
                     if (session.stopping()) {
                         break;
                     }
+                    final double left = budget - (System.nanoTime() - pingPongStart) / 1e9;
+                    // a run may take its limit, half of it again for warm-up, and a few seconds to start
+                    final double limit = Math.max(2, Math.min(timeLimit, (left / runsLeft - 3) / 1.5));
+                    runsLeft--;
                     final RunResult result = session.pingpong(new RunSpec("pingpong", transport, size, messages, warmup,
                         0, 1, common.inProcess, common.clientCpu(), common.responderCpu(), common.busySpin(true),
-                        common.host));
+                        common.host).withTimeLimit(limit));
                     if (result != null) {
                         out.println(oneLine(result));
                     }
@@ -222,6 +237,7 @@ public final class CompareCommand implements Callable<Integer> {
         options.put("transports", transports.isEmpty() ? "all found" : String.join(",", transports));
         options.put("sizes", sizes.toString());
         options.put("pingpong messages / warm-up", messages + " / " + warmup);
+        options.put("pingpong time limit per run / budget", timeLimit + " s / " + budget + " s");
         options.put("full (load + throughput)", Boolean.toString(full));
         if (full) {
             options.put("load", clients + " clients, rates " + rates + " msg/s per client, " + loadSeconds

@@ -41,6 +41,10 @@ public final class PingPongCommand implements Callable<Integer> {
     @Option(names = "--rate", defaultValue = "0", description = "Messages per second on a fixed schedule; 0 for one in flight.")
     long rate;
 
+    @Option(names = "--time-limit", defaultValue = "0", paramLabel = "SECONDS",
+        description = "End a measurement after this long with what it measured, marked partial; 0 for none.")
+    double timeLimit;
+
     @Override
     public Integer call() {
         final PrintStream out = System.out;
@@ -54,7 +58,7 @@ public final class PingPongCommand implements Callable<Integer> {
                 for (final int size : sizes) {
                     if (session.pingpong(new RunSpec("pingpong", transport, size, messages, warmup, rate, 1,
                         common.inProcess, common.clientCpu(), common.responderCpu(), common.busySpin(true),
-                        common.host)) == null) {
+                        common.host).withTimeLimit(timeLimit)) == null) {
                         break;
                     }
                 }

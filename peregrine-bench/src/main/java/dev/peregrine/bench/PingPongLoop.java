@@ -66,6 +66,19 @@ public final class PingPongLoop {
      * @return messages completed
      */
     public long oneInFlight(final long first, final long count, final Histogram histogram) {
+        return oneInFlight(first, count, histogram, 0);
+    }
+
+    /**
+     * One message in flight, ending early (after a complete round trip) once {@code deadlineNs} has passed.
+     *
+     * @param first the first sequence number
+     * @param count how many messages at most
+     * @param histogram where round-trip times go, or null (warm-up)
+     * @param deadlineNs a {@link System#nanoTime()} after which no new message is sent, or 0 for none
+     * @return messages completed
+     */
+    public long oneInFlight(final long first, final long count, final Histogram histogram, final long deadlineNs) {
         for (long i = 0; i < count; i++) {
             if ((i & CLOCK_CHECK_MASK) == 0) {
                 checkStop();
@@ -83,6 +96,9 @@ public final class PingPongLoop {
             }
             if (progress != null) {
                 progress.advance(i + 1);
+            }
+            if (deadlineNs != 0 && end - deadlineNs > 0) {
+                return i + 1;
             }
         }
         return count;
@@ -121,6 +137,23 @@ public final class PingPongLoop {
      */
     public long atRate(final long first, final long count, final long ratePerSecond, final long[] intended,
                        final Histogram histogram) {
+        return atRate(first, count, ratePerSecond, intended, histogram, 0);
+    }
+
+    /**
+     * Like {@link #atRate(long, long, long, long[], Histogram)}, but once {@code deadlineNs} has passed no new
+     * message is sent; the echoes of those already sent are still awaited and recorded.
+     *
+     * @param first the first sequence number
+     * @param count how many messages at most
+     * @param ratePerSecond the schedule
+     * @param intended an array of at least {@code count} slots for the intended send times
+     * @param histogram where latencies go, or null (warm-up)
+     * @param deadlineNs a {@link System#nanoTime()} after which no new message is sent, or 0 for none
+     * @return messages completed
+     */
+    public long atRate(final long first, final long count, final long ratePerSecond, final long[] intended,
+                       final Histogram histogram, final long deadlineNs) {
         if (ratePerSecond <= 0 || intended.length < count) {
             throw new IllegalArgumentException("rate=" + ratePerSecond + " intended.length=" + intended.length
                 + " count=" + count);
@@ -130,11 +163,15 @@ public final class PingPongLoop {
         long sent = 0;
         long received = 0;
         long lastEchoNs = start;
+        long limit = count;
         int idle = 0;
-        while (received < count) {
+        while (received < limit) {
             final long now = System.nanoTime();
             boolean worked = false;
-            if (sent < count) {
+            if (deadlineNs != 0 && sent < limit && now - deadlineNs > 0) {
+                limit = sent; // out of time: send no more, but wait for what is in flight
+            }
+            if (sent < limit) {
                 final long due = start + (long)(sent * intervalNs);
                 if (now - due >= 0) {
                     intended[(int)sent] = due; // late sends keep their schedule: the delay is the system's
@@ -180,7 +217,7 @@ public final class PingPongLoop {
                 }
             }
         }
-        return count;
+        return received;
     }
 
     private void checkStop() {

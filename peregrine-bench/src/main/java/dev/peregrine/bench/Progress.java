@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class Progress implements AutoCloseable {
     private static final long PERIOD_MS = 1000;
+    private static final int PERIODS_BETWEEN_LINES = 10;
 
     private final AtomicLong done = new AtomicLong();
     private final PrintStream err;
@@ -19,6 +20,8 @@ public final class Progress implements AutoCloseable {
     private volatile long total;
     private volatile int printedLength;
     private volatile boolean closed;
+    private volatile boolean active;
+    private final boolean terminal;
 
     /**
      * Starts printing.
@@ -28,6 +31,8 @@ public final class Progress implements AutoCloseable {
      */
     public Progress(final PrintStream err, final boolean quiet) {
         this.err = err;
+        final java.io.Console console = System.console();
+        this.terminal = console != null && console.isTerminal();
         this.printer = new Thread(this::print, "bench-progress");
         printer.setDaemon(true);
         if (!quiet) {
@@ -47,6 +52,7 @@ public final class Progress implements AutoCloseable {
         this.phase = phaseName;
         this.total = phaseTotal;
         done.set(0);
+        active = true;
     }
 
     /**
@@ -68,6 +74,7 @@ public final class Progress implements AutoCloseable {
     }
 
     private void print() {
+        long periods = 0;
         while (!closed) {
             try {
                 Thread.sleep(PERIOD_MS);
@@ -81,10 +88,19 @@ public final class Progress implements AutoCloseable {
             final long of = total;
             final String line = "[" + label + "] " + phase + (of > 0 ? " " + count + "/" + of + " ("
                 + (count * 100 / of) + "%)" : " ...");
+            periods++;
             synchronized (err) {
-                err.print("\r" + line + " ".repeat(Math.max(0, printedLength - line.length())));
+                if (!active) {
+                    continue;
+                }
+                if (terminal) {
+                    // one line rewritten in place
+                    err.print("\r" + line + " ".repeat(Math.max(0, printedLength - line.length())));
+                    printedLength = line.length();
+                } else if (periods % PERIODS_BETWEEN_LINES == 0) {
+                    err.println(line); // a log file gets a line every ten seconds, not a carriage-return soup
+                }
                 err.flush();
-                printedLength = line.length();
             }
         }
     }
@@ -94,6 +110,7 @@ public final class Progress implements AutoCloseable {
      */
     public void endLine() {
         synchronized (err) {
+            active = false;
             if (printedLength > 0) {
                 err.print("\r" + " ".repeat(printedLength) + "\r");
                 err.flush();

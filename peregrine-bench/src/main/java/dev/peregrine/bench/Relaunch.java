@@ -31,16 +31,37 @@ public final class Relaunch {
      * @return the missing options, in order
      */
     public static List<String> missing(final List<BenchTransport> transports) {
-        final Set<String> have = new LinkedHashSet<>(ManagementFactory.getRuntimeMXBean().getInputArguments());
+        final Set<String> have = new LinkedHashSet<>(normalize(ManagementFactory.getRuntimeMXBean().getInputArguments()));
         final Set<String> missing = new LinkedHashSet<>();
         for (final BenchTransport transport : transports) {
-            for (final String argument : transport.jvmArguments()) {
+            for (final String argument : normalize(transport.jvmArguments())) {
                 if (!have.contains(argument)) {
                     missing.add(argument);
                 }
             }
         }
         return new ArrayList<>(missing);
+    }
+
+    /**
+     * JVM options in one form: {@code --add-exports X} becomes {@code --add-exports=X}, as the JVM itself
+     * reports it.
+     *
+     * @param arguments the options
+     * @return the options, each in one element
+     */
+    public static List<String> normalize(final List<String> arguments) {
+        final List<String> normal = new ArrayList<>();
+        for (int i = 0; i < arguments.size(); i++) {
+            final String argument = arguments.get(i);
+            if (argument.startsWith("--") && !argument.contains("=") && i + 1 < arguments.size()
+                && !arguments.get(i + 1).startsWith("-")) {
+                normal.add(argument + "=" + arguments.get(++i));
+            } else {
+                normal.add(argument);
+            }
+        }
+        return normal;
     }
 
     /**

@@ -17,10 +17,45 @@ import dev.peregrine.peers.BenchTransport;
  * @param responderCpu CPU for the responders, or -1
  * @param busySpin whether waiting sides spin
  * @param host the address to use
+ * @param timeLimitSeconds the longest the measurement may take (warm-up gets half of it again); it then ends
+ *     early with what it measured, marked partial; 0 for no limit
  */
 public record RunSpec(String scenario, BenchTransport transport, int size, long messages, long warmup, long rate,
                       int clients, boolean inProcess, int clientCpu, int responderCpu, boolean busySpin,
-                      String host) {
+                      String host, double timeLimitSeconds) {
+    /**
+     * A run without a time limit.
+     *
+     * @param scenario the scenario
+     * @param transport the transport
+     * @param size the size
+     * @param messages messages per client
+     * @param warmup warm-up messages per client
+     * @param rate rate per client or 0
+     * @param clients clients
+     * @param inProcess responder in this JVM
+     * @param clientCpu client CPU or -1
+     * @param responderCpu responder CPU or -1
+     * @param busySpin spin while waiting
+     * @param host the address
+     */
+    public RunSpec(final String scenario, final BenchTransport transport, final int size, final long messages,
+                   final long warmup, final long rate, final int clients, final boolean inProcess, final int clientCpu,
+                   final int responderCpu, final boolean busySpin, final String host) {
+        this(scenario, transport, size, messages, warmup, rate, clients, inProcess, clientCpu, responderCpu, busySpin,
+            host, 0);
+    }
+
+    /**
+     * The same run with a time limit.
+     *
+     * @param seconds the limit, 0 for none
+     * @return the new spec
+     */
+    public RunSpec withTimeLimit(final double seconds) {
+        return new RunSpec(scenario, transport, size, messages, warmup, rate, clients, inProcess, clientCpu,
+            responderCpu, busySpin, host, seconds);
+    }
     /**
      * Checks the values.
      */
@@ -36,6 +71,9 @@ public record RunSpec(String scenario, BenchTransport transport, int size, long 
         }
         if (clients < 1) {
             throw new IllegalArgumentException("clients=" + clients);
+        }
+        if (timeLimitSeconds < 0 || Double.isNaN(timeLimitSeconds)) {
+            throw new IllegalArgumentException("timeLimitSeconds=" + timeLimitSeconds);
         }
     }
 

@@ -72,7 +72,7 @@ public final class ThroughputCommand implements Callable<Integer> {
                     return;
                 }
                 session.throughput(new RunSpec("throughput", transport, size, messages, warmup, 0, 1, true,
-                    common.clientCpu(), common.responderCpu(), common.busySpin(true), common.host));
+                    common.clientCpu(), common.responderCpu(), common.busySpin(true), common.host).withTimeLimit(30));
             }
         }
     }

@@ -63,6 +63,7 @@ public final class ThroughputRunner {
 
     private RunResult measure(final RunSpec spec, final BenchConfig config) throws Exception {
         final long total = spec.warmup() + spec.messages();
+        final long limitNs = (long)(spec.timeLimitSeconds() * 1e9);
         final Checker checker = new Checker(spec.warmup(), total);
         try (StreamReceiver receiver = spec.transport().startStreamReceiver(config);
              StreamSender sender = spec.transport().connectStreamSender(config)) {
@@ -72,15 +73,22 @@ public final class ThroughputRunner {
             progress.phase(spec.label(), "streaming", total);
             final RuntimeCounters before = RuntimeCounters.now();
             final long allocatedBefore = ThreadAllocation.currentThread();
+            final long deadline = System.nanoTime() + limitNs;
             long sequence = 0;
             long spins = 0;
             while (sequence < total && checker.failure.get() == null && !stopRequested) {
                 if (sender.offer(sequence)) {
                     sequence++;
                     progress.advance(sequence);
+                    if (limitNs != 0 && (sequence & 1023) == 0 && System.nanoTime() - deadline > 0) {
+                        break;
+                    }
                 } else if ((++spins & 1023) == 0 && !receiving.isAlive()) {
                     break;
                 }
+            }
+            if (sequence < total) {
+                checker.total = sequence; // stopped early: the receiver waits for what was sent
             }
             final long allocatedAfter = ThreadAllocation.currentThread();
             receiving.join(TimeUnit.NANOSECONDS.toMillis(PingPongLoop.NO_ECHO_TIMEOUT_NS) + 1000);
@@ -95,7 +103,7 @@ public final class ThroughputRunner {
             }
             final long end = checker.endNs != 0 ? checker.endNs : checker.lastNs;
             final double seconds = (end - checker.startNs) / 1e9;
-            final RunResult.Status status = failure == null && checker.received == total
+            final RunResult.Status status = failure == null && checker.received == total && !stopRequested
                 ? RunResult.Status.OK : RunResult.Status.PARTIAL;
             final String note = status == RunResult.Status.OK ? null
                 : failure != null ? "stopped: " + ResponderCommand.oneLine(failure)
@@ -116,7 +124,7 @@ public final class ThroughputRunner {
     /** The receiving thread's state: the next expected sequence and the times of the measured window. */
     private static final class Checker implements LongConsumer {
         final long warmup;
-        final long total;
+        volatile long total;
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         volatile long received;
         volatile long startNs;

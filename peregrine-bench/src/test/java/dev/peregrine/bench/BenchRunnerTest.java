@@ -30,6 +30,17 @@ class BenchRunnerTest {
     }
 
     @Test
+    void shouldMarkARunCutShortByItsTimeLimitAsPartial() {
+        final RunResult result = new BenchRunner(progress).pingpong(new RunSpec("load",
+            Transports.byName(InMemoryBenchTransport.NAME), 64, 1_000_000, 100, 1000, 1, true, -1, -1, true,
+            "127.0.0.1").withTimeLimit(0.2));
+
+        assertThat(result.status()).isEqualTo(RunResult.Status.PARTIAL);
+        assertThat(result.note()).startsWith("time limit of 0.2 s reached: ").endsWith(" of 1000000 messages measured");
+        assertThat(result.messages()).isBetween(1L, 999_999L);
+    }
+
+    @Test
     void shouldRunSeveralClientsAtAFixedRate() {
         final RunResult result = new BenchRunner(progress).pingpong(spec(InMemoryBenchTransport.NAME, 20_000, 3, true));
 

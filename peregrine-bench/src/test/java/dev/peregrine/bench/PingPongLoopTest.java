@@ -116,4 +116,18 @@ class PingPongLoopTest {
         assertThatThrownBy(() -> loop.atRate(0, 100, 1000, new long[10], null))
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("intended.length=10");
     }
+
+    @Test
+    void shouldEndEarlyAtTheDeadlineWithEveryEchoOfWhatWasSent() {
+        final PingPongLoop loop = new PingPongLoop(client, progress, true);
+        final Histogram histogram = PingPongLoop.newHistogram();
+        final long[] intended = new long[1_000_000];
+
+        final long atRate = loop.atRate(0, 1_000_000, 1000, intended, histogram, System.nanoTime() + 50_000_000L);
+
+        assertThat(atRate).isBetween(1L, 999_999L);
+        assertThat(histogram.getTotalCount()).isEqualTo(atRate);
+        final long inFlight = loop.oneInFlight(atRate, 1_000_000, histogram, System.nanoTime() - 1);
+        assertThat(inFlight).isEqualTo(1);
+    }
 }
