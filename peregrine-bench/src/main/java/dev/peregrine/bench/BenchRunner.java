@@ -118,7 +118,13 @@ public final class BenchRunner {
                 client.thread.join();
             }
             final RuntimeCounters clientRuntime = RuntimeCounters.now().since(runtimeBefore);
-            final ResponderStats after = responders.stats();
+            ResponderStats after;
+            try {
+                after = responders.stats();
+            } catch (final RuntimeException ex) {
+                // Ctrl-C reaches the responder JVM too; what the client measured still stands
+                after = new ResponderStats(-1, -1, RuntimeCounters.UNKNOWN);
+            }
             return collect(spec, clients, before, after, clientRuntime);
         } finally {
             live.set(null);
@@ -203,7 +209,7 @@ public final class BenchRunner {
         }
         final long measured = all.getTotalCount();
         if (note == null && measured < spec.messages() * spec.clients()) {
-            note = "time limit of " + spec.timeLimitSeconds() + " s reached: " + measured + " of "
+            note = "time limit of " + LatencyTable.number(spec.timeLimitSeconds(), 1) + " s reached: " + measured + " of "
                 + spec.messages() * spec.clients() + " messages measured";
         }
         if (measured == 0) {
@@ -214,6 +220,7 @@ public final class BenchRunner {
         final double clientPerMessage = allocationKnown ? (double)allocated / measured : Double.NaN;
         final long echoed = after.messages() - before.messages();
         final double responderPerMessage = after.allocatedBytes() >= 0 && before.allocatedBytes() >= 0 && echoed > 0
+            && after.messages() >= 0
             ? (double)(after.allocatedBytes() - before.allocatedBytes()) / echoed : Double.NaN;
         final RuntimeCounters responderRuntime = after.runtime().since(before.runtime());
         return new RunResult(spec.scenario(), spec.transport().name(), spec.transport().path(),

@@ -37,7 +37,7 @@ public final class BenchSession implements AutoCloseable {
         this.progress = new Progress(err, quiet);
         this.pingPong = new BenchRunner(progress);
         this.throughput = new ThroughputRunner(progress);
-        this.hook = new Thread(this::interrupted, "bench-ctrl-c");
+        this.hook = new Thread(this::stopAndPrint, "bench-ctrl-c");
         Runtime.getRuntime().addShutdownHook(hook);
     }
 
@@ -124,7 +124,11 @@ public final class BenchSession implements AutoCloseable {
         return progress;
     }
 
-    private void interrupted() {
+    /**
+     * What Ctrl-C does (the shutdown hook): stops the running measurement, waits briefly for it to hand over
+     * its partial result, and prints everything measured so far.
+     */
+    void stopAndPrint() {
         if (finished) {
             return;
         }
