@@ -70,7 +70,7 @@ public final class BenchSession implements AutoCloseable {
         synchronized (this) {
             results.add(result);
         }
-        if (printEach) {
+        if (printEach && !stopping()) { // when stopping, the Ctrl-C hook prints everything once
             out.print(LatencyTable.format(result));
             out.println();
             out.flush();
