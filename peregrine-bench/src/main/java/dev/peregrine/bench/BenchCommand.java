@@ -19,8 +19,6 @@ public final class BenchCommand implements Runnable {
 
     @Override
     public void run() {
-        spec.commandLine().usage(System.out);
-        System.out.println();
         System.out.println("Transports: " + String.join(", ", Transports.all().stream().map(t -> t.name()).toList()));
         throw new CommandLine.ParameterException(spec.commandLine(), "a scenario is required, e.g. 'bench compare'");
     }

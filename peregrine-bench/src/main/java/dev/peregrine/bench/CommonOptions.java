@@ -28,8 +28,8 @@ public final class CommonOptions {
         + " (microseconds); with several runs FILE-<transport>-<size>[-r<rate>].hgrm each.")
     Path hgrm;
 
-    @Option(names = "--cpu", paramLabel = "CLIENT[,RESPONDER]", split = ",",
-        description = "Pin the client thread (and the responder) to these CPUs.")
+    @Option(names = "--cpu", paramLabel = "CPU", split = ",",
+        description = "CLIENT[,RESPONDER]: pin the client thread (and the responder threads) to these CPUs.")
     List<Integer> cpu = new ArrayList<>();
 
     @Option(names = "--busy-spin", negatable = true, description = "Waiting sides spin (default: yes, except"

@@ -33,7 +33,7 @@ public final class PingPongLoop {
      *
      * @param client the client
      * @param progress where progress is counted, or null
-     * @param spin whether to busy-spin while idle at a fixed rate (else yield)
+     * @param spin whether to busy-spin while waiting (else yield)
      */
     public PingPongLoop(final PingClient client, final Progress progress, final boolean spin) {
         this.client = client;
@@ -119,7 +119,11 @@ public final class PingPongLoop {
                 }
                 checkStop();
             }
-            Thread.onSpinWait();
+            if (spin) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
         }
         return echoed;
     }

@@ -13,7 +13,7 @@ class BenchRunnerTest {
 
     private static RunSpec spec(final String transport, final long rate, final int clients, final boolean inProcess) {
         return new RunSpec(rate > 0 ? "load" : "pingpong", Transports.byName(transport), 64, 20_000, 5_000, rate,
-            clients, inProcess, -1, -1, clients == 1, "127.0.0.1");
+            clients, inProcess, -1, -1, false, "127.0.0.1");
     }
 
     @Test
@@ -32,7 +32,7 @@ class BenchRunnerTest {
     @Test
     void shouldMarkARunCutShortByItsTimeLimitAsPartial() {
         final RunResult result = new BenchRunner(progress).pingpong(new RunSpec("load",
-            Transports.byName(InMemoryBenchTransport.NAME), 64, 1_000_000, 100, 1000, 1, true, -1, -1, true,
+            Transports.byName(InMemoryBenchTransport.NAME), 64, 1_000_000, 100, 1000, 1, true, -1, -1, false,
             "127.0.0.1").withTimeLimit(0.2));
 
         assertThat(result.status()).isEqualTo(RunResult.Status.PARTIAL);
@@ -70,7 +70,7 @@ class BenchRunnerTest {
     @Test
     void shouldCheckEverySequenceInAThroughputRun() {
         final RunResult result = new ThroughputRunner(progress).run(new RunSpec("throughput",
-            Transports.byName(InMemoryBenchTransport.NAME), 32, 200_000, 50_000, 0, 1, true, -1, -1, true, "127.0.0.1"));
+            Transports.byName(InMemoryBenchTransport.NAME), 32, 200_000, 50_000, 0, 1, true, -1, -1, false, "127.0.0.1"));
 
         assertThat(result.status()).as(result.note()).isEqualTo(RunResult.Status.OK);
         assertThat(result.messages()).isEqualTo(200_000);
@@ -105,7 +105,7 @@ class BenchRunnerTest {
 
         assertThat(result.status()).isEqualTo(RunResult.Status.UNAVAILABLE);
         final RunResult broken = new BenchRunner(progress).pingpong(new RunSpec("pingpong",
-            Transports.byName(InMemoryBenchTransport.NAME), 64, 100, 0, 0, 1, false, -1, -1, true, "127.0.0.1"));
+            Transports.byName(InMemoryBenchTransport.NAME), 64, 100, 0, 0, 1, false, -1, -1, false, "127.0.0.1"));
         // the in-memory transport cannot cross processes: the client finds no responder and says so
         assertThat(broken.status()).isEqualTo(RunResult.Status.FAILED);
         assertThat(broken.note()).contains("no responder on port=");

@@ -40,7 +40,7 @@ class CompareCommandTest {
         final Path json = folder.resolve("r.json");
 
         final String out = run("bench", "compare", "--transport", "test-mem,test-unavailable,test-broken",
-            "--in-process", "--size", "32", "--messages", "3000", "--warmup", "1000", "--no-floor", "--quiet",
+            "--in-process", "--size", "32", "--messages", "3000", "--warmup", "1000", "--no-floor", "--quiet", "--no-busy-spin",
             "--report", report.toString(), "--json", json.toString());
 
         assertThat(out).contains("Ping-pong round trip in microseconds", "[tcp]", "[udp]", "[shm]",
@@ -59,7 +59,7 @@ class CompareCommandTest {
 
         final String out = run("bench", "compare", "--full", "--transport", "test-mem", "--in-process", "--size", "32",
             "--messages", "2000", "--warmup", "500", "--clients", "2", "--rates", "2000,5000", "--load-seconds", "0.5",
-            "--throughput-messages", "100000", "--no-floor", "--quiet", "--report", report.toString());
+            "--throughput-messages", "100000", "--no-floor", "--quiet", "--no-busy-spin", "--report", report.toString());
 
         assertThat(out).contains("Load: concurrent clients", "Throughput: one way");
         final String html = Files.readString(report);
@@ -74,7 +74,7 @@ class CompareCommandTest {
         final Path hgrm = folder.resolve("p.hgrm");
 
         final String out = run("bench", "pingpong", "--transport", "test-mem", "--in-process", "--size", "32,64",
-            "--messages", "2000", "--warmup", "500", "--rate", "20000", "--quiet", "--json", json.toString(),
+            "--messages", "2000", "--warmup", "500", "--rate", "20000", "--quiet", "--no-busy-spin", "--json", json.toString(),
             "--hgrm", hgrm.toString());
 
         assertThat(out).contains("~ one way", "round trip", "rate=20000");

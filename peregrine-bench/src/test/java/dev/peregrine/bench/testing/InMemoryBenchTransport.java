@@ -59,7 +59,11 @@ public final class InMemoryBenchTransport implements BenchTransport {
             while (!Thread.currentThread().isInterrupted()) {
                 final long sequence = rings[0].poll();
                 if (sequence < 0) {
-                    Thread.onSpinWait();
+                    if (config.busySpin()) {
+                        Thread.onSpinWait();
+                    } else {
+                        Thread.yield(); // lets the client run on a machine with fewer free cores than threads
+                    }
                     continue;
                 }
                 if (sequence == stallSequence) {
