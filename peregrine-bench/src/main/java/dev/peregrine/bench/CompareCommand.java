@@ -26,6 +26,9 @@ import java.util.concurrent.Callable;
     description = {"Every transport against the peers in one run: ping-pong at each size (with --full also load"
         + " and throughput), a summary table grouped by path, and an HTML report."})
 public final class CompareCommand implements Callable<Integer> {
+    /** The floor may take this long, per command: on a busy machine its pinned spinning threads crawl. */
+    private static final long FLOOR_TIMEOUT_S = 90;
+
     @Spec
     CommandSpec spec;
 
@@ -51,7 +54,8 @@ public final class CompareCommand implements Callable<Integer> {
     double timeLimit;
 
     @Option(names = "--budget", defaultValue = "480", paramLabel = "SECONDS",
-        description = "Time for all ping-pong runs together; each run's limit shrinks to fit it (default: ${DEFAULT-VALUE}).")
+        description = "Time for the floor and all ping-pong runs together; each run's limit shrinks to fit it"
+            + " (default: ${DEFAULT-VALUE}).")
     double budget;
 
     @Option(names = "--full", description = "Also run load and throughput.")
@@ -87,6 +91,7 @@ public final class CompareCommand implements Callable<Integer> {
     public Integer call() {
         final PrintStream out = System.out;
         final Instant started = Instant.now();
+        final long startNs = System.nanoTime();
         final List<BenchTransport> chosen = CommonOptions.transports(transports);
         final Integer relaunched = Relaunch.ifNeeded(spec, chosen);
         if (relaunched != null) {
@@ -111,14 +116,13 @@ public final class CompareCommand implements Callable<Integer> {
         final String floorNote = floorNote(floorOutcome);
         out.println(floorNote);
         try (BenchSession session = new BenchSession(out, System.err, common.quiet, false)) {
-            final long pingPongStart = System.nanoTime();
             int runsLeft = sizes.size() * chosen.size();
             for (final int size : sizes) {
                 for (final BenchTransport transport : chosen) {
                     if (session.stopping()) {
                         break;
                     }
-                    final double left = budget - (System.nanoTime() - pingPongStart) / 1e9;
+                    final double left = budget - (System.nanoTime() - startNs) / 1e9;
                     // a run may take its limit, half of it again for warm-up, and a few seconds to start
                     final double limit = Math.max(2, Math.min(timeLimit, (left / runsLeft - 3) / 1.5));
                     runsLeft--;
@@ -177,19 +181,19 @@ public final class CompareCommand implements Callable<Integer> {
         }
         if (floor != null) {
             out.println("floor: running " + floor + " ...");
-            return FloorRunner.run(floor);
+            return FloorRunner.run(floor, FLOOR_TIMEOUT_S);
         }
         final Path script = FloorRunner.findDefault();
         if (script == null) {
             return null;
         }
-        final long count = Math.min(200_000, Math.max(10_000, messages + warmup));
+        final long count = Math.min(50_000, Math.max(10_000, messages + warmup));
         final List<String> commands = new ArrayList<>();
         for (final int size : sizes) {
             commands.add("'" + script + "' " + size + " " + count);
         }
         out.println("floor: no --floor given; using " + script + " found next to the repository ...");
-        return FloorRunner.runAll(commands);
+        return FloorRunner.runAll(commands, FLOOR_TIMEOUT_S);
     }
 
     private String floorNote(final FloorRunner.Outcome outcome) {

@@ -36,6 +36,17 @@ public final class FloorRunner {
      * @return the outcome; never throws
      */
     public static Outcome run(final String command) {
+        return run(command, TIMEOUT_S);
+    }
+
+    /**
+     * Runs a command through {@code sh -c} with a time limit and parses its output.
+     *
+     * @param command the command
+     * @param timeoutSeconds how long it may take before it is killed
+     * @return the outcome; never throws
+     */
+    public static Outcome run(final String command, final long timeoutSeconds) {
         try {
             final Process process = new ProcessBuilder("sh", "-c", command).redirectErrorStream(true).start();
             process.getOutputStream().close();
@@ -48,9 +59,10 @@ public final class FloorRunner {
                 }
             }, "floor-output");
             reader.start();
-            if (!process.waitFor(TIMEOUT_S, TimeUnit.SECONDS)) {
+            if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
                 process.destroyForcibly();
-                return new Outcome(command, List.of(), "did not finish within " + TIMEOUT_S + " s");
+                return new Outcome(command, List.of(), "did not finish within " + timeoutSeconds + " s");
             }
             reader.join(5000);
             final String text = output[0] == null ? "" : new String(output[0], StandardCharsets.UTF_8);
@@ -73,13 +85,14 @@ public final class FloorRunner {
      * Runs several commands and joins their outcomes.
      *
      * @param commands the commands
+     * @param timeoutSeconds the limit for each
      * @return all floor lines and the errors, joined
      */
-    public static Outcome runAll(final List<String> commands) {
+    public static Outcome runAll(final List<String> commands, final long timeoutSeconds) {
         final List<FloorResult> results = new ArrayList<>();
         final List<String> errors = new ArrayList<>();
         for (final String command : commands) {
-            final Outcome outcome = run(command);
+            final Outcome outcome = run(command, timeoutSeconds);
             results.addAll(outcome.results());
             if (outcome.error() != null) {
                 errors.add(command + ": " + outcome.error());

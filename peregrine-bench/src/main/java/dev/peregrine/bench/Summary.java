@@ -27,6 +27,7 @@ public final class Summary {
             List.of("transport", "size", "p50", "p99", "p99.9", "max", "p50 / best peer", "p50 / floor",
                 "alloc B/msg (client/responder)", "status"));
         final Map<String, List<RunResult>> byPath = byPath(results, "pingpong");
+        final Map<String, Integer> footnotes = new LinkedHashMap<>();
         for (final Map.Entry<String, List<RunResult>> group : byPath.entrySet()) {
             final String path = group.getKey();
             table.group(path);
@@ -36,7 +37,7 @@ public final class Summary {
             for (final RunResult r : rows) {
                 if (!r.hasLatency()) {
                     table.row(List.of(name(r), Integer.toString(r.size()), "n/a", "n/a", "n/a", "n/a", "", "", "",
-                        r.status() + ": " + r.note()));
+                        status(table, footnotes, r)));
                     continue;
                 }
                 final RunResult best = bestPeer(results, r);
@@ -49,7 +50,7 @@ public final class Summary {
                     floor == null ? "n/a" : ratio(r.rtt().getValueAtPercentile(50), floor.p50()),
                     LatencyTable.number(r.clientAllocatedPerMessage(), 2) + " / "
                         + LatencyTable.number(r.responderAllocatedPerMessage(), 2),
-                    r.status() == RunResult.Status.OK ? "ok" : r.status() + ": " + r.note()));
+                    status(table, footnotes, r)));
             }
             for (final FloorResult floor : floors) {
                 if (floor.path().equals(path)) {
@@ -74,19 +75,20 @@ public final class Summary {
             + " (microseconds, coordinated omission corrected)",
             List.of("transport", "size", "clients", "rate/client", "p50", "p90", "p99", "p99.9", "max",
                 "msg/s (all)", "status"));
+        final Map<String, Integer> footnotes = new LinkedHashMap<>();
         for (final Map.Entry<String, List<RunResult>> group : byPath(results, "load").entrySet()) {
             table.group(group.getKey());
             for (final RunResult r : group.getValue()) {
                 if (!r.hasLatency()) {
                     table.row(List.of(name(r), Integer.toString(r.size()), Integer.toString(r.clients()),
-                        Long.toString(r.rate()), "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", r.status() + ": " + r.note()));
+                        Long.toString(r.rate()), "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", status(table, footnotes, r)));
                     continue;
                 }
                 table.row(List.of(name(r), Integer.toString(r.size()), Integer.toString(r.clients()),
                     Long.toString(r.rate()), us(r.rtt().getValueAtPercentile(50)), us(r.rtt().getValueAtPercentile(90)),
                     us(r.rtt().getValueAtPercentile(99)), us(r.rtt().getValueAtPercentile(99.9)),
                     us(r.rtt().getMaxValue()), LatencyTable.number(r.throughputMsgsPerSecond(), 0),
-                    r.status() == RunResult.Status.OK ? "ok" : r.status() + ": " + r.note()));
+                    status(table, footnotes, r)));
             }
         }
         return table;
@@ -101,6 +103,7 @@ public final class Summary {
     public static Table throughput(final List<RunResult> results) {
         final Table table = new Table("Throughput: one way, every sequence number checked",
             List.of("transport", "size", "messages", "msg/s", "MB/s", "sender alloc B/msg", "status"));
+        final Map<String, Integer> footnotes = new LinkedHashMap<>();
         for (final Map.Entry<String, List<RunResult>> group : byPath(results, "throughput").entrySet()) {
             table.group(group.getKey());
             for (final RunResult r : group.getValue()) {
@@ -109,7 +112,7 @@ public final class Summary {
                     LatencyTable.number(r.throughputMsgsPerSecond(), 0),
                     LatencyTable.number(r.throughputMsgsPerSecond() * r.size() / 1e6, 1),
                     LatencyTable.number(r.clientAllocatedPerMessage(), 2),
-                    r.status() == RunResult.Status.OK ? "ok" : r.status() + ": " + r.note()));
+                    status(table, footnotes, r)));
             }
         }
         return table;
@@ -133,6 +136,30 @@ public final class Summary {
             }
         }
         return best;
+    }
+
+    /** Statuses longer than this go to a numbered note under the table. */
+    private static final int SHORT_STATUS = 40;
+
+    /**
+     * The status cell of a row: {@code ok}, or the status and its note, moved to a numbered note under the
+     * table when long (identical notes share a number).
+     */
+    private static String status(final Table table, final Map<String, Integer> footnotes, final RunResult r) {
+        if (r.status() == RunResult.Status.OK) {
+            return "ok";
+        }
+        final String text = r.status() + ": " + r.note();
+        if (text.length() <= SHORT_STATUS) {
+            return text;
+        }
+        Integer number = footnotes.get(r.note());
+        if (number == null) {
+            number = footnotes.size() + 1;
+            footnotes.put(r.note(), number);
+            table.note("(" + number + ") " + r.note());
+        }
+        return r.status() + " (" + number + ")";
     }
 
     private static String name(final RunResult r) {
