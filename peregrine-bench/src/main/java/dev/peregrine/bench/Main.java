@@ -8,8 +8,9 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "peregrine", mixinStandardHelpOptions = true, version = "peregrine 0.1.0",
     description = "Low-latency messaging in plain Java: examples and the benchmark suite.",
-    subcommands = {CommandLine.HelpCommand.class, dev.peregrine.bench.cli.HelloCommand.class,
-        dev.peregrine.bench.cli.EchoCommand.class, dev.peregrine.bench.cli.MoldCommand.class})
+    subcommands = {CommandLine.HelpCommand.class, BenchCommand.class, ResponderCommand.class,
+        dev.peregrine.bench.cli.HelloCommand.class, dev.peregrine.bench.cli.EchoCommand.class,
+        dev.peregrine.bench.cli.MoldCommand.class})
 public final class Main {
     private Main() {
     }

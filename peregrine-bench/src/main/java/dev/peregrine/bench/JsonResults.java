@@ -1,0 +1,107 @@
+package dev.peregrine.bench;
+
+import org.HdrHistogram.Histogram;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The {@code --json} output: per run
+ * <pre>{@code
+ * {"transport":"tcp","size":256,"messages":1000000,"rate":null,
+ *  "rtt_ns":{"mean":..,"p50":..,"p90":..,"p99":..,"p99_9":..,"p99_99":..,"p99_999":..,"max":..},
+ *  "allocated_bytes_per_message":0.0,"scenario":"pingpong","clients":1,"throughput_msgs_per_s":..}
+ * }</pre>
+ * one object for one run, an array for several. {@code rate} is null for one message in flight,
+ * {@code rtt_ns} null for throughput runs, and any value that was not measured is null. Runs without
+ * numbers (failed, unavailable) are left out.
+ */
+public final class JsonResults {
+    private JsonResults() {
+    }
+
+    /**
+     * The JSON text of some runs.
+     *
+     * @param results the runs; those without numbers are skipped
+     * @return one object if one run has numbers, else an array
+     */
+    public static String toJson(final List<RunResult> results) {
+        final List<RunResult> measured = results.stream()
+            .filter(r -> r.status() == RunResult.Status.OK || r.status() == RunResult.Status.PARTIAL).toList();
+        if (measured.size() == 1) {
+            return object(measured.get(0)) + "\n";
+        }
+        final StringBuilder out = new StringBuilder("[");
+        for (int i = 0; i < measured.size(); i++) {
+            out.append(i == 0 ? "\n  " : ",\n  ").append(object(measured.get(i)));
+        }
+        return out.append(measured.isEmpty() ? "]\n" : "\n]\n").toString();
+    }
+
+    /**
+     * One run as a JSON object on one line.
+     *
+     * @param result the run
+     * @return the object
+     */
+    public static String object(final RunResult result) {
+        final StringBuilder out = new StringBuilder("{");
+        out.append("\"transport\":").append(string(result.transport()));
+        out.append(",\"size\":").append(result.size());
+        out.append(",\"messages\":").append(result.messages());
+        out.append(",\"rate\":").append(result.rate() > 0 ? Long.toString(result.rate()) : "null");
+        out.append(",\"rtt_ns\":");
+        if (result.hasLatency()) {
+            final Histogram rtt = result.rtt();
+            out.append("{\"mean\":").append(decimal(rtt.getMean(), 1));
+            for (final LatencyTable.Percentile p : LatencyTable.PERCENTILES) {
+                out.append(",\"").append(p.jsonKey()).append("\":").append(rtt.getValueAtPercentile(p.percentile()));
+            }
+            out.append(",\"max\":").append(rtt.getMaxValue()).append('}');
+        } else {
+            out.append("null");
+        }
+        out.append(",\"allocated_bytes_per_message\":").append(decimal(result.clientAllocatedPerMessage(), 2));
+        out.append(",\"scenario\":").append(string(result.scenario()));
+        out.append(",\"clients\":").append(result.clients());
+        out.append(",\"throughput_msgs_per_s\":").append(decimal(result.throughputMsgsPerSecond(), 1));
+        return out.append('}').toString();
+    }
+
+    private static String decimal(final double value, final int decimals) {
+        return Double.isNaN(value) || Double.isInfinite(value) ? "null"
+            : String.format(Locale.ROOT, "%." + decimals + "f", value);
+    }
+
+    /**
+     * A JSON string literal.
+     *
+     * @param text the text, or null
+     * @return the quoted, escaped literal, or {@code null}
+     */
+    public static String string(final String text) {
+        if (text == null) {
+            return "null";
+        }
+        final StringBuilder out = new StringBuilder(text.length() + 2).append('"');
+        for (int i = 0; i < text.length(); i++) {
+            final char c = text.charAt(i);
+            switch (c) {
+                case '"' -> out.append("\\\"");
+                case '\\' -> out.append("\\\\");
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                case '\t' -> out.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        out.append(String.format(Locale.ROOT, "\\u%04x", (int)c));
+                    } else {
+                        out.append(c);
+                    }
+                }
+            }
+        }
+        return out.append('"').toString();
+    }
+}

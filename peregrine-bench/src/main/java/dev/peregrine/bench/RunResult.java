@@ -1,0 +1,81 @@
+package dev.peregrine.bench;
+
+import org.HdrHistogram.Histogram;
+
+/**
+ * One measured (or failed, or skipped) run: a scenario, a transport, a message size and, for fixed-rate
+ * runs, a rate. Every number here was measured; what was not is {@code NaN}, -1 or {@code null}, and is
+ * shown as n/a.
+ *
+ * @param scenario {@code pingpong}, {@code load} or {@code throughput}
+ * @param transport the transport's name
+ * @param path {@code tcp}, {@code udp} or {@code shm}
+ * @param peregrine whether the transport is Peregrine's own (not a peer)
+ * @param size message size in bytes
+ * @param messages messages measured (all clients together), not counting warm-up
+ * @param rate messages per second per client for fixed-rate runs, 0 for one message in flight
+ * @param clients concurrent clients
+ * @param rtt round-trip latencies in nanoseconds (corrected for coordinated omission at a fixed rate), or null
+ * @param throughputMsgsPerSecond messages per second over the measurement, or NaN
+ * @param clientAllocatedPerMessage bytes the client thread(s) allocated per measured message, or NaN
+ * @param responderAllocatedPerMessage bytes the responder threads allocated per echoed message, or NaN
+ * @param clientRuntime JIT/GC of the client's JVM during the measurement
+ * @param responderRuntime JIT/GC of the responder's JVM during the measurement (unknown if in-process)
+ * @param status what happened
+ * @param note the error or unavailability reason, or null
+ */
+public record RunResult(String scenario, String transport, String path, boolean peregrine, int size, long messages,
+                        long rate, int clients, Histogram rtt, double throughputMsgsPerSecond,
+                        double clientAllocatedPerMessage, double responderAllocatedPerMessage,
+                        RuntimeCounters clientRuntime, RuntimeCounters responderRuntime, Status status, String note) {
+    /** How a run ended. */
+    public enum Status {
+        /** Measured to the end. */
+        OK,
+        /** Interrupted (Ctrl-C) or stopped by an error after measuring part of it: numbers cover what was measured. */
+        PARTIAL,
+        /** Failed before measuring anything useful. */
+        FAILED,
+        /** Not run: the transport says it cannot run here. */
+        UNAVAILABLE
+    }
+
+    /**
+     * A run that produced no numbers.
+     *
+     * @param scenario the scenario
+     * @param transport the transport
+     * @param path its path
+     * @param peregrine whether it is Peregrine's own
+     * @param size the size
+     * @param rate the rate or 0
+     * @param clients the clients
+     * @param status {@link Status#FAILED} or {@link Status#UNAVAILABLE}
+     * @param note why
+     * @return the result
+     */
+    public static RunResult withoutNumbers(final String scenario, final String transport, final String path,
+                                           final boolean peregrine, final int size, final long rate, final int clients,
+                                           final Status status, final String note) {
+        return new RunResult(scenario, transport, path, peregrine, size, 0, rate, clients, null, Double.NaN,
+            Double.NaN, Double.NaN, RuntimeCounters.UNKNOWN, RuntimeCounters.UNKNOWN, status, note);
+    }
+
+    /**
+     * Whether latency numbers exist.
+     *
+     * @return true if a histogram with at least one value is present
+     */
+    public boolean hasLatency() {
+        return rtt != null && rtt.getTotalCount() > 0;
+    }
+
+    /**
+     * A short label for tables and file names: {@code tcp size=256} plus the rate when fixed.
+     *
+     * @return the label
+     */
+    public String label() {
+        return transport + " size=" + size + (rate > 0 ? " rate=" + rate + "/s" : "") + (clients > 1 ? " clients=" + clients : "");
+    }
+}

@@ -1,0 +1,176 @@
+package dev.peregrine.bench;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The summary tables of a comparison: ping-pong grouped by path (tcp, udp, shm) with ratios to the best peer
+ * and to the machine's floor, load by transport and rate, throughput by transport and size.
+ */
+public final class Summary {
+    private Summary() {
+    }
+
+    /**
+     * The ping-pong summary.
+     *
+     * @param results every run (other scenarios are ignored)
+     * @param floors the floor lines, possibly none
+     * @return the table
+     */
+    public static Table pingpong(final List<RunResult> results, final List<FloorResult> floors) {
+        final Table table = new Table("Ping-pong round trip in microseconds, one message in flight",
+            List.of("transport", "size", "p50", "p99", "p99.9", "max", "p50 / best peer", "p50 / floor",
+                "alloc B/msg (client/responder)", "status"));
+        final Map<String, List<RunResult>> byPath = byPath(results, "pingpong");
+        final Map<String, Integer> footnotes = new LinkedHashMap<>();
+        for (final Map.Entry<String, List<RunResult>> group : byPath.entrySet()) {
+            final String path = group.getKey();
+            table.group(path);
+            final List<RunResult> rows = new ArrayList<>(group.getValue());
+            rows.sort(Comparator.comparingInt(RunResult::size).thenComparing(r -> r.peregrine() ? 0 : 1)
+                .thenComparing(RunResult::transport));
+            for (final RunResult r : rows) {
+                if (!r.hasLatency()) {
+                    table.row(List.of(name(r), Integer.toString(r.size()), "n/a", "n/a", "n/a", "n/a", "", "", "",
+                        status(table, footnotes, r)));
+                    continue;
+                }
+                final RunResult best = bestPeer(results, r);
+                final FloorResult floor = FloorResult.find(floors, path, r.size());
+                table.row(List.of(name(r), Integer.toString(r.size()),
+                    us(r.rtt().getValueAtPercentile(50)), us(r.rtt().getValueAtPercentile(99)),
+                    us(r.rtt().getValueAtPercentile(99.9)), us(r.rtt().getMaxValue()),
+                    best == null ? "n/a" : ratio(r.rtt().getValueAtPercentile(50), best.rtt().getValueAtPercentile(50))
+                        + " (" + best.transport() + ")",
+                    floor == null ? "n/a" : ratio(r.rtt().getValueAtPercentile(50), floor.p50()),
+                    LatencyTable.number(r.clientAllocatedPerMessage(), 2) + " / "
+                        + LatencyTable.number(r.responderAllocatedPerMessage(), 2),
+                    status(table, footnotes, r)));
+            }
+            for (final FloorResult floor : floors) {
+                if (floor.path().equals(path)) {
+                    table.row(List.of("floor " + floor.name() + " (C)", floor.size() < 0 ? "any" : Integer.toString(floor.size()),
+                        us(floor.p50()), us(floor.p99()), us(floor.p999()), us(floor.max()), "", "1.00x", "", "floor"));
+                }
+            }
+        }
+        table.note("* Peregrine's own transports; the others are peers. Ratios compare p50 with the best peer on the"
+            + " same path and size, and with the C floor of the path measured on this machine.");
+        return table;
+    }
+
+    /**
+     * The load summary: one row per transport and rate.
+     *
+     * @param results every run (other scenarios are ignored)
+     * @return the table
+     */
+    public static Table load(final List<RunResult> results) {
+        final Table table = new Table("Load: concurrent clients at fixed rates, latency from the intended send time"
+            + " (microseconds, coordinated omission corrected)",
+            List.of("transport", "size", "clients", "rate/client", "p50", "p90", "p99", "p99.9", "max",
+                "msg/s (all)", "status"));
+        final Map<String, Integer> footnotes = new LinkedHashMap<>();
+        for (final Map.Entry<String, List<RunResult>> group : byPath(results, "load").entrySet()) {
+            table.group(group.getKey());
+            for (final RunResult r : group.getValue()) {
+                if (!r.hasLatency()) {
+                    table.row(List.of(name(r), Integer.toString(r.size()), Integer.toString(r.clients()),
+                        Long.toString(r.rate()), "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", status(table, footnotes, r)));
+                    continue;
+                }
+                table.row(List.of(name(r), Integer.toString(r.size()), Integer.toString(r.clients()),
+                    Long.toString(r.rate()), us(r.rtt().getValueAtPercentile(50)), us(r.rtt().getValueAtPercentile(90)),
+                    us(r.rtt().getValueAtPercentile(99)), us(r.rtt().getValueAtPercentile(99.9)),
+                    us(r.rtt().getMaxValue()), LatencyTable.number(r.throughputMsgsPerSecond(), 0),
+                    status(table, footnotes, r)));
+            }
+        }
+        return table;
+    }
+
+    /**
+     * The throughput summary.
+     *
+     * @param results every run (other scenarios are ignored)
+     * @return the table
+     */
+    public static Table throughput(final List<RunResult> results) {
+        final Table table = new Table("Throughput: one way, every sequence number checked",
+            List.of("transport", "size", "messages", "msg/s", "MB/s", "sender alloc B/msg", "status"));
+        final Map<String, Integer> footnotes = new LinkedHashMap<>();
+        for (final Map.Entry<String, List<RunResult>> group : byPath(results, "throughput").entrySet()) {
+            table.group(group.getKey());
+            for (final RunResult r : group.getValue()) {
+                final boolean measured = r.status() == RunResult.Status.OK || r.status() == RunResult.Status.PARTIAL;
+                table.row(List.of(name(r), Integer.toString(r.size()), measured ? Long.toString(r.messages()) : "n/a",
+                    LatencyTable.number(r.throughputMsgsPerSecond(), 0),
+                    LatencyTable.number(r.throughputMsgsPerSecond() * r.size() / 1e6, 1),
+                    LatencyTable.number(r.clientAllocatedPerMessage(), 2),
+                    status(table, footnotes, r)));
+            }
+        }
+        return table;
+    }
+
+    private static Map<String, List<RunResult>> byPath(final List<RunResult> results, final String scenario) {
+        final Map<String, List<RunResult>> groups = new LinkedHashMap<>();
+        results.stream().filter(r -> r.scenario().equals(scenario))
+            .sorted(Comparator.comparingInt((RunResult r) -> Transports.pathRank(r.path())))
+            .forEach(r -> groups.computeIfAbsent(r.path(), k -> new ArrayList<>()).add(r));
+        return groups;
+    }
+
+    private static RunResult bestPeer(final List<RunResult> results, final RunResult row) {
+        RunResult best = null;
+        for (final RunResult r : results) {
+            if (!r.peregrine() && r.hasLatency() && r.scenario().equals(row.scenario()) && r.path().equals(row.path())
+                && r.size() == row.size() && r.rate() == row.rate() && r.clients() == row.clients()
+                && (best == null || r.rtt().getValueAtPercentile(50) < best.rtt().getValueAtPercentile(50))) {
+                best = r;
+            }
+        }
+        return best;
+    }
+
+    /** Statuses longer than this go to a numbered note under the table. */
+    private static final int SHORT_STATUS = 40;
+
+    /**
+     * The status cell of a row: {@code ok}, or the status and its note, moved to a numbered note under the
+     * table when long (identical notes share a number).
+     */
+    private static String status(final Table table, final Map<String, Integer> footnotes, final RunResult r) {
+        if (r.status() == RunResult.Status.OK) {
+            return "ok";
+        }
+        final String text = r.status() + ": " + r.note();
+        if (text.length() <= SHORT_STATUS) {
+            return text;
+        }
+        Integer number = footnotes.get(r.note());
+        if (number == null) {
+            number = footnotes.size() + 1;
+            footnotes.put(r.note(), number);
+            table.note("(" + number + ") " + r.note());
+        }
+        return r.status() + " (" + number + ")";
+    }
+
+    private static String name(final RunResult r) {
+        return r.peregrine() ? r.transport() + " *" : r.transport();
+    }
+
+    private static String us(final double nanos) {
+        return LatencyTable.micros(nanos);
+    }
+
+    private static String ratio(final double value, final double reference) {
+        return reference <= 0 ? "n/a" : String.format(Locale.ROOT, "%.2fx", value / reference);
+    }
+}
