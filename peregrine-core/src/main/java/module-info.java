@@ -11,4 +11,5 @@
 module dev.peregrine.core {
     exports dev.peregrine.channel;
     exports dev.peregrine.reactor;
+    exports dev.peregrine.shm;
 }
