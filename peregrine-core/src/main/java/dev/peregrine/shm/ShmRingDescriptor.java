@@ -9,22 +9,24 @@ import java.lang.invoke.VarHandle;
  * {@link #HEADER_LENGTH} bytes followed by a data area of {@code capacity} bytes (a power of two).
  *
  * <pre>
- *  0        8        12       16       20       24       28       32                   64
- *  +--------+--------+--------+--------+--------+--------+--------+--------------------+
- *  | magic  |version |capacity|max msg |max msgs|reserved|        (read-only config) |
- *  |  (8)   |  (4)   |  (4)   |len (4) |in fl(4)|  (4)   |                            |
- *  +--------+--------+--------+--------+--------+--------+--------------------------+
- *  64: writer state (4: ACTIVE/CLOSED)  68: writer pid low 32 bits (4)  72: heartbeat (8)
- *  128: TAIL slot (128 bytes): tail position in bytes (8), written by the writer only
- *  256: HEAD slot (128 bytes): head position in bytes (8), messages consumed (8), written by the reader
- *  384: WAIT slot (128 bytes): futex word (4) 1 = reader asleep or about to sleep,
- *       reader-may-sleep flag (4), written by the reader (the writer clears the futex word)
- *  512: data area, capacity bytes of records
+ *   0               8       12      16      20      24                              64
+ *   +---------------+-------+-------+-------+-------+-------------------------------+
+ *   | magic         |version|capac- |max    |max    |  unused                       |  read-only
+ *   | "PGSHMRNG"    |       |ity    |msg len|msgs   |                               |  after creation
+ *   +---------------+-------+-------+-------+-------+-------------------------------+
+ *  64               68      72              80                                     128
+ *   +---------------+-------+---------------+---------------------------------------+
+ *   | writer state  |writer |heartbeat      |  unused                               |  writer, rarely
+ *   | ACTIVE/CLOSED |pid    |(writer clock) |                                       |
+ *   +---------------+-------+---------------+---------------------------------------+
+ * 128: TAIL slot  | tail position (8)                              | padding to 256  |  writer
+ * 256: HEAD slot  | head position (8) | messages consumed (8)      | padding to 384  |  reader
+ * 384: WAIT slot  | futex word (4) | reader may sleep (4)          | padding to 512  |  reader (writer clears the word)
+ * 512: data area, capacity bytes (a power of two) of 8-byte aligned records:
  *
- *  record, 8-byte aligned:
- *  +----------------+----------------+-----------------------------+---------+
- *  | frame length(4)| type (4)       | payload (frame length - 8)  | padding |
- *  +----------------+----------------+-----------------------------+---------+
+ *   +----------------+----------------+-------------------------------+---------+
+ *   | frame length 4 | type 4         | payload (frame length - 8)    | to 8    |
+ *   +----------------+----------------+-------------------------------+---------+
  * </pre>
  *
  * <p>The frame length (header plus payload, never 0 for a written record) is stored last with release
