@@ -49,10 +49,12 @@ class ShmSocketTest {
                 }
             });
             try (ShmSocket client = ShmSocket.connect(address, options())) {
-                // both ring files are gone once both sides have mapped them
-                try (Stream<Path> files = Files.list(dir)) {
-                    assertThat(files.filter(f -> f.getFileName().toString().startsWith(ShmRingFile.PREFIX))).isEmpty();
+                // both ring files are gone once the server has the client's acknowledgement
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (ringFiles() > 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(1);
                 }
+                assertThat(ringFiles()).isZero();
                 final DataOutputStream out = new DataOutputStream(client.getOutputStream());
                 final DataInputStream in = new DataInputStream(client.getInputStream());
                 final byte[] big = ShmRingTest.pattern(5000, 3); // longer than a message: split and rejoined
@@ -72,6 +74,65 @@ class ShmSocketTest {
             assertThat(echoed.get(30, TimeUnit.SECONDS)).isEqualTo(2000L * 8 + 20L * 5000);
         }
         assertThat(Files.exists(address.getPath())).isFalse();
+    }
+
+    @Test
+    void shouldAllocateNothingPerMessageThroughTheStreamsOnEitherSide() throws Exception {
+        final UnixDomainSocketAddress address = UnixDomainSocketAddress.of(dir.resolve("alloc.sock"));
+        final int warmup = 30_000;
+        final int measured = 10_000;
+        try (ShmServerSocket server = new ShmServerSocket(address, options())) {
+            final CompletableFuture<Long> serverAllocated = CompletableFuture.supplyAsync(() -> {
+                try (ShmSocket socket = server.accept()) {
+                    final InputStream in = socket.getInputStream();
+                    final OutputStream out = socket.getOutputStream();
+                    final byte[] block = new byte[32];
+                    long before = 0;
+                    for (int i = 0; i < warmup + measured; i++) {
+                        if (i == warmup) {
+                            before = dev.peregrine.testing.AllocationMeter.allocatedBytes();
+                        }
+                        readBlock(in, block);
+                        out.write(block);
+                    }
+                    return dev.peregrine.testing.AllocationMeter.allocatedBytes() - before;
+                } catch (final IOException ex) {
+                    throw new IllegalStateException(ex);
+                }
+            });
+            try (ShmSocket client = ShmSocket.connect(address, options())) {
+                final InputStream in = client.getInputStream();
+                final OutputStream out = client.getOutputStream();
+                final byte[] block = new byte[32];
+                final Runnable roundTrip = () -> {
+                    try {
+                        out.write(block);
+                        readBlock(in, block);
+                    } catch (final IOException ex) {
+                        throw new IllegalStateException(ex);
+                    }
+                };
+                assertThat(dev.peregrine.testing.AllocationMeter.bytesAllocatedBy(warmup, measured, roundTrip)).isZero();
+            }
+            assertThat(serverAllocated.get(30, TimeUnit.SECONDS)).isZero();
+        }
+    }
+
+    private long ringFiles() throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(f -> f.getFileName().toString().startsWith(ShmRingFile.PREFIX)).count();
+        }
+    }
+
+    private static void readBlock(final InputStream in, final byte[] block) throws IOException {
+        int read = 0;
+        while (read < block.length) {
+            final int count = in.read(block, read, block.length - read);
+            if (count < 0) {
+                throw new IOException("end of stream");
+            }
+            read += count;
+        }
     }
 
     @Test
