@@ -51,7 +51,8 @@ public final class ShmRingWriter {
     private boolean closed;
 
     /**
-     * Wraps a validated ring. The writer resumes from the tail stored in the header.
+     * Wraps a validated ring, fresh or drained (the only writer of a ring is the process it was made for). The
+     * writer resumes from the tail stored in the header.
      *
      * @param segment the mapped ring file; see {@link ShmRingDescriptor#validate}
      * @throws IllegalArgumentException if the segment is not a valid ring

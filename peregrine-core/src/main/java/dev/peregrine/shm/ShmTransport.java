@@ -30,6 +30,10 @@ import java.util.Arrays;
  * {@link SendResult#BACK_PRESSURED} when the ring is full by bytes or by messages, followed by
  * {@link ChannelHandler#onSent} once the peer has read some. Addresses are {@link UnixDomainSocketAddress}es.
  *
+ * <p>The rings are polled, not selected: give the reactor a polling idle strategy (busy-spin, yielding or
+ * back-off). With {@code BlockingSelectIdleStrategy} a message waits until the selector wakes up for another
+ * reason or its maximum wait passes.
+ *
  * <p>Not thread-safe: the reactor's thread only.
  */
 public final class ShmTransport implements Transport, Pollable {

@@ -316,6 +316,22 @@ class ShmRingTest {
     }
 
     @Test
+    void shouldSayWhyFutexIsUnavailableOrWakeNobodyWhenNobodySleeps() {
+        if (ShmFutex.isAvailable()) {
+            assertThat(ShmFutex.unavailableReason()).isNull();
+            final MemorySegment word = Arena.ofAuto().allocate(4, 4);
+            assertThat(ShmFutex.wake(word, 1)).isZero();
+            // the word differs from the expected value: FUTEX_WAIT returns at once (EAGAIN)
+            assertThat(ShmFutex.await(word, 1, Arena.ofAuto().allocate(16, 8), 5_000_000_000L)).isEqualTo(-1);
+            assertThat(ShmWaitStrategy.futexOrBackoff(10)).isInstanceOf(ShmFutexWait.class);
+        } else {
+            assertThat(ShmFutex.unavailableReason()).isNotBlank();
+            assertThat(ShmWaitStrategy.futexOrBackoff(10)).isInstanceOf(ShmBackoffWait.class);
+            assertThatThrownBy(() -> new ShmFutexWait(0)).hasMessageContaining("futex unavailable");
+        }
+    }
+
+    @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void shouldWakeAReaderSleepingOnTheFutexWhenAMessageIsCommitted() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(ShmFutex.isAvailable(), "futex unavailable: " + ShmFutex.unavailableReason());
