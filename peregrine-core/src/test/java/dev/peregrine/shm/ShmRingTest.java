@@ -268,7 +268,7 @@ class ShmRingTest {
         final MemorySegment ring = newRing(4096, 500, 64);
         final ShmRingWriter writer = new ShmRingWriter(ring);
         final ShmRingReader reader = new ShmRingReader(ring);
-        final int count = 300_000;
+        final int count = 100_000;
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         final Thread producer = new Thread(() -> {
