@@ -3,12 +3,12 @@ package dev.peregrine.shm;
 /**
  * Spins a little, then sleeps in the kernel on the ring's futex word until the writer's commit wakes it:
  * an idle reader costs no CPU and wakes within microseconds. The writer issues {@code FUTEX_WAKE} only when
- * the reader announced that it sleeps, so a busy channel makes no system call.
+ * the reader announced that it sleeps, so a busy channel makes no system call; the announcement and the
+ * commit are fenced on both sides, so no wake-up is lost (see {@link ShmRingDescriptor}).
  */
 public final class ShmFutexWait implements ShmWaitStrategy {
     private final int maxSpins;
     private int spins;
-    private ShmRingReader announcedTo;
 
     /**
      * Creates the strategy.
@@ -34,10 +34,6 @@ public final class ShmFutexWait implements ShmWaitStrategy {
             spins++;
             Thread.onSpinWait();
         } else {
-            if (announcedTo != reader) {
-                reader.enableWakeUps();
-                announcedTo = reader;
-            }
             reader.sleep(maxWaitNs);
         }
     }

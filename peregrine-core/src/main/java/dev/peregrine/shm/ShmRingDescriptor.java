@@ -21,7 +21,7 @@ import java.lang.invoke.VarHandle;
  *   +---------------+-------+---------------+---------------------------------------+
  * 128: TAIL slot  | tail position (8)                              | padding to 256  |  writer
  * 256: HEAD slot  | head position (8) | messages consumed (8)      | padding to 384  |  reader
- * 384: WAIT slot  | futex word (4) | reader may sleep (4)          | padding to 512  |  reader (writer clears the word)
+ * 384: WAIT slot  | futex word (4) | unused (4)                    | padding to 512  |  reader (writer clears the word)
  * 512: data area, capacity bytes (a power of two) of 8-byte aligned records:
  *
  *   +----------------+----------------+-------------------------------+---------+
@@ -35,12 +35,21 @@ import java.lang.invoke.VarHandle;
  * either a zero (nothing yet) or a published length, never a stale one from the previous lap. A
  * {@link #TYPE_PADDING} record fills the end of the data area when the next record does not fit before
  * the wrap, and marks an aborted claim; readers skip it.
+ *
+ * <p>Futex wake-ups are a Dekker handshake on the futex word and the record length: the reader stores
+ * {@link #FUTEX_SLEEPING}, full fence, re-checks the ring, then {@code FUTEX_WAIT}s expecting
+ * {@link #FUTEX_SLEEPING}; the writer releases the length, full fence, reads the word and, if sleeping, swaps
+ * it to {@link #FUTEX_AWAKE} and {@code FUTEX_WAKE}s. Either the reader's re-check sees the record or the
+ * writer sees the word; a wake between re-check and wait makes the wait return at once (the word changed).
  */
 public final class ShmRingDescriptor {
     /** "PGSHMRNG" in ASCII, little-endian. */
     public static final long MAGIC = 0x474E524D48534750L;
-    /** Layout version; a file with another version is refused. */
-    public static final int VERSION = 1;
+    /**
+     * Layout version; a file with another version is refused. Version 2: the writer checks the futex word
+     * after a full fence on every commit (version 1 gated that on a separate flag, which could lose a wake-up).
+     */
+    public static final int VERSION = 2;
     /** Offset of the magic number. */
     public static final int MAGIC_OFFSET = 0;
     /** Offset of the layout version. */
@@ -63,10 +72,15 @@ public final class ShmRingDescriptor {
     public static final int HEAD_OFFSET = 256;
     /** Offset of the count of messages consumed, next to the head. */
     public static final int CONSUMED_OFFSET = 264;
-    /** Offset of the 32-bit futex word on which a reader sleeps, on its own 128-byte slot. */
+    /**
+     * Offset of the 32-bit futex word on which a reader sleeps, on its own 128-byte slot: {@link #FUTEX_AWAKE}
+     * or {@link #FUTEX_SLEEPING}. The reader sets it to sleeping, the writer swaps it back to awake and wakes.
+     */
     public static final int FUTEX_OFFSET = 384;
-    /** Offset of the flag by which a reader announces that it may sleep on the futex. */
-    public static final int READER_MAY_SLEEP_OFFSET = 388;
+    /** Futex word value: the reader is not (about to be) asleep; a commit needs no system call. */
+    public static final int FUTEX_AWAKE = 0;
+    /** Futex word value: the reader is, or is about to be, asleep in {@code FUTEX_WAIT}. */
+    public static final int FUTEX_SLEEPING = 1;
     /** Length of the header; the data area starts here. */
     public static final int HEADER_LENGTH = 512;
     /** Length of a record header. */

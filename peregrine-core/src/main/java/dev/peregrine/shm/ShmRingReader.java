@@ -6,12 +6,13 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
 import static dev.peregrine.shm.ShmRingDescriptor.CONSUMED_OFFSET;
+import static dev.peregrine.shm.ShmRingDescriptor.FUTEX_AWAKE;
 import static dev.peregrine.shm.ShmRingDescriptor.FUTEX_OFFSET;
+import static dev.peregrine.shm.ShmRingDescriptor.FUTEX_SLEEPING;
 import static dev.peregrine.shm.ShmRingDescriptor.HEADER_LENGTH;
 import static dev.peregrine.shm.ShmRingDescriptor.HEAD_OFFSET;
 import static dev.peregrine.shm.ShmRingDescriptor.INT;
 import static dev.peregrine.shm.ShmRingDescriptor.LONG;
-import static dev.peregrine.shm.ShmRingDescriptor.READER_MAY_SLEEP_OFFSET;
 import static dev.peregrine.shm.ShmRingDescriptor.RECORD_HEADER_LENGTH;
 import static dev.peregrine.shm.ShmRingDescriptor.TYPE_MESSAGE;
 import static dev.peregrine.shm.ShmRingDescriptor.TYPE_PADDING;
@@ -134,35 +135,29 @@ public final class ShmRingReader {
     }
 
     /**
-     * Announces that this reader may sleep on the futex: from now on the writer checks the futex word on
-     * every commit. Called once, before the first {@link #sleep}; a commit racing with the very first
-     * announcement may go unnoticed until the sleep times out, which is why sleeps are bounded.
-     */
-    public void enableWakeUps() {
-        // volatile: the writer acquires this flag on every commit
-        INT.setVolatile(segment, (long)READER_MAY_SLEEP_OFFSET, 1);
-    }
-
-    /**
      * Sleeps in the kernel until the writer commits, closes, or {@code timeoutNs} passes: announces the
-     * sleep in the futex word, re-checks the ring, and only then waits. Requires {@link ShmFutex#isAvailable()}
-     * and a prior {@link #enableWakeUps()}.
+     * sleep in the futex word, re-checks the ring, and only then waits. Race-free against a concurrent
+     * commit (see the handshake in {@link ShmRingDescriptor}), so the timeout only bounds how long the caller
+     * goes without checking the peer's liveness. Requires {@link ShmFutex#isAvailable()}.
      *
      * @param timeoutNs the longest sleep
-     * @return true if it slept (it may still have been woken at once)
+     * @return true if it waited in the kernel (it may still have been woken at once)
      */
     public boolean sleep(final long timeoutNs) {
-        INT.setVolatile(segment, (long)FUTEX_OFFSET, 1);
-        // store-load: the futex word before the re-check of the ring; pairs with the fence in
-        // ShmRingWriter.wakeReaderIfAsleep() between its length release and its read of the futex word
+        // opaque: the fence below orders it; the writer swaps the word back to awake before it wakes us
+        INT.setOpaque(segment, (long)FUTEX_OFFSET, FUTEX_SLEEPING);
+        // store-load: the futex word before the re-check of the ring; pairs with the writer's fence between
+        // its length release and its read of the futex word (ShmRingWriter.wakeReaderIfAsleep)
         VarHandle.fullFence();
         if (hasRecord() || isWriterClosed()) {
-            INT.setVolatile(segment, (long)FUTEX_OFFSET, 0);
+            INT.setOpaque(segment, (long)FUTEX_OFFSET, FUTEX_AWAKE);
             return false;
         }
-        ShmFutex.await(futexWord, 1, timespec, timeoutNs);
-        // on a timeout the writer did not clear the word; clear it so it does not issue a needless wake
-        INT.setOpaque(segment, (long)FUTEX_OFFSET, 0);
+        // expects SLEEPING: if the writer swapped the word since the re-check, the wait returns at once
+        ShmFutex.await(futexWord, FUTEX_SLEEPING, timespec, timeoutNs);
+        // on a timeout or a spurious return the writer did not clear the word; clear it so it issues no
+        // needless wake
+        INT.setOpaque(segment, (long)FUTEX_OFFSET, FUTEX_AWAKE);
         return true;
     }
 

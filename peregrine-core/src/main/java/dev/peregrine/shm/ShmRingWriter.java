@@ -6,13 +6,13 @@ import java.lang.invoke.VarHandle;
 
 import static dev.peregrine.shm.ShmRingDescriptor.ALIGNMENT;
 import static dev.peregrine.shm.ShmRingDescriptor.CONSUMED_OFFSET;
+import static dev.peregrine.shm.ShmRingDescriptor.FUTEX_AWAKE;
 import static dev.peregrine.shm.ShmRingDescriptor.FUTEX_OFFSET;
 import static dev.peregrine.shm.ShmRingDescriptor.HEADER_LENGTH;
 import static dev.peregrine.shm.ShmRingDescriptor.HEAD_OFFSET;
 import static dev.peregrine.shm.ShmRingDescriptor.HEARTBEAT_OFFSET;
 import static dev.peregrine.shm.ShmRingDescriptor.INT;
 import static dev.peregrine.shm.ShmRingDescriptor.LONG;
-import static dev.peregrine.shm.ShmRingDescriptor.READER_MAY_SLEEP_OFFSET;
 import static dev.peregrine.shm.ShmRingDescriptor.RECORD_HEADER_LENGTH;
 import static dev.peregrine.shm.ShmRingDescriptor.TAIL_OFFSET;
 import static dev.peregrine.shm.ShmRingDescriptor.TYPE_MESSAGE;
@@ -254,15 +254,15 @@ public final class ShmRingWriter {
     }
 
     private void wakeReaderIfAsleep() {
-        // acquire: the flag is set once by a reader that may sleep, long before it sleeps
-        if ((int)INT.getAcquire(segment, (long)READER_MAY_SLEEP_OFFSET) != 0) {
-            // store-load: the length released in publish() before the read of the futex word; pairs with the
-            // fence in ShmRingReader.sleep() between its write of the futex word and its re-check of the ring
-            VarHandle.fullFence();
-            if ((int)INT.getVolatile(segment, (long)FUTEX_OFFSET) != 0
-                && (int)INT.getAndSet(segment, (long)FUTEX_OFFSET, 0) != 0) {
-                ShmFutex.wake(futexWord, 1);
-            }
+        // store-load: the length released in publish() (or the CLOSED state) before the read of the futex
+        // word; pairs with the fence in ShmRingReader.sleep() between its store of the word and its re-check
+        // of the ring. Without it the read could pass the store and both sides miss each other.
+        VarHandle.fullFence();
+        // acquire, and the only cost when nobody sleeps: the word's line is only written by a reader going to
+        // sleep, so it stays shared in this core's cache
+        if ((int)INT.getAcquire(segment, (long)FUTEX_OFFSET) != FUTEX_AWAKE
+            && (int)INT.getAndSet(segment, (long)FUTEX_OFFSET, FUTEX_AWAKE) != FUTEX_AWAKE) {
+            ShmFutex.wake(futexWord, 1);
         }
     }
 

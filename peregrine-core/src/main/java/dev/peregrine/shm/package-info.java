@@ -1,7 +1,7 @@
 /**
  * Shared-memory channels between processes through memory-mapped single-producer single-consumer rings.
  *
- * <p>The core: {@link dev.peregrine.shm.ShmRingDescriptor} (layout version 1 of a ring file),
+ * <p>The core: {@link dev.peregrine.shm.ShmRingDescriptor} (layout version 2 of a ring file),
  * {@link dev.peregrine.shm.ShmRingWriter} (zero-copy claim/commit/abort, bounded by bytes and by messages in
  * flight, {@code BACK_PRESSURED} when full) and {@link dev.peregrine.shm.ShmRingReader} (views
  * {@code (segment, offset, length)}), with wait strategies for an empty ring: busy-spin, back-off and futex
