@@ -14,4 +14,5 @@ module dev.peregrine.core {
     exports dev.peregrine.tcp;
     exports dev.peregrine.udp;
     exports dev.peregrine.mold;
+    exports dev.peregrine.shm;
 }

@@ -1,0 +1,316 @@
+package dev.peregrine.bench.transports;
+
+import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.BenchTransport;
+import dev.peregrine.peers.PingClient;
+import dev.peregrine.peers.Responder;
+import dev.peregrine.peers.StreamReceiver;
+import dev.peregrine.peers.StreamSender;
+import dev.peregrine.shm.ShmBackoffWait;
+import dev.peregrine.shm.ShmBusySpinWait;
+import dev.peregrine.shm.ShmFutexWait;
+import dev.peregrine.shm.ShmMessageHandler;
+import dev.peregrine.shm.ShmOptions;
+import dev.peregrine.shm.ShmRingReader;
+import dev.peregrine.shm.ShmRingWriter;
+import dev.peregrine.shm.ShmServerSocket;
+import dev.peregrine.shm.ShmSocket;
+import dev.peregrine.shm.ShmWaitStrategy;
+
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteOrder;
+import java.util.function.LongConsumer;
+
+/**
+ * What the two shared-memory adapters share: the rendezvous path derived from the {@link BenchConfig} (so a
+ * responder in another JVM started with the same config is found), an echo responder on a thread of its own,
+ * a zero-copy ping client, and the one-way stream. They differ only in how the waiting side waits.
+ */
+abstract class PeregrineShmBenchSupport implements BenchTransport {
+    private static final ValueLayout.OfLong SEQUENCE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final long LIVENESS_CHECK_NS = 100_000_000L;
+    private static final int MAX_SOCKET_PATH = 100;
+
+    /**
+     * How the responder (and the stream receiver) waits for messages.
+     *
+     * @param config the run's configuration
+     * @return a new strategy
+     */
+    abstract ShmWaitStrategy waitStrategy(BenchConfig config);
+
+    @Override
+    public String path() {
+        return "shm";
+    }
+
+    @Override
+    public String unavailableReason(final BenchConfig config) {
+        final int length = address(config, "pp").getPath().toString().length();
+        if (length > MAX_SOCKET_PATH) {
+            return "the rendezvous socket path in " + config.directory() + " is " + length
+                + " characters, longer than a Unix domain socket allows";
+        }
+        return null;
+    }
+
+    static UnixDomainSocketAddress address(final BenchConfig config, final String kind) {
+        return UnixDomainSocketAddress.of(config.directory().toAbsolutePath()
+            .resolve("peregrine-shm-" + config.port() + "-" + kind + ".sock"));
+    }
+
+    static ShmOptions options(final BenchConfig config) {
+        int capacity = 1 << 20;
+        while (capacity / 2 - 16 < config.size()) {
+            capacity <<= 1;
+        }
+        return new ShmOptions().ringCapacity(capacity).maxMessageLength(config.size());
+    }
+
+    static ShmWaitStrategy spinOrBackoff(final BenchConfig config) {
+        return config.busySpin() ? new ShmBusySpinWait() : new ShmBackoffWait();
+    }
+
+    static ShmWaitStrategy futex() {
+        return new ShmFutexWait(0);
+    }
+
+    @Override
+    public Responder startResponder(final BenchConfig config) {
+        return new EchoResponder(new ShmServerSocket(address(config, "pp"), options(config)), waitStrategy(config));
+    }
+
+    @Override
+    public PingClient connect(final BenchConfig config) {
+        return new Client(ShmSocket.connect(address(config, "pp"), options(config)), config.size());
+    }
+
+    @Override
+    public boolean supportsStream() {
+        return true;
+    }
+
+    @Override
+    public StreamReceiver startStreamReceiver(final BenchConfig config) {
+        return new Receiver(new ShmServerSocket(address(config, "st"), options(config)));
+    }
+
+    @Override
+    public StreamSender connectStreamSender(final BenchConfig config) {
+        return new Sender(ShmSocket.connect(address(config, "st"), options(config)), config.size());
+    }
+
+    /** Echoes every message of every client, one client at a time, on a thread of its own. */
+    static final class EchoResponder implements Responder, ShmMessageHandler {
+        private final ShmServerSocket server;
+        private final ShmWaitStrategy wait;
+        private final Thread thread;
+        private volatile boolean running = true;
+        private volatile long messages;
+        private ShmRingWriter writer;
+
+        EchoResponder(final ShmServerSocket server, final ShmWaitStrategy wait) {
+            this.server = server;
+            this.wait = wait;
+            this.thread = new Thread(this::run, "peregrine-shm-responder");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        private void run() {
+            while (running) {
+                final ShmSocket socket;
+                try {
+                    socket = server.accept();
+                } catch (final UncheckedIOException ex) {
+                    return; // closed
+                }
+                try (socket) {
+                    serve(socket);
+                }
+            }
+        }
+
+        private void serve(final ShmSocket socket) {
+            final ShmRingReader reader = socket.reader();
+            writer = socket.writer();
+            long count = messages;
+            long lastCheck = System.nanoTime();
+            while (running) {
+                final int work = reader.poll(this, 64);
+                if (work > 0) {
+                    count += work;
+                    messages = count;
+                } else if (work < 0) {
+                    return;
+                } else {
+                    final long now = System.nanoTime();
+                    if (now - lastCheck > LIVENESS_CHECK_NS) {
+                        lastCheck = now;
+                        if (socket.isPeerGone()) {
+                            return;
+                        }
+                    }
+                }
+                wait.idle(reader, work, LIVENESS_CHECK_NS);
+            }
+        }
+
+        @Override
+        public void onMessage(final MemorySegment buffer, final long offset, final int length) {
+            final ShmRingWriter writer = this.writer;
+            long index;
+            while ((index = writer.tryClaim(length)) < 0) {
+                if (index == ShmRingWriter.CLOSED) {
+                    return;
+                }
+                Thread.onSpinWait();
+            }
+            MemorySegment.copy(buffer, offset, writer.buffer(), index, length);
+            writer.commit(index);
+        }
+
+        @Override
+        public long messages() {
+            return messages;
+        }
+
+        @Override
+        public void close() {
+            running = false;
+            server.close();
+            try {
+                thread.join(5_000);
+            } catch (final InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Writes pings straight into the ring and polls echoes as views. */
+    static final class Client implements PingClient, ShmMessageHandler {
+        private final ShmSocket socket;
+        private final ShmRingWriter writer;
+        private final ShmRingReader reader;
+        private final int size;
+        private long received;
+
+        Client(final ShmSocket socket, final int size) {
+            this.socket = socket;
+            this.writer = socket.writer();
+            this.reader = socket.reader();
+            this.size = size;
+        }
+
+        @Override
+        public void send(final long sequence) {
+            long index;
+            while ((index = writer.tryClaim(size)) < 0) {
+                if (index == ShmRingWriter.CLOSED) {
+                    throw new IllegalStateException("shared-memory channel closed");
+                }
+                Thread.onSpinWait();
+            }
+            writer.buffer().set(SEQUENCE, index, sequence);
+            writer.commit(index);
+        }
+
+        @Override
+        public long poll() {
+            received = -1;
+            reader.poll(this, 1);
+            return received;
+        }
+
+        @Override
+        public void onMessage(final MemorySegment buffer, final long offset, final int length) {
+            received = buffer.get(SEQUENCE, offset);
+        }
+
+        @Override
+        public void close() {
+            socket.close();
+        }
+    }
+
+    /** Receiving end of the stream; the connection is accepted on a thread of its own. */
+    static final class Receiver implements StreamReceiver, ShmMessageHandler {
+        private final ShmServerSocket server;
+        private final Thread acceptor;
+        private volatile ShmSocket socket;
+        private ShmRingReader reader;
+        private LongConsumer sequences;
+
+        Receiver(final ShmServerSocket server) {
+            this.server = server;
+            this.acceptor = new Thread(() -> {
+                try {
+                    socket = server.accept();
+                } catch (final UncheckedIOException ex) {
+                    // closed before a sender came
+                }
+            }, "peregrine-shm-stream-acceptor");
+            acceptor.setDaemon(true);
+            acceptor.start();
+        }
+
+        @Override
+        public int poll(final LongConsumer sequences) {
+            if (reader == null) {
+                final ShmSocket connected = socket;
+                if (connected == null) {
+                    return 0;
+                }
+                reader = connected.reader();
+            }
+            this.sequences = sequences;
+            return Math.max(0, reader.poll(this, 4096));
+        }
+
+        @Override
+        public void onMessage(final MemorySegment buffer, final long offset, final int length) {
+            sequences.accept(buffer.get(SEQUENCE, offset));
+        }
+
+        @Override
+        public void close() {
+            server.close();
+            final ShmSocket connected = socket;
+            if (connected != null) {
+                connected.close();
+            }
+        }
+    }
+
+    /** Sending end of the stream: claims, writes the sequence, commits. */
+    static final class Sender implements StreamSender {
+        private final ShmSocket socket;
+        private final ShmRingWriter writer;
+        private final int size;
+
+        Sender(final ShmSocket socket, final int size) {
+            this.socket = socket;
+            this.writer = socket.writer();
+            this.size = size;
+        }
+
+        @Override
+        public boolean offer(final long sequence) {
+            final long index = writer.tryClaim(size);
+            if (index < 0) {
+                return false;
+            }
+            writer.buffer().set(SEQUENCE, index, sequence);
+            writer.commit(index);
+            return true;
+        }
+
+        @Override
+        public void close() {
+            socket.close();
+        }
+    }
+}

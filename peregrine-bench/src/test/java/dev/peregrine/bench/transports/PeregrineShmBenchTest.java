@@ -1,0 +1,88 @@
+package dev.peregrine.bench.transports;
+
+import com.sun.management.ThreadMXBean;
+import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.BenchTransport;
+import dev.peregrine.peers.PingClient;
+import dev.peregrine.peers.Responder;
+import dev.peregrine.peers.StreamReceiver;
+import dev.peregrine.peers.StreamSender;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.ServiceLoader;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class PeregrineShmBenchTest {
+    private static final ThreadMXBean THREADS = (ThreadMXBean)ManagementFactory.getThreadMXBean();
+
+    @TempDir
+    Path dir;
+
+    private static BenchTransport find(final String name) {
+        return ServiceLoader.load(BenchTransport.class).stream().map(ServiceLoader.Provider::get)
+            .filter(t -> t.name().equals(name)).findFirst().orElseThrow(() -> new AssertionError(name + " not registered"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"peregrine-shm", "peregrine-shm-futex"})
+    void shouldRoundTripInOrderWithoutAllocatingOnTheClientThread(final String name) throws Exception {
+        final BenchTransport transport = find(name);
+        final BenchConfig config = new BenchConfig("127.0.0.1", 17000, 32, dir, true);
+        Assumptions.assumeTrue(transport.unavailableReason(config) == null, transport.unavailableReason(config));
+        assertThat(transport.path()).isEqualTo("shm");
+        try (Responder responder = transport.startResponder(config); PingClient client = transport.connect(config)) {
+            for (long seq = 0; seq < 50_000; seq++) { // warm-up: JIT of the ring and of the futex downcall
+                client.send(seq);
+                assertThat(client.receive()).isEqualTo(seq);
+            }
+            final long before = THREADS.getCurrentThreadAllocatedBytes();
+            long outOfOrder = 0;
+            for (long seq = 50_000; seq < 60_000; seq++) {
+                client.send(seq);
+                if (client.receive() != seq) {
+                    outOfOrder++;
+                }
+            }
+            final long allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
+            assertThat(outOfOrder).isZero();
+            assertThat(allocated).isZero();
+            assertThat(responder.messages()).isEqualTo(60_000);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"peregrine-shm", "peregrine-shm-futex"})
+    void shouldStreamEverySequenceInOrder(final String name) throws Exception {
+        final BenchTransport transport = find(name);
+        final BenchConfig config = new BenchConfig("127.0.0.1", 17002, 32, dir, true);
+        Assumptions.assumeTrue(transport.unavailableReason(config) == null, transport.unavailableReason(config));
+        assertThat(transport.supportsStream()).isTrue();
+        try (StreamReceiver receiver = transport.startStreamReceiver(config);
+             StreamSender sender = transport.connectStreamSender(config)) {
+            final long[] next = {0};
+            final boolean[] ordered = {true};
+            long sent = 0;
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (next[0] < 200_000 && System.nanoTime() < deadline) {
+                if (sent < 200_000 && sender.offer(sent)) {
+                    sent++;
+                }
+                receiver.poll(seq -> {
+                    ordered[0] &= seq == next[0];
+                    next[0]++;
+                });
+            }
+            assertThat(ordered[0]).isTrue();
+            assertThat(next[0]).isEqualTo(200_000);
+        }
+    }
+}

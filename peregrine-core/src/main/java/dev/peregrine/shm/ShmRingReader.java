@@ -1,0 +1,210 @@
+package dev.peregrine.shm;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+import static dev.peregrine.shm.ShmRingDescriptor.CONSUMED_OFFSET;
+import static dev.peregrine.shm.ShmRingDescriptor.FUTEX_AWAKE;
+import static dev.peregrine.shm.ShmRingDescriptor.FUTEX_OFFSET;
+import static dev.peregrine.shm.ShmRingDescriptor.FUTEX_SLEEPING;
+import static dev.peregrine.shm.ShmRingDescriptor.HEADER_LENGTH;
+import static dev.peregrine.shm.ShmRingDescriptor.HEAD_OFFSET;
+import static dev.peregrine.shm.ShmRingDescriptor.INT;
+import static dev.peregrine.shm.ShmRingDescriptor.LONG;
+import static dev.peregrine.shm.ShmRingDescriptor.RECORD_HEADER_LENGTH;
+import static dev.peregrine.shm.ShmRingDescriptor.TYPE_MESSAGE;
+import static dev.peregrine.shm.ShmRingDescriptor.TYPE_PADDING;
+import static dev.peregrine.shm.ShmRingDescriptor.WRITER_CLOSED;
+import static dev.peregrine.shm.ShmRingDescriptor.WRITER_STATE_OFFSET;
+
+/**
+ * The consuming side of a {@link ShmRingDescriptor ring}: {@link #poll} hands each message to a handler as a
+ * view {@code (segment, offset, length)} into the mapped ring, then releases the room to the writer.
+ *
+ * <p>Every record header read from the ring is checked (the writer may be another, faulty, process): a bad
+ * one makes {@link #poll} answer {@link #CORRUPT} with {@link #corruption()} saying why.
+ *
+ * <p>Not thread-safe: one reader thread.
+ */
+public final class ShmRingReader {
+    /** A record header in the ring is impossible; the ring cannot be trusted any more. */
+    public static final int CORRUPT = -2;
+
+    private final MemorySegment segment;
+    private final MemorySegment futexWord;
+    private final MemorySegment timespec;
+    private final int capacity;
+    private final int mask;
+    private final int maxMessageLength;
+    private long head;
+    private long consumed;
+    private String corruption;
+
+    /**
+     * Wraps a validated ring, resuming from the head stored in its header.
+     *
+     * @param segment the mapped ring file; see {@link ShmRingDescriptor#validate}
+     * @throws IllegalArgumentException if the segment is not a valid ring
+     */
+    public ShmRingReader(final MemorySegment segment) {
+        final String invalid = ShmRingDescriptor.validate(segment, 0, -1);
+        if (invalid != null) {
+            throw new IllegalArgumentException("ring refused: " + invalid);
+        }
+        this.segment = segment;
+        this.futexWord = segment.asSlice(FUTEX_OFFSET, 4);
+        this.timespec = Arena.ofAuto().allocate(16, 8);
+        this.capacity = segment.get(ValueLayout.JAVA_INT, ShmRingDescriptor.CAPACITY_OFFSET);
+        this.mask = capacity - 1;
+        this.maxMessageLength = segment.get(ValueLayout.JAVA_INT, ShmRingDescriptor.MAX_MESSAGE_LENGTH_OFFSET);
+        this.head = (long)LONG.getAcquire(segment, (long)HEAD_OFFSET);
+        this.consumed = (long)LONG.getAcquire(segment, (long)CONSUMED_OFFSET);
+    }
+
+    /**
+     * Delivers up to {@code limit} messages, then gives their room back to the writer.
+     *
+     * @param handler receives each message; if it throws, the messages before and including the failing one
+     *     count as consumed
+     * @param limit most messages to deliver
+     * @return messages delivered, or {@link #CORRUPT}
+     */
+    public int poll(final ShmMessageHandler handler, final int limit) {
+        if (corruption != null) {
+            return CORRUPT;
+        }
+        final long head = this.head;
+        long position = head;
+        int count = 0;
+        try {
+            while (count < limit) {
+                final int index = (int)position & mask;
+                final int frameLength = frameLengthAcquire(index);
+                if (frameLength == 0) {
+                    break;
+                }
+                if (frameLength < RECORD_HEADER_LENGTH || frameLength > capacity - index) {
+                    return corrupt("frameLength=" + frameLength + " at index=" + index + " capacity=" + capacity);
+                }
+                final int type = segment.get(ValueLayout.JAVA_INT, HEADER_LENGTH + index + 4L);
+                final int recordLength = ShmRingDescriptor.align(frameLength);
+                if (type == TYPE_MESSAGE) {
+                    final int length = frameLength - RECORD_HEADER_LENGTH;
+                    if (length > maxMessageLength) {
+                        return corrupt("length=" + length + " > maxMessageLength=" + maxMessageLength + " at index=" + index);
+                    }
+                    position += recordLength;
+                    count++;
+                    handler.onMessage(segment, HEADER_LENGTH + index + (long)RECORD_HEADER_LENGTH, length);
+                } else if (type == TYPE_PADDING) {
+                    position += recordLength;
+                } else {
+                    return corrupt("type=" + type + " at index=" + index);
+                }
+            }
+        } finally {
+            if (position != head) {
+                this.head = position;
+                consumed += count;
+                consumedRelease(consumed);
+                headRelease(position);
+            }
+        }
+        return count;
+    }
+
+    /**
+     * Whether a record (message or padding) is waiting; does not consume it.
+     *
+     * @return true if {@link #poll} would find something
+     */
+    public boolean hasRecord() {
+        return frameLengthAcquire((int)head & mask) != 0;
+    }
+
+    /**
+     * Whether the writer closed the ring in an orderly way; what it wrote before may still be waiting.
+     *
+     * @return true once the writer's state is closed
+     */
+    public boolean isWriterClosed() {
+        // acquire: pairs with the release in ShmRingWriter.close(), so every record before it is visible
+        return (int)INT.getAcquire(segment, (long)WRITER_STATE_OFFSET) == WRITER_CLOSED;
+    }
+
+    /**
+     * Sleeps in the kernel until the writer commits, closes, or {@code timeoutNs} passes: announces the
+     * sleep in the futex word, re-checks the ring, and only then waits. Race-free against a concurrent
+     * commit (see the handshake in {@link ShmRingDescriptor}), so the timeout only bounds how long the caller
+     * goes without checking the peer's liveness. Requires {@link ShmFutex#isAvailable()}.
+     *
+     * @param timeoutNs the longest sleep
+     * @return true if it waited in the kernel (it may still have been woken at once)
+     */
+    public boolean sleep(final long timeoutNs) {
+        // opaque: the fence below orders it; the writer swaps the word back to awake before it wakes us
+        INT.setOpaque(segment, (long)FUTEX_OFFSET, FUTEX_SLEEPING);
+        // store-load: the futex word before the re-check of the ring; pairs with the writer's fence between
+        // its length release and its read of the futex word (ShmRingWriter.wakeReaderIfAsleep)
+        VarHandle.fullFence();
+        if (hasRecord() || isWriterClosed()) {
+            INT.setOpaque(segment, (long)FUTEX_OFFSET, FUTEX_AWAKE);
+            return false;
+        }
+        // expects SLEEPING: if the writer swapped the word since the re-check, the wait returns at once
+        ShmFutex.await(futexWord, FUTEX_SLEEPING, timespec, timeoutNs);
+        // on a timeout or a spurious return the writer did not clear the word; clear it so it issues no
+        // needless wake
+        INT.setOpaque(segment, (long)FUTEX_OFFSET, FUTEX_AWAKE);
+        return true;
+    }
+
+    /**
+     * Why the ring was declared corrupt.
+     *
+     * @return the reason, or {@code null}
+     */
+    public String corruption() {
+        return corruption;
+    }
+
+    /**
+     * Data capacity of the ring.
+     *
+     * @return bytes
+     */
+    public int capacity() {
+        return capacity;
+    }
+
+    /**
+     * Largest payload the ring carries.
+     *
+     * @return bytes
+     */
+    public int maxMessageLength() {
+        return maxMessageLength;
+    }
+
+    private int corrupt(final String reason) {
+        corruption = reason;
+        return CORRUPT;
+    }
+
+    private int frameLengthAcquire(final int index) {
+        // acquire: pairs with ShmRingWriter.frameLengthRelease, making the payload and type visible
+        return (int)INT.getAcquire(segment, HEADER_LENGTH + (long)index);
+    }
+
+    private void headRelease(final long head) {
+        // release: the reader is done with every byte before head; pairs with ShmRingWriter.headAcquire
+        LONG.setRelease(segment, (long)HEAD_OFFSET, head);
+    }
+
+    private void consumedRelease(final long consumed) {
+        // release: pairs with ShmRingWriter.consumedAcquire
+        LONG.setRelease(segment, (long)CONSUMED_OFFSET, consumed);
+    }
+}

@@ -1,0 +1,292 @@
+package dev.peregrine.shm;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+import static dev.peregrine.shm.ShmRingDescriptor.ALIGNMENT;
+import static dev.peregrine.shm.ShmRingDescriptor.CONSUMED_OFFSET;
+import static dev.peregrine.shm.ShmRingDescriptor.FUTEX_AWAKE;
+import static dev.peregrine.shm.ShmRingDescriptor.FUTEX_OFFSET;
+import static dev.peregrine.shm.ShmRingDescriptor.HEADER_LENGTH;
+import static dev.peregrine.shm.ShmRingDescriptor.HEAD_OFFSET;
+import static dev.peregrine.shm.ShmRingDescriptor.HEARTBEAT_OFFSET;
+import static dev.peregrine.shm.ShmRingDescriptor.INT;
+import static dev.peregrine.shm.ShmRingDescriptor.LONG;
+import static dev.peregrine.shm.ShmRingDescriptor.RECORD_HEADER_LENGTH;
+import static dev.peregrine.shm.ShmRingDescriptor.TAIL_OFFSET;
+import static dev.peregrine.shm.ShmRingDescriptor.TYPE_MESSAGE;
+import static dev.peregrine.shm.ShmRingDescriptor.TYPE_PADDING;
+import static dev.peregrine.shm.ShmRingDescriptor.WRITER_CLOSED;
+import static dev.peregrine.shm.ShmRingDescriptor.WRITER_STATE_OFFSET;
+
+/**
+ * The producing side of a {@link ShmRingDescriptor ring}: claim a region, write the message into
+ * {@link #buffer()}, then {@link #commit} (or {@link #abort}) it. Bounded by bytes and by messages in flight;
+ * a full ring answers {@link #BACK_PRESSURED} and never blocks or drops.
+ *
+ * <p>Not thread-safe: one writer thread. At most one claim is outstanding at a time.
+ */
+public final class ShmRingWriter {
+    /** The ring has no room now, by bytes or by messages in flight; nothing was claimed. */
+    public static final long BACK_PRESSURED = -1;
+    /** The ring was closed by this writer. */
+    public static final long CLOSED = -3;
+
+    private static final long NO_CLAIM = -1;
+
+    private final MemorySegment segment;
+    private final MemorySegment futexWord;
+    private final int capacity;
+    private final int mask;
+    private final int maxMessageLength;
+    private final int maxMessages;
+    private long tail;
+    private long headCache;
+    private long produced;
+    private long consumedCache;
+    private long claimOffset = NO_CLAIM;
+    private int claimFrameLength;
+    private int claimRecordLength;
+    private boolean closed;
+
+    /**
+     * Wraps a validated ring, fresh or drained (the only writer of a ring is the process it was made for). The
+     * writer resumes from the tail stored in the header.
+     *
+     * @param segment the mapped ring file; see {@link ShmRingDescriptor#validate}
+     * @throws IllegalArgumentException if the segment is not a valid ring
+     */
+    public ShmRingWriter(final MemorySegment segment) {
+        final String invalid = ShmRingDescriptor.validate(segment, 0, -1);
+        if (invalid != null) {
+            throw new IllegalArgumentException("ring refused: " + invalid);
+        }
+        this.segment = segment;
+        this.futexWord = segment.asSlice(FUTEX_OFFSET, 4);
+        this.capacity = segment.get(ValueLayout.JAVA_INT, ShmRingDescriptor.CAPACITY_OFFSET);
+        this.mask = capacity - 1;
+        this.maxMessageLength = segment.get(ValueLayout.JAVA_INT, ShmRingDescriptor.MAX_MESSAGE_LENGTH_OFFSET);
+        this.maxMessages = segment.get(ValueLayout.JAVA_INT, ShmRingDescriptor.MAX_MESSAGES_OFFSET);
+        this.tail = tailAcquire();
+        this.headCache = headAcquire();
+        this.consumedCache = consumedAcquire();
+        this.produced = consumedCache;
+    }
+
+    /**
+     * Claims room for a message of {@code length} bytes.
+     *
+     * @param length payload length, 0 to {@link #maxMessageLength()}
+     * @return where to write the payload in {@link #buffer()}, or {@link #BACK_PRESSURED} or {@link #CLOSED}
+     * @throws IllegalArgumentException if {@code length} is negative or over the maximum
+     * @throws IllegalStateException if a claim is already outstanding
+     */
+    public long tryClaim(final int length) {
+        if (length < 0 || length > maxMessageLength) {
+            throw new IllegalArgumentException("length=" + length + " must be in [0, maxMessageLength="
+                + maxMessageLength + "]");
+        }
+        if (claimOffset != NO_CLAIM) {
+            throw new IllegalStateException("claim at index=" + claimOffset + " is still outstanding");
+        }
+        if (closed) {
+            return CLOSED;
+        }
+        if (produced - consumedCache >= maxMessages) {
+            consumedCache = consumedAcquire();
+            if (produced - consumedCache >= maxMessages) {
+                return BACK_PRESSURED;
+            }
+        }
+        final int frameLength = RECORD_HEADER_LENGTH + length;
+        final int recordLength = ShmRingDescriptor.align(frameLength);
+        final long tail = this.tail;
+        final int index = (int)tail & mask;
+        final int toEnd = capacity - index;
+        final int padding = recordLength <= toEnd ? 0 : toEnd;
+        // the header after the record is zeroed too, so the room it takes must be free as well
+        final long required = (long)padding + recordLength + ALIGNMENT;
+        if (tail + required - headCache > capacity) {
+            headCache = headAcquire();
+            if (tail + required - headCache > capacity) {
+                return BACK_PRESSURED;
+            }
+        }
+        final int recordIndex;
+        if (padding > 0) {
+            // zero both headers the reader may reach next before it can see the padding (released below)
+            zeroHeader(0);
+            zeroHeader(recordLength & mask);
+            segment.set(ValueLayout.JAVA_INT, HEADER_LENGTH + index + 4L, TYPE_PADDING);
+            frameLengthRelease(index, padding);
+            this.tail = tail + padding;
+            recordIndex = 0;
+        } else {
+            zeroHeader((index + recordLength) & mask);
+            recordIndex = index;
+        }
+        claimFrameLength = frameLength;
+        claimRecordLength = recordLength;
+        claimOffset = HEADER_LENGTH + recordIndex + (long)RECORD_HEADER_LENGTH;
+        return claimOffset;
+    }
+
+    /**
+     * Publishes the claimed message to the reader and wakes the reader if it sleeps on the futex.
+     *
+     * @param index the value {@link #tryClaim} returned
+     * @throws IllegalStateException if {@code index} is not the outstanding claim
+     */
+    public void commit(final long index) {
+        publish(index, TYPE_MESSAGE);
+        produced++;
+        wakeReaderIfAsleep();
+    }
+
+    /**
+     * Gives a claim back: the region becomes padding that the reader skips.
+     *
+     * @param index the value {@link #tryClaim} returned
+     * @throws IllegalStateException if {@code index} is not the outstanding claim
+     */
+    public void abort(final long index) {
+        publish(index, TYPE_PADDING);
+    }
+
+    /**
+     * Copies a message into the ring and commits it.
+     *
+     * @param source memory holding the message
+     * @param offset where it starts
+     * @param length its length, 0 to {@link #maxMessageLength()}
+     * @return the index it was written at, or {@link #BACK_PRESSURED} or {@link #CLOSED}
+     */
+    public long offer(final MemorySegment source, final long offset, final int length) {
+        final long index = tryClaim(length);
+        if (index >= 0) {
+            MemorySegment.copy(source, offset, segment, index, length);
+            commit(index);
+        }
+        return index;
+    }
+
+    /**
+     * The memory into which claimed messages are written (the whole mapped ring).
+     *
+     * @return the segment
+     */
+    public MemorySegment buffer() {
+        return segment;
+    }
+
+    /**
+     * Largest payload this ring takes.
+     *
+     * @return bytes
+     */
+    public int maxMessageLength() {
+        return maxMessageLength;
+    }
+
+    /**
+     * Data capacity of the ring.
+     *
+     * @return bytes
+     */
+    public int capacity() {
+        return capacity;
+    }
+
+    /**
+     * Bytes written and not yet consumed by the reader, as far as this writer knows.
+     *
+     * @return bytes in flight
+     */
+    public long bytesInFlight() {
+        headCache = headAcquire();
+        return tail - headCache;
+    }
+
+    /**
+     * Whether the reader has consumed everything written.
+     *
+     * @return true when the ring is empty
+     */
+    public boolean isDrained() {
+        return bytesInFlight() == 0;
+    }
+
+    /**
+     * Stores the writer's clock in the header, the liveness word a monitor may watch.
+     *
+     * @param nowNs the writer's clock
+     */
+    public void heartbeat(final long nowNs) {
+        // release: only a hint for monitors, but never torn
+        LONG.setRelease(segment, (long)HEARTBEAT_OFFSET, nowNs);
+    }
+
+    /**
+     * Marks the ring closed in an orderly way (the reader reports end of stream once drained) and wakes a
+     * sleeping reader. Idempotent.
+     */
+    public void close() {
+        if (!closed) {
+            closed = true;
+            // release: every record published before happens-before a reader that sees CLOSED
+            INT.setRelease(segment, (long)WRITER_STATE_OFFSET, WRITER_CLOSED);
+            wakeReaderIfAsleep();
+        }
+    }
+
+    private void publish(final long index, final int type) {
+        if (index != claimOffset || index == NO_CLAIM) {
+            throw new IllegalStateException("index=" + index + " is not the outstanding claim (claim=" + claimOffset + ")");
+        }
+        final long headerOffset = index - RECORD_HEADER_LENGTH;
+        segment.set(ValueLayout.JAVA_INT, headerOffset + 4, type);
+        frameLengthRelease((int)(headerOffset - HEADER_LENGTH), claimFrameLength);
+        tail += claimRecordLength;
+        // release: the tail is informative (monitors, bytesInFlight); records are published by their length
+        LONG.setRelease(segment, (long)TAIL_OFFSET, tail);
+        claimOffset = NO_CLAIM;
+    }
+
+    private void wakeReaderIfAsleep() {
+        // store-load: the length released in publish() (or the CLOSED state) before the read of the futex
+        // word; pairs with the fence in ShmRingReader.sleep() between its store of the word and its re-check
+        // of the ring. Without it the read could pass the store and both sides miss each other.
+        VarHandle.fullFence();
+        // acquire, and the only cost when nobody sleeps: the word's line is only written by a reader going to
+        // sleep, so it stays shared in this core's cache
+        if ((int)INT.getAcquire(segment, (long)FUTEX_OFFSET) != FUTEX_AWAKE
+            && (int)INT.getAndSet(segment, (long)FUTEX_OFFSET, FUTEX_AWAKE) != FUTEX_AWAKE) {
+            ShmFutex.wake(futexWord, 1);
+        }
+    }
+
+    private void zeroHeader(final int index) {
+        // plain: ordered before the reader's view by the release of the record that precedes it
+        segment.set(ValueLayout.JAVA_LONG, HEADER_LENGTH + (long)index, 0L);
+    }
+
+    private void frameLengthRelease(final int index, final int frameLength) {
+        // release: payload, type and the zeroed next header happen-before a reader that acquires this length
+        INT.setRelease(segment, HEADER_LENGTH + (long)index, frameLength);
+    }
+
+    private long tailAcquire() {
+        return (long)LONG.getAcquire(segment, (long)TAIL_OFFSET);
+    }
+
+    private long headAcquire() {
+        // acquire: pairs with ShmRingReader.headRelease, the reader is done with everything before head
+        return (long)LONG.getAcquire(segment, (long)HEAD_OFFSET);
+    }
+
+    private long consumedAcquire() {
+        // acquire: pairs with ShmRingReader.consumedRelease
+        return (long)LONG.getAcquire(segment, (long)CONSUMED_OFFSET);
+    }
+}

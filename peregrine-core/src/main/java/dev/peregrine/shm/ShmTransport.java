@@ -1,0 +1,440 @@
+package dev.peregrine.shm;
+
+import dev.peregrine.channel.ChannelHandler;
+import dev.peregrine.channel.CloseReason;
+import dev.peregrine.channel.SendResult;
+import dev.peregrine.channel.Transport;
+import dev.peregrine.reactor.Pollable;
+import dev.peregrine.reactor.Reactor;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.util.Arrays;
+
+/**
+ * Shared-memory channels on a {@link Reactor}, with the same events as TCP: the rendezvous sockets are
+ * registered with the reactor (accept, handshake, and afterwards end-of-stream as the liveness signal) and
+ * the inbound rings are polled every cycle ({@link Pollable}). When a peer closes or dies the messages it
+ * wrote before are delivered first, then {@code onClosed} with {@link CloseReason#BY_PEER} (orderly) or
+ * {@link CloseReason#RESET} (the process died, e.g. {@code kill -9}).
+ *
+ * <p>{@link #send} copies the message into the outbound ring: it returns 0 (the ring is the wire), or
+ * {@link SendResult#BACK_PRESSURED} when the ring is full by bytes or by messages, followed by
+ * {@link ChannelHandler#onSent} once the peer has read some. Addresses are {@link UnixDomainSocketAddress}es.
+ *
+ * <p>The rings are polled, not selected: give the reactor a polling idle strategy (busy-spin, yielding or
+ * back-off). With {@code BlockingSelectIdleStrategy} a message waits until the selector wakes up for another
+ * reason or its maximum wait passes.
+ *
+ * <p>Not thread-safe: the reactor's thread only.
+ */
+public final class ShmTransport implements Transport, Pollable {
+    private static final long HEARTBEAT_INTERVAL_NS = 100_000_000L;
+    private static final int POLL_LIMIT = 256;
+
+    private final Reactor reactor;
+    private final ChannelHandler handler;
+    private final ShmOptions options;
+    private final ByteBuffer probe = ByteBuffer.allocateDirect(64);
+    private final ByteBuffer ack = ByteBuffer.allocateDirect(1);
+    private ShmTransportChannel[] channels = new ShmTransportChannel[0];
+    private ShmTransportServer[] servers = new ShmTransportServer[0];
+    private ShmTransportChannel lastFound;
+    private long nextId = 1;
+
+    /** A listening socket. */
+    private record ShmTransportServer(long id, UnixDomainSocketAddress address, ServerSocketChannel channel, SelectionKey[] key) {
+    }
+
+    /**
+     * Creates the transport and adds it to the reactor's pollables; reactor thread (or before it starts).
+     *
+     * @param reactor the event loop
+     * @param handler receives every event
+     * @param options ring sizes and folder (as a server), handshake timeout
+     */
+    public ShmTransport(final Reactor reactor, final ChannelHandler handler, final ShmOptions options) {
+        if (reactor == null || handler == null || options == null) {
+            throw new IllegalArgumentException("reactor=" + reactor + " handler=" + handler + " options=" + options);
+        }
+        this.reactor = reactor;
+        this.handler = handler;
+        this.options = options;
+        reactor.add(this);
+    }
+
+    @Override
+    public long listen(final SocketAddress localAddress) {
+        final long id = nextId++;
+        if (!(localAddress instanceof UnixDomainSocketAddress address)) {
+            defer(() -> handler.onListenFailed(id, "shared memory listens on a UnixDomainSocketAddress, not " + localAddress));
+            return id;
+        }
+        try {
+            ShmRingFile.cleanLeftovers(options.ringDirectory());
+            final ServerSocketChannel channel = ShmRendezvous.bind(address);
+            final ShmTransportServer server = new ShmTransportServer(id, address, channel, new SelectionKey[1]);
+            server.key()[0] = reactor.register(channel, SelectionKey.OP_ACCEPT, (key, nowNs) -> onAcceptable(server, nowNs));
+            servers = append(servers, server);
+            defer(() -> handler.onListening(id, address));
+        } catch (final IOException | RuntimeException ex) {
+            final String reason = "cannot listen on " + address.getPath() + ": " + ex.getMessage();
+            defer(() -> handler.onListenFailed(id, reason));
+        }
+        return id;
+    }
+
+    @Override
+    public long connect(final SocketAddress remoteAddress) {
+        final long id = nextId++;
+        if (!(remoteAddress instanceof UnixDomainSocketAddress address)) {
+            defer(() -> handler.onConnectFailed(id, "shared memory connects to a UnixDomainSocketAddress, not " + remoteAddress));
+            return id;
+        }
+        SocketChannel socket = null;
+        try {
+            socket = SocketChannel.open(StandardProtocolFamily.UNIX);
+            socket.configureBlocking(false);
+            final boolean connected = socket.connect(address);
+            final ShmTransportChannel channel = new ShmTransportChannel(id, 0, socket,
+                connected ? ShmTransportChannel.AWAITING_OFFER : ShmTransportChannel.CONNECTING, handler,
+                reactor.clock().nanoTime() + options.handshakeTimeoutNs());
+            channel.key = reactor.register(socket, connected ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT,
+                (key, nowNs) -> onReady(channel, key));
+            channels = append(channels, channel);
+        } catch (final IOException | RuntimeException ex) {
+            closeQuietly(socket);
+            final String reason = "cannot connect to " + address.getPath() + ": " + ex.getMessage();
+            defer(() -> handler.onConnectFailed(id, reason));
+        }
+        return id;
+    }
+
+    @Override
+    public long send(final long channelId, final MemorySegment buffer, final long offset, final int length) {
+        final ShmTransportChannel channel = find(channelId);
+        if (channel == null || channel.state != ShmTransportChannel.CONNECTED) {
+            return SendResult.NOT_CONNECTED;
+        }
+        final ShmRingWriter writer = channel.connection.writer();
+        if (length < 0 || length > writer.maxMessageLength()) {
+            return SendResult.MESSAGE_TOO_LARGE;
+        }
+        final long index = writer.tryClaim(length);
+        if (index == ShmRingWriter.BACK_PRESSURED) {
+            if (!channel.backPressured) {
+                channel.backPressured = true;
+                channel.inFlightAtBackPressure = writer.bytesInFlight();
+            }
+            return SendResult.BACK_PRESSURED;
+        }
+        if (index < 0) {
+            return SendResult.CLOSED;
+        }
+        MemorySegment.copy(buffer, offset, writer.buffer(), index, length);
+        writer.commit(index);
+        return 0;
+    }
+
+    @Override
+    public void close(final long id) {
+        final ShmTransportChannel channel = find(id);
+        if (channel != null) {
+            close(channel, CloseReason.LOCAL, "closed by the application");
+            return;
+        }
+        for (final ShmTransportServer server : servers) {
+            if (server.id() == id) {
+                closeServer(server);
+                handler.onClosed(id, CloseReason.LOCAL, "server on " + server.address().getPath() + " closed by the application");
+                return;
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        for (final ShmTransportServer server : servers) {
+            closeServer(server);
+        }
+        for (final ShmTransportChannel channel : channels) {
+            close(channel, CloseReason.LOCAL, "transport closed");
+        }
+        reactor.remove(this);
+    }
+
+    /**
+     * Polls every connected channel's inbound ring; the reactor calls this once per cycle.
+     *
+     * @param nowNs the cycle's clock
+     * @return messages delivered
+     */
+    @Override
+    public int doWork(final long nowNs) {
+        int work = 0;
+        final ShmTransportChannel[] channels = this.channels;
+        for (final ShmTransportChannel channel : channels) {
+            if (channel.state == ShmTransportChannel.CONNECTED) {
+                work += pollChannel(channel, nowNs);
+            } else if (nowNs - channel.deadlineNs > 0) {
+                failHandshake(channel, "rendezvous timed out after " + options.handshakeTimeoutNs() + " ns");
+            }
+        }
+        return work;
+    }
+
+    private int pollChannel(final ShmTransportChannel channel, final long nowNs) {
+        final ShmConnection connection = channel.connection;
+        final int polled = connection.reader().poll(channel, POLL_LIMIT);
+        if (polled < 0) {
+            close(channel, CloseReason.ERROR, "inbound ring corrupt: " + connection.reader().corruption());
+            return 1;
+        }
+        if (channel.backPressured && channel.state == ShmTransportChannel.CONNECTED) {
+            final long inFlight = connection.writer().bytesInFlight();
+            if (inFlight < channel.inFlightAtBackPressure || inFlight == 0) {
+                channel.backPressured = false;
+                handler.onSent(channel.id, 0, 0);
+            }
+        }
+        if (nowNs - channel.lastHeartbeatNs > HEARTBEAT_INTERVAL_NS && channel.state == ShmTransportChannel.CONNECTED) {
+            channel.lastHeartbeatNs = nowNs;
+            connection.writer().heartbeat(nowNs);
+        }
+        return polled;
+    }
+
+    private void onAcceptable(final ShmTransportServer server, final long nowNs) {
+        while (true) {
+            final SocketChannel socket;
+            try {
+                socket = server.channel().accept();
+            } catch (final IOException ex) {
+                reactor.errorHandler().onError(new IOException("accept on " + server.address().getPath() + " failed", ex));
+                return;
+            }
+            if (socket == null) {
+                return;
+            }
+            final long id = nextId++;
+            final ShmTransportChannel channel = new ShmTransportChannel(id, server.id(), socket,
+                ShmTransportChannel.AWAITING_ACK, handler, nowNs + options.handshakeTimeoutNs());
+            try {
+                channel.connection = ShmConnection.createForClient(socket, options, channel.handshake);
+                socket.configureBlocking(false);
+                socket.write(channel.handshake);
+                if (channel.handshake.hasRemaining()) {
+                    throw new IOException("offer of " + channel.handshake.limit() + " bytes did not fit the socket buffer");
+                }
+                channel.key = reactor.register(socket, SelectionKey.OP_READ, (key, now) -> onReady(channel, key));
+                channels = append(channels, channel);
+            } catch (final IOException | RuntimeException ex) {
+                if (channel.connection != null) {
+                    channel.connection.close();
+                }
+                closeQuietly(socket);
+                reactor.errorHandler().onError(new IOException("rendezvous with a client of "
+                    + server.address().getPath() + " failed: " + ex.getMessage(), ex));
+            }
+        }
+    }
+
+    private void onReady(final ShmTransportChannel channel, final SelectionKey key) {
+        try {
+            switch (channel.state) {
+                case ShmTransportChannel.CONNECTING -> {
+                    if (channel.socket.finishConnect()) {
+                        channel.state = ShmTransportChannel.AWAITING_OFFER;
+                        key.interestOps(SelectionKey.OP_READ);
+                    }
+                }
+                case ShmTransportChannel.AWAITING_OFFER -> readOffer(channel);
+                case ShmTransportChannel.AWAITING_ACK -> readAck(channel);
+                case ShmTransportChannel.CONNECTED -> checkLiveness(channel);
+                default -> key.cancel();
+            }
+        } catch (final IOException | RuntimeException ex) {
+            if (channel.state == ShmTransportChannel.CONNECTED) {
+                close(channel, CloseReason.ERROR, ex.toString());
+            } else {
+                failHandshake(channel, ex.getMessage());
+            }
+        }
+    }
+
+    private void readOffer(final ShmTransportChannel channel) throws IOException {
+        if (channel.socket.read(channel.handshake) < 0) {
+            failHandshake(channel, "server closed the socket during the rendezvous");
+            return;
+        }
+        final ShmHandshake.Offer offer = ShmHandshake.readOffer(channel.handshake);
+        if (offer == null) {
+            if (!channel.handshake.hasRemaining()) {
+                failHandshake(channel, "offer longer than " + channel.handshake.capacity() + " bytes");
+            }
+            return;
+        }
+        channel.connection = ShmConnection.mapOffer(channel.socket, offer);
+        ack.clear();
+        ack.put(ShmHandshake.ACK).flip();
+        if (channel.socket.write(ack) != 1) {
+            throw new IOException("acknowledgement did not fit the socket buffer");
+        }
+        channel.state = ShmTransportChannel.CONNECTED;
+        handler.onConnected(channel.id, channel.socket.getRemoteAddress());
+    }
+
+    private void readAck(final ShmTransportChannel channel) throws IOException {
+        probe.clear().limit(1);
+        final int read = channel.socket.read(probe);
+        if (read < 0) {
+            failHandshake(channel, "client closed the socket during the rendezvous");
+            return;
+        }
+        if (read == 0) {
+            return;
+        }
+        if (probe.get(0) != ShmHandshake.ACK) {
+            failHandshake(channel, "client sent byte=" + probe.get(0) + " instead of the acknowledgement");
+            return;
+        }
+        channel.connection.removeFiles();
+        channel.state = ShmTransportChannel.CONNECTED;
+        handler.onAccepted(channel.serverId, channel.id, channel.connection.remoteAddress());
+    }
+
+    private void checkLiveness(final ShmTransportChannel channel) throws IOException {
+        probe.clear();
+        if (channel.socket.read(probe) >= 0) {
+            return; // nothing is expected after the rendezvous; stray bytes are ignored
+        }
+        final ShmConnection connection = channel.connection;
+        connection.peerGone();
+        // deliver what the peer wrote before it went away, then report how it went
+        int polled;
+        while ((polled = connection.reader().poll(channel, POLL_LIMIT)) > 0) {
+            if (channel.state != ShmTransportChannel.CONNECTED) {
+                return; // the application closed it from a handler
+            }
+        }
+        if (polled < 0) {
+            close(channel, CloseReason.ERROR, "inbound ring corrupt: " + connection.reader().corruption());
+        } else if (connection.peerClosedOrderly()) {
+            close(channel, CloseReason.BY_PEER, "peer closed the shared-memory channel");
+        } else {
+            close(channel, CloseReason.RESET, "peer process died or dropped the rendezvous socket without closing its ring");
+        }
+    }
+
+    private void failHandshake(final ShmTransportChannel channel, final String reason) {
+        release(channel);
+        if (channel.serverId == 0) {
+            handler.onConnectFailed(channel.id, reason);
+        } else {
+            reactor.errorHandler().onError(new IOException("rendezvous with a client failed: " + reason));
+        }
+    }
+
+    private void close(final ShmTransportChannel channel, final CloseReason reason, final String detail) {
+        if (channel.state == ShmTransportChannel.CONNECTED) {
+            release(channel);
+            handler.onClosed(channel.id, reason, detail);
+        } else {
+            failHandshake(channel, detail);
+        }
+    }
+
+    private void release(final ShmTransportChannel channel) {
+        channel.state = 0;
+        if (channel.key != null) {
+            channel.key.cancel();
+        }
+        if (channel.connection != null) {
+            try {
+                channel.connection.close();
+            } catch (final RuntimeException ex) {
+                reactor.errorHandler().onError(ex);
+            }
+        }
+        closeQuietly(channel.socket);
+        channels = remove(channels, channel);
+        if (lastFound == channel) {
+            lastFound = null;
+        }
+    }
+
+    private void closeServer(final ShmTransportServer server) {
+        if (server.key()[0] != null) {
+            server.key()[0].cancel();
+        }
+        closeQuietly(server.channel());
+        try {
+            Files.deleteIfExists(server.address().getPath());
+        } catch (final IOException ex) {
+            reactor.errorHandler().onError(ex);
+        }
+        final ShmTransportServer[] kept = new ShmTransportServer[servers.length];
+        int count = 0;
+        for (final ShmTransportServer other : servers) {
+            if (other != server) {
+                kept[count++] = other;
+            }
+        }
+        servers = Arrays.copyOf(kept, count);
+    }
+
+    private ShmTransportChannel find(final long id) {
+        final ShmTransportChannel last = lastFound;
+        if (last != null && last.id == id) {
+            return last;
+        }
+        for (final ShmTransportChannel channel : channels) {
+            if (channel.id == id) {
+                lastFound = channel;
+                return channel;
+            }
+        }
+        return null;
+    }
+
+    private void defer(final Runnable event) {
+        if (!reactor.execute(event)) {
+            reactor.errorHandler().onError(new IllegalStateException("reactor queue full; event lost"));
+        }
+    }
+
+    private static void closeQuietly(final java.nio.channels.Channel channel) {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (final IOException ignored) {
+                // closing is best effort here; the channel is being discarded
+            }
+        }
+    }
+
+    private static <T> T[] append(final T[] array, final T element) {
+        final T[] grown = Arrays.copyOf(array, array.length + 1);
+        grown[array.length] = element;
+        return grown;
+    }
+
+    private static ShmTransportChannel[] remove(final ShmTransportChannel[] array, final ShmTransportChannel element) {
+        final ShmTransportChannel[] kept = new ShmTransportChannel[array.length];
+        int count = 0;
+        for (final ShmTransportChannel other : array) {
+            if (other != element) {
+                kept[count++] = other;
+            }
+        }
+        return Arrays.copyOf(kept, count);
+    }
+}

@@ -1,0 +1,47 @@
+package dev.peregrine.shm;
+
+import dev.peregrine.channel.ChannelHandler;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+
+/**
+ * One channel of a {@link ShmTransport}: its rendezvous state, then its connection. Forwards polled messages
+ * to the application's handler with the channel id, without allocating.
+ */
+final class ShmTransportChannel implements ShmMessageHandler {
+    static final int CONNECTING = 1;
+    static final int AWAITING_OFFER = 2;
+    static final int AWAITING_ACK = 3;
+    static final int CONNECTED = 4;
+
+    final long id;
+    final long serverId;
+    final SocketChannel socket;
+    final ByteBuffer handshake = ShmHandshake.newBuffer();
+    final long deadlineNs;
+    private final ChannelHandler handler;
+    SelectionKey key;
+    ShmConnection connection;
+    int state;
+    boolean backPressured;
+    long inFlightAtBackPressure;
+    long lastHeartbeatNs;
+
+    ShmTransportChannel(final long id, final long serverId, final SocketChannel socket, final int state,
+        final ChannelHandler handler, final long deadlineNs) {
+        this.id = id;
+        this.serverId = serverId;
+        this.socket = socket;
+        this.state = state;
+        this.handler = handler;
+        this.deadlineNs = deadlineNs;
+    }
+
+    @Override
+    public void onMessage(final MemorySegment buffer, final long offset, final int length) {
+        handler.onMessage(id, buffer, offset, length);
+    }
+}
