@@ -104,7 +104,7 @@ public final class Reactor implements AutoCloseable {
         running = true;
         final IdleStrategy idle = idleStrategy;
         try {
-            while (running) {
+            while (!closed) { // closed, not running: a close() before this thread got here must still stop it
                 final int work = doWork();
                 if (blockingSelect && work == 0) {
                     selectBlocking();
@@ -269,7 +269,8 @@ public final class Reactor implements AutoCloseable {
     /**
      * Stops the reactor; safe from any thread. A reactor running on its own thread stops after the
      * current cycle, releases its selector and returns; this method waits for that. A reactor driven by
-     * the caller's {@link #doWork()} is released at once, and must be closed from that thread.
+     * the caller's {@link #doWork()} is released at once, and must be closed from that thread. Tasks
+     * handed over with {@link #execute(Runnable)} that have not run yet are not run.
      */
     @Override
     public void close() {
@@ -301,7 +302,7 @@ public final class Reactor implements AutoCloseable {
         sleeping = true;
         VarHandle.fullFence(); // store-load: the write of sleeping before the read of the queue; pairs with execute()
         try {
-            if (commands.size() == 0 && running) {
+            if (commands.size() == 0 && !closed) {
                 selector.select(selectedKeyHandler, waitMs);
             }
         } catch (final IOException ex) {

@@ -54,8 +54,10 @@ class MoldUDP64AllocationTest {
             final long allocated = MoldFixture.steadyStateAllocation(20_000, 5_000, 10, oneMessage);
 
             assertThat(delivered[0]).isGreaterThanOrEqualTo(24_999);
-            assertThat(subscriber.recovered()).isGreaterThan(3_000);
-            assertThat(server.answers()).isGreaterThan(3_000);
+            // one packet in ten is dropped: recovery must have run for a good share of what was delivered,
+            // whatever the number of measuring rounds
+            assertThat(subscriber.recovered()).isGreaterThan(delivered[0] / 20);
+            assertThat(server.answers()).isGreaterThan(delivered[0] / 20);
             assertThat(allocated).isZero();
         }
     }

@@ -52,4 +52,27 @@ public final class AllocationMeter {
         }
         return allocatedBytes() - before;
     }
+
+    /**
+     * Runs {@code action} {@code warmup} times, then in windows of {@code window} iterations until a window
+     * allocates nothing or {@code maxWindows} have run, and returns the bytes of the quietest window.
+     *
+     * <p>Why windows: an allocation per iteration shows in every window, so a result of 0 proves there is
+     * none. What a single window can show besides is a one-off JIT event, such as a deoptimisation that
+     * materialises objects the compiled code had scalar-replaced, which on a loaded machine may land
+     * after any fixed warm-up.
+     *
+     * @param warmup iterations not measured
+     * @param window iterations per measured window
+     * @param maxWindows the most windows to measure
+     * @param action the code under test
+     * @return the fewest bytes any window allocated
+     */
+    public static long quietestWindowBytes(final int warmup, final int window, final int maxWindows, final Runnable action) {
+        long quietest = bytesAllocatedBy(warmup, window, action);
+        for (int i = 1; i < maxWindows && quietest != 0; i++) {
+            quietest = Math.min(quietest, bytesAllocatedBy(0, window, action));
+        }
+        return quietest;
+    }
 }
