@@ -19,9 +19,9 @@ import java.lang.invoke.VarHandle;
  *   | writer state  |writer |heartbeat      |  unused                               |  writer, rarely
  *   | ACTIVE/CLOSED |pid    |(writer clock) |                                       |
  *   +---------------+-------+---------------+---------------------------------------+
- * 128: TAIL slot  | tail position (8)                              | padding to 256  |  writer
+ * 128: TAIL slot  | tail position (8), informative                 | padding to 256  |  writer, rarely
  * 256: HEAD slot  | head position (8) | messages consumed (8)      | padding to 384  |  reader
- * 384: WAIT slot  | futex word (4) | unused (4)                    | padding to 512  |  reader (writer clears the word)
+ * 384: WAIT slot  | futex word (4) | reader may sleep (4) | ack (4) | padding to 512 |  reader (writer: word, ack)
  * 512: data area, capacity bytes (a power of two) of 8-byte aligned records:
  *
  *   +----------------+----------------+-------------------------------+---------+
@@ -41,13 +41,18 @@ import java.lang.invoke.VarHandle;
  * {@link #FUTEX_SLEEPING}; the writer releases the length, full fence, reads the word and, if sleeping, swaps
  * it to {@link #FUTEX_AWAKE} and {@code FUTEX_WAKE}s. Either the reader's re-check sees the record or the
  * writer sees the word; a wake between re-check and wait makes the wait return at once (the word changed).
+ * The writer's fence is only paid for a reader that sleeps: the reader first sets
+ * {@link #READER_MAY_SLEEP_OFFSET} and parks briefly until the writer, which reads that flag (no fence) on
+ * each commit and heartbeat, releases {@link #WAKE_UPS_ACKNOWLEDGED_OFFSET}; from then on every commit is
+ * fenced. Records published before the acknowledgement are seen by the reader's acquire of it.
  */
 public final class ShmRingDescriptor {
     /** "PGSHMRNG" in ASCII, little-endian. */
     public static final long MAGIC = 0x474E524D48534750L;
     /**
-     * Layout version; a file with another version is refused. Version 2: the writer checks the futex word
-     * after a full fence on every commit (version 1 gated that on a separate flag, which could lose a wake-up).
+     * Layout version; a file with another version is refused. Version 2: the reader sleeps only after the
+     * writer acknowledged its announcement, and the tail word is informative (version 1 could lose a
+     * wake-up and stored the tail per message).
      */
     public static final int VERSION = 2;
     /** Offset of the magic number. */
@@ -66,7 +71,10 @@ public final class ShmRingDescriptor {
     public static final int WRITER_PID_OFFSET = 68;
     /** Offset of the writer's heartbeat (its clock, updated now and then). */
     public static final int HEARTBEAT_OFFSET = 72;
-    /** Offset of the tail position, on its own 128-byte slot. */
+    /**
+     * Offset of the tail position, on its own 128-byte slot; informative only (for monitors), stored on the
+     * writer's heartbeat and close, not per message: records are published by their length.
+     */
     public static final int TAIL_OFFSET = 128;
     /** Offset of the head position, on its own 128-byte slot. */
     public static final int HEAD_OFFSET = 256;
@@ -77,6 +85,13 @@ public final class ShmRingDescriptor {
      * or {@link #FUTEX_SLEEPING}. The reader sets it to sleeping, the writer swaps it back to awake and wakes.
      */
     public static final int FUTEX_OFFSET = 384;
+    /** Offset of the flag by which a reader announces that it wants to sleep on the futex. */
+    public static final int READER_MAY_SLEEP_OFFSET = 388;
+    /**
+     * Offset of the writer's acknowledgement of {@link #READER_MAY_SLEEP_OFFSET}: from the commit that sets
+     * it on, the writer runs the fenced futex check on every commit; the reader sleeps only once it is set.
+     */
+    public static final int WAKE_UPS_ACKNOWLEDGED_OFFSET = 392;
     /** Futex word value: the reader is not (about to be) asleep; a commit needs no system call. */
     public static final int FUTEX_AWAKE = 0;
     /** Futex word value: the reader is, or is about to be, asleep in {@code FUTEX_WAIT}. */

@@ -4,6 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.LockSupport;
 
 import static dev.peregrine.shm.ShmRingDescriptor.CONSUMED_OFFSET;
 import static dev.peregrine.shm.ShmRingDescriptor.FUTEX_AWAKE;
@@ -13,9 +14,11 @@ import static dev.peregrine.shm.ShmRingDescriptor.HEADER_LENGTH;
 import static dev.peregrine.shm.ShmRingDescriptor.HEAD_OFFSET;
 import static dev.peregrine.shm.ShmRingDescriptor.INT;
 import static dev.peregrine.shm.ShmRingDescriptor.LONG;
+import static dev.peregrine.shm.ShmRingDescriptor.READER_MAY_SLEEP_OFFSET;
 import static dev.peregrine.shm.ShmRingDescriptor.RECORD_HEADER_LENGTH;
 import static dev.peregrine.shm.ShmRingDescriptor.TYPE_MESSAGE;
 import static dev.peregrine.shm.ShmRingDescriptor.TYPE_PADDING;
+import static dev.peregrine.shm.ShmRingDescriptor.WAKE_UPS_ACKNOWLEDGED_OFFSET;
 import static dev.peregrine.shm.ShmRingDescriptor.WRITER_CLOSED;
 import static dev.peregrine.shm.ShmRingDescriptor.WRITER_STATE_OFFSET;
 
@@ -32,6 +35,9 @@ public final class ShmRingReader {
     /** A record header in the ring is impossible; the ring cannot be trusted any more. */
     public static final int CORRUPT = -2;
 
+    private static final long MIN_UNACKNOWLEDGED_PARK_NS = 10_000;
+    private static final long MAX_UNACKNOWLEDGED_PARK_NS = 1_000_000;
+
     private final MemorySegment segment;
     private final MemorySegment futexWord;
     private final MemorySegment timespec;
@@ -41,6 +47,9 @@ public final class ShmRingReader {
     private long head;
     private long consumed;
     private String corruption;
+    private boolean announced;
+    private boolean acknowledged;
+    private long unacknowledgedParkNs = MIN_UNACKNOWLEDGED_PARK_NS;
 
     /**
      * Wraps a validated ring, resuming from the head stored in its header.
@@ -138,12 +147,17 @@ public final class ShmRingReader {
      * Sleeps in the kernel until the writer commits, closes, or {@code timeoutNs} passes: announces the
      * sleep in the futex word, re-checks the ring, and only then waits. Race-free against a concurrent
      * commit (see the handshake in {@link ShmRingDescriptor}), so the timeout only bounds how long the caller
-     * goes without checking the peer's liveness. Requires {@link ShmFutex#isAvailable()}.
+     * goes without checking the peer's liveness. Until the writer has acknowledged that this reader sleeps
+     * (on its next commit or heartbeat) it parks for a short, growing while instead, because the writer does
+     * not check the futex word before that. Requires {@link ShmFutex#isAvailable()}.
      *
      * @param timeoutNs the longest sleep
-     * @return true if it waited in the kernel (it may still have been woken at once)
+     * @return true if it waited (it may still have been woken at once)
      */
     public boolean sleep(final long timeoutNs) {
+        if (!acknowledged && !wakeUpsAcknowledged()) {
+            return parkUntilAcknowledged(timeoutNs);
+        }
         // opaque: the fence below orders it; the writer swaps the word back to awake before it wakes us
         INT.setOpaque(segment, (long)FUTEX_OFFSET, FUTEX_SLEEPING);
         // store-load: the futex word before the re-check of the ring; pairs with the writer's fence between
@@ -158,6 +172,27 @@ public final class ShmRingReader {
         // on a timeout or a spurious return the writer did not clear the word; clear it so it issues no
         // needless wake
         INT.setOpaque(segment, (long)FUTEX_OFFSET, FUTEX_AWAKE);
+        return true;
+    }
+
+    private boolean wakeUpsAcknowledged() {
+        if (!announced) {
+            announced = true;
+            // volatile: the writer reads this flag (opaque) on every commit until it acknowledges it
+            INT.setVolatile(segment, (long)READER_MAY_SLEEP_OFFSET, 1);
+        }
+        // acquire: pairs with the release in ShmRingWriter.acknowledgeWakeUps, so the re-check in sleep()
+        // sees every record published before the acknowledgement; later ones run the fenced handshake
+        acknowledged = (int)INT.getAcquire(segment, (long)WAKE_UPS_ACKNOWLEDGED_OFFSET) != 0;
+        return acknowledged;
+    }
+
+    private boolean parkUntilAcknowledged(final long timeoutNs) {
+        if (hasRecord() || isWriterClosed()) {
+            return false;
+        }
+        LockSupport.parkNanos(Math.min(timeoutNs, unacknowledgedParkNs));
+        unacknowledgedParkNs = Math.min(MAX_UNACKNOWLEDGED_PARK_NS, unacknowledgedParkNs * 2);
         return true;
     }
 

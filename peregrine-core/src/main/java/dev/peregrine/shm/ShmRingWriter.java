@@ -13,10 +13,12 @@ import static dev.peregrine.shm.ShmRingDescriptor.HEAD_OFFSET;
 import static dev.peregrine.shm.ShmRingDescriptor.HEARTBEAT_OFFSET;
 import static dev.peregrine.shm.ShmRingDescriptor.INT;
 import static dev.peregrine.shm.ShmRingDescriptor.LONG;
+import static dev.peregrine.shm.ShmRingDescriptor.READER_MAY_SLEEP_OFFSET;
 import static dev.peregrine.shm.ShmRingDescriptor.RECORD_HEADER_LENGTH;
 import static dev.peregrine.shm.ShmRingDescriptor.TAIL_OFFSET;
 import static dev.peregrine.shm.ShmRingDescriptor.TYPE_MESSAGE;
 import static dev.peregrine.shm.ShmRingDescriptor.TYPE_PADDING;
+import static dev.peregrine.shm.ShmRingDescriptor.WAKE_UPS_ACKNOWLEDGED_OFFSET;
 import static dev.peregrine.shm.ShmRingDescriptor.WRITER_CLOSED;
 import static dev.peregrine.shm.ShmRingDescriptor.WRITER_STATE_OFFSET;
 
@@ -49,10 +51,11 @@ public final class ShmRingWriter {
     private int claimFrameLength;
     private int claimRecordLength;
     private boolean closed;
+    private boolean wakeUpsAcknowledged;
 
     /**
-     * Wraps a validated ring, fresh or drained (the only writer of a ring is the process it was made for). The
-     * writer resumes from the tail stored in the header.
+     * Wraps a validated ring (the only writer of a ring is the process it was made for). The writer resumes
+     * after the last record published, found by walking the records from the reader's head.
      *
      * @param segment the mapped ring file; see {@link ShmRingDescriptor#validate}
      * @throws IllegalArgumentException if the segment is not a valid ring
@@ -68,10 +71,26 @@ public final class ShmRingWriter {
         this.mask = capacity - 1;
         this.maxMessageLength = segment.get(ValueLayout.JAVA_INT, ShmRingDescriptor.MAX_MESSAGE_LENGTH_OFFSET);
         this.maxMessages = segment.get(ValueLayout.JAVA_INT, ShmRingDescriptor.MAX_MESSAGES_OFFSET);
-        this.tail = tailAcquire();
         this.headCache = headAcquire();
         this.consumedCache = consumedAcquire();
-        this.produced = consumedCache;
+        // the tail in the header is only stored now and then, so find the end of the published records
+        long position = headCache;
+        long messages = 0;
+        int frameLength;
+        while ((frameLength = frameLengthAcquire((int)position & mask)) != 0) {
+            final int index = (int)position & mask;
+            if (frameLength < RECORD_HEADER_LENGTH || frameLength > capacity - index || position - headCache >= capacity) {
+                throw new IllegalArgumentException("ring refused: frameLength=" + frameLength + " at index=" + index
+                    + " capacity=" + capacity);
+            }
+            if (segment.get(ValueLayout.JAVA_INT, HEADER_LENGTH + index + 4L) == TYPE_MESSAGE) {
+                messages++;
+            }
+            position += ShmRingDescriptor.align(frameLength);
+        }
+        this.tail = position;
+        this.produced = consumedCache + messages;
+        this.wakeUpsAcknowledged = (int)INT.getAcquire(segment, (long)WAKE_UPS_ACKNOWLEDGED_OFFSET) != 0;
     }
 
     /**
@@ -223,8 +242,22 @@ public final class ShmRingWriter {
      * @param nowNs the writer's clock
      */
     public void heartbeat(final long nowNs) {
+        tailRelease();
+        // an idle writer acknowledges a reader's wish to sleep here, so the reader need not wait for a commit
+        if (!wakeUpsAcknowledged && (int)INT.getOpaque(segment, (long)READER_MAY_SLEEP_OFFSET) != 0) {
+            acknowledgeWakeUps();
+        }
         // release: only a hint for monitors, but never torn
         LONG.setRelease(segment, (long)HEARTBEAT_OFFSET, nowNs);
+    }
+
+    /**
+     * Position after the last record this writer published or claimed (it counts from the ring's creation).
+     *
+     * @return the tail position
+     */
+    public long tailPosition() {
+        return tail;
     }
 
     /**
@@ -234,6 +267,7 @@ public final class ShmRingWriter {
     public void close() {
         if (!closed) {
             closed = true;
+            tailRelease();
             // release: every record published before happens-before a reader that sees CLOSED
             INT.setRelease(segment, (long)WRITER_STATE_OFFSET, WRITER_CLOSED);
             wakeReaderIfAsleep();
@@ -247,23 +281,39 @@ public final class ShmRingWriter {
         final long headerOffset = index - RECORD_HEADER_LENGTH;
         segment.set(ValueLayout.JAVA_INT, headerOffset + 4, type);
         frameLengthRelease((int)(headerOffset - HEADER_LENGTH), claimFrameLength);
+        // the tail in the header is not stored here: it is informative only (records are published by their
+        // length) and a store per message to another cache line costs throughput; heartbeat() and close() do
         tail += claimRecordLength;
-        // release: the tail is informative (monitors, bytesInFlight); records are published by their length
-        LONG.setRelease(segment, (long)TAIL_OFFSET, tail);
         claimOffset = NO_CLAIM;
     }
 
     private void wakeReaderIfAsleep() {
+        if (!wakeUpsAcknowledged) {
+            // opaque, and the whole cost when the reader never sleeps (busy-spin): no fence per message. A
+            // reader may only sleep on the futex after this writer acknowledged its announcement, so no
+            // wake-up is lost while this read is stale
+            if ((int)INT.getOpaque(segment, (long)READER_MAY_SLEEP_OFFSET) == 0) {
+                return;
+            }
+            acknowledgeWakeUps();
+        }
         // store-load: the length released in publish() (or the CLOSED state) before the read of the futex
         // word; pairs with the fence in ShmRingReader.sleep() between its store of the word and its re-check
         // of the ring. Without it the read could pass the store and both sides miss each other.
         VarHandle.fullFence();
-        // acquire, and the only cost when nobody sleeps: the word's line is only written by a reader going to
-        // sleep, so it stays shared in this core's cache
+        // acquire, and the only extra cost when the futex reader is awake: the word's line is only written
+        // by a reader going to sleep, so it stays shared in this core's cache
         if ((int)INT.getAcquire(segment, (long)FUTEX_OFFSET) != FUTEX_AWAKE
             && (int)INT.getAndSet(segment, (long)FUTEX_OFFSET, FUTEX_AWAKE) != FUTEX_AWAKE) {
             ShmFutex.wake(futexWord, 1);
         }
+    }
+
+    private void acknowledgeWakeUps() {
+        wakeUpsAcknowledged = true;
+        // release: every record published so far happens-before a reader that acquires the acknowledgement,
+        // and every commit from now on runs the fenced futex check
+        INT.setRelease(segment, (long)WAKE_UPS_ACKNOWLEDGED_OFFSET, 1);
     }
 
     private void zeroHeader(final int index) {
@@ -276,8 +326,14 @@ public final class ShmRingWriter {
         INT.setRelease(segment, HEADER_LENGTH + (long)index, frameLength);
     }
 
-    private long tailAcquire() {
-        return (long)LONG.getAcquire(segment, (long)TAIL_OFFSET);
+    private void tailRelease() {
+        // release: informative for monitors (stored on heartbeat and close, not per message); never torn
+        LONG.setRelease(segment, (long)TAIL_OFFSET, tail);
+    }
+
+    private int frameLengthAcquire(final int index) {
+        // acquire: pairs with frameLengthRelease, for a writer resuming on a ring with records in flight
+        return (int)INT.getAcquire(segment, HEADER_LENGTH + (long)index);
     }
 
     private long headAcquire() {

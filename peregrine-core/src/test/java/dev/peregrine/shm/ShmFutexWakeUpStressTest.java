@@ -29,15 +29,18 @@ class ShmFutexWakeUpStressTest {
     void shouldNeverLoseAWakeUpWhenCommitsRaceTheReaderFallingAsleep() throws Exception {
         Assumptions.assumeTrue(ShmFutex.isAvailable(), "futex unavailable: " + ShmFutex.unavailableReason());
         final SplittableRandom random = new SplittableRandom(42);
+        final long[] committedToASleeper = {0};
         long echoed = 0;
-        // fresh rings and strategies per session: each session also covers a reader's very first sleep
+        // fresh rings and strategies per session: each session also covers a reader's first announcement
         for (int session = 0; session < SESSIONS; session++) {
-            echoed += runSession(random);
+            echoed += runSession(random, committedToASleeper);
         }
         assertThat(echoed).isEqualTo((long)SESSIONS * ROUNDS_PER_SESSION);
+        // not vacuous: the responder really was asleep (or falling asleep) on the futex when pings came
+        assertThat(committedToASleeper[0]).isPositive();
     }
 
-    private static long runSession(final SplittableRandom random) throws Exception {
+    private static long runSession(final SplittableRandom random, final long[] committedToASleeper) throws Exception {
         try (Arena arena = Arena.ofShared()) {
             final MemorySegment pingRing = newRing(arena);
             final MemorySegment pongRing = newRing(arena);
@@ -57,6 +60,9 @@ class ShmFutexWakeUpStressTest {
                 final long index = pingWriter.tryClaim(Long.BYTES);
                 assertThat(index).isNotNegative();
                 pingWriter.buffer().set(ValueLayout.JAVA_LONG, index, round);
+                if (pingRing.get(ValueLayout.JAVA_INT, ShmRingDescriptor.FUTEX_OFFSET) == ShmRingDescriptor.FUTEX_SLEEPING) {
+                    committedToASleeper[0]++;
+                }
                 pingWriter.commit(index);
                 reply[0] = -1;
                 while (pongReader.poll(onReply, 1) == 0) {

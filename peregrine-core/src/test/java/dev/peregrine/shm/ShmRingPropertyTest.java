@@ -52,7 +52,7 @@ class ShmRingPropertyTest {
                 }
                 continue;
             }
-            final long tail = ring.get(ValueLayout.JAVA_LONG, ShmRingDescriptor.TAIL_OFFSET);
+            final long tail = writer.tailPosition();
             final long inFlight = writer.bytesInFlight();
             final int record = ShmRingDescriptor.align(ShmRingDescriptor.RECORD_HEADER_LENGTH + step.length());
             final int toEnd = CAPACITY - (int)(tail % CAPACITY);

@@ -316,6 +316,32 @@ class ShmRingTest {
     }
 
     @Test
+    void shouldResumeAfterTheLastPublishedRecordWhenAWriterIsCreatedOnARingWithMessagesInFlight() {
+        final MemorySegment ring = newRing(CAPACITY, 100, 4);
+        final ShmRingWriter first = new ShmRingWriter(ring);
+        final ShmRingReader reader = new ShmRingReader(ring);
+        final Collector collector = new Collector();
+        write(first, pattern(10, 0));
+        assertThat(reader.poll(collector, 10)).isEqualTo(1);
+        write(first, pattern(20, 1));
+        first.abort(first.tryClaim(5));
+        write(first, pattern(30, 2));
+
+        final ShmRingWriter resumed = new ShmRingWriter(ring);
+
+        assertThat(resumed.tailPosition()).isEqualTo(first.tailPosition());
+        write(resumed, pattern(40, 3));
+        write(resumed, pattern(50, 4));
+        // the message bound counts what was already in flight: 4 unread, the maximum
+        assertThat(write(resumed, pattern(1, 5))).isEqualTo(ShmRingWriter.BACK_PRESSURED);
+        assertThat(reader.poll(collector, 10)).isEqualTo(4);
+        assertThat(collector.messages).hasSize(5);
+        for (int i = 0; i < 5; i++) {
+            assertThat(collector.messages.get(i)).isEqualTo(pattern(10 * (i + 1), i));
+        }
+    }
+
+    @Test
     void shouldSayWhyFutexIsUnavailableOrWakeNobodyWhenNobodySleeps() {
         if (ShmFutex.isAvailable()) {
             assertThat(ShmFutex.unavailableReason()).isNull();
@@ -353,6 +379,7 @@ class ShmRingTest {
         consumer.start();
         for (int i = 0; i < 3; i++) {
             while (ring.get(ValueLayout.JAVA_INT, ShmRingDescriptor.FUTEX_OFFSET) == 0) {
+                writer.heartbeat(System.nanoTime()); // an idle writer acknowledges the reader's wish to sleep
                 Thread.sleep(1); // until the reader is asleep
             }
             Thread.sleep(20);
