@@ -58,10 +58,10 @@ public final class ShmTransport implements Transport, Pollable {
      * Creates the transport and adds it to the reactor's pollables; reactor thread (or before it starts).
      *
      * @param reactor the event loop
-     * @param handler receives every event
      * @param options ring sizes and folder (as a server), handshake timeout
+     * @param handler receives every event
      */
-    public ShmTransport(final Reactor reactor, final ChannelHandler handler, final ShmOptions options) {
+    public ShmTransport(final Reactor reactor, final ShmOptions options, final ChannelHandler handler) {
         if (reactor == null || handler == null || options == null) {
             throw new IllegalArgumentException("reactor=" + reactor + " handler=" + handler + " options=" + options);
         }

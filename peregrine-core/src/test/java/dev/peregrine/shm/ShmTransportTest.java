@@ -125,8 +125,8 @@ class ShmTransportTest {
 
     @Test
     void shouldConnectEchoInOrderAndReportOrderlyCloseAfterDraining() {
-        final ShmTransport server = new ShmTransport(reactor, serverEvents, options.ringDirectory(dir));
-        final ShmTransport client = new ShmTransport(reactor, clientEvents, options);
+        final ShmTransport server = new ShmTransport(reactor, options.ringDirectory(dir), serverEvents);
+        final ShmTransport client = new ShmTransport(reactor, options, clientEvents);
         serverEvents.echoThrough = server;
         final long[] ids = connectPair(server, client);
         final MemorySegment message = Arena.ofAuto().allocate(1024);
@@ -158,8 +158,8 @@ class ShmTransportTest {
 
     @Test
     void shouldReportBackPressureAndThenOnSentOnceThePeerReads() {
-        final ShmTransport server = new ShmTransport(reactor, serverEvents, options.ringDirectory(dir));
-        final ShmTransport client = new ShmTransport(reactor, clientEvents, options);
+        final ShmTransport server = new ShmTransport(reactor, options.ringDirectory(dir), serverEvents);
+        final ShmTransport client = new ShmTransport(reactor, options, clientEvents);
         final long[] ids = connectPair(server, client);
         final MemorySegment message = Arena.ofAuto().allocate(8);
         int sent = 0;
@@ -174,7 +174,7 @@ class ShmTransportTest {
 
     @Test
     void shouldFailToConnectWhereNobodyListensAndRefuseOtherAddressKinds() {
-        final ShmTransport client = new ShmTransport(reactor, clientEvents, options);
+        final ShmTransport client = new ShmTransport(reactor, options, clientEvents);
         client.connect(UnixDomainSocketAddress.of(dir.resolve("nobody.sock")));
         client.connect(new java.net.InetSocketAddress("127.0.0.1", 1));
         client.listen(new java.net.InetSocketAddress("127.0.0.1", 0));
@@ -186,8 +186,8 @@ class ShmTransportTest {
 
     @Test
     void shouldAllocateNothingPerMessageOnEitherSideInSteadyState() {
-        final ShmTransport server = new ShmTransport(reactor, serverEvents, options.ringDirectory(dir));
-        final ShmTransport client = new ShmTransport(reactor, clientEvents, options);
+        final ShmTransport server = new ShmTransport(reactor, options.ringDirectory(dir), serverEvents);
+        final ShmTransport client = new ShmTransport(reactor, options, clientEvents);
         serverEvents.echoThrough = server;
         clientEvents.echoThrough = null;
         final long[] ids = connectPair(server, client);

@@ -94,7 +94,7 @@ class ShmTwoProcessTest {
         final UnixDomainSocketAddress address = UnixDomainSocketAddress.of(dir.resolve("w.sock"));
         final Recorder recorder = new Recorder();
         try (Reactor reactor = new Reactor(new ReactorOptions().idleStrategy(new BusySpinIdleStrategy()));
-             ShmTransport transport = new ShmTransport(reactor, recorder, new ShmOptions().ringDirectory(dir))) {
+             ShmTransport transport = new ShmTransport(reactor, new ShmOptions().ringDirectory(dir), recorder)) {
             transport.listen(address);
             while (!recorder.listening) {
                 reactor.doWork();
