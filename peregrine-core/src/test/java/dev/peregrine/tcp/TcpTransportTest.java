@@ -13,6 +13,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static dev.peregrine.tcp.TcpTestRig.message;
 import static dev.peregrine.tcp.TcpTestRig.text;
@@ -21,9 +23,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class TcpTransportTest {
-    @Test
-    void shouldConnectExchangeMessagesAndCloseOnOneReactor() {
-        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(Framing.parse("length:2be")))) {
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldConnectExchangeMessagesAndCloseOnOneReactor(final boolean readPolling) {
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().readPolling(readPolling).framing(Framing.parse("length:2be")))) {
             final InetSocketAddress address = rig.listen();
             final long client = rig.transport.connect(address);
             rig.pollUntil(() -> rig.has(ChannelEvent.Connected.class) && rig.has(ChannelEvent.Accepted.class));
@@ -70,9 +73,10 @@ class TcpTransportTest {
         }
     }
 
-    @Test
-    void shouldSendWithZeroCopyClaimAndCommit() {
-        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(Framing.parse("length:4le")));
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldSendWithZeroCopyClaimAndCommit(final boolean readPolling) {
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().readPolling(readPolling).framing(Framing.parse("length:4le")));
              Socket peer = new Socket()) {
             final InetSocketAddress address = rig.listen();
             peer.connect(address);
@@ -116,13 +120,14 @@ class TcpTransportTest {
         }
     }
 
-    @Test
-    void shouldEchoEveryFramingOverARealSocket() throws Exception {
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldEchoEveryFramingOverARealSocket(final boolean readPolling) throws Exception {
         final String[] specs = {"raw", "fixed:5", "length:1be", "length:2le", "length:4be+self", "length:8le", "line", "crlf",
             "delimiter:7c7c"};
         for (final String spec : specs) {
             final Framing framing = Framing.parse(spec);
-            try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(framing));
+            try (TcpTestRig rig = new TcpTestRig(new TcpOptions().readPolling(readPolling).framing(framing));
                  Socket peer = new Socket()) {
                 final InetSocketAddress address = rig.listen();
                 peer.connect(address);
@@ -166,8 +171,9 @@ class TcpTransportTest {
         }
     }
 
-    @Test
-    void shouldKeepTheReactorAndOtherConnectionsGoingWhenAHandlerThrows() throws Exception {
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldKeepTheReactorAndOtherConnectionsGoingWhenAHandlerThrows(final boolean readPolling) throws Exception {
         final long[] victim = {-1};
         final dev.peregrine.channel.ChannelHandler throwing = (channelId, buffer, offset, length) -> {
             if (buffer.get(ValueLayout.JAVA_BYTE, offset) == '!') {
@@ -175,7 +181,7 @@ class TcpTransportTest {
                 throw new IllegalStateException("application bug");
             }
         };
-        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(Framing.line()), throwing);
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().readPolling(readPolling).framing(Framing.line()), throwing);
              Socket bad = new Socket(); Socket good = new Socket()) {
             final InetSocketAddress address = rig.listen();
             bad.connect(address);
