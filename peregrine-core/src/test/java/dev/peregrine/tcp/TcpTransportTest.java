@@ -31,6 +31,7 @@ class TcpTransportTest {
             final long client = rig.transport.connect(address);
             rig.pollUntil(() -> rig.has(ChannelEvent.Connected.class) && rig.has(ChannelEvent.Accepted.class));
             final long server = rig.first(ChannelEvent.Accepted.class).channelId();
+            assertThat(polledConnections(rig)).as("connections read by polling").isEqualTo(readPolling ? 2 : -1);
 
             assertThat(rig.transport.send(client, text("ping"), 0, 4)).isZero();
             rig.pollUntil(() -> rig.has(ChannelEvent.Message.class));
@@ -44,8 +45,14 @@ class TcpTransportTest {
                 new ChannelEvent.Closed(client, CloseReason.LOCAL, "closed by the application"),
                 new ChannelEvent.Closed(server, CloseReason.BY_PEER, "end of stream"));
             assertThat(rig.transport.send(client, text("late"), 0, 4)).isEqualTo(SendResult.NOT_CONNECTED);
+            assertThat(polledConnections(rig)).isEqualTo(readPolling ? 0 : -1);
             assertThat(rig.errors).isEmpty();
         }
+    }
+
+    private static int polledConnections(final TcpTestRig rig) {
+        final TcpReadPoller poller = rig.transport.readPoller();
+        return poller == null ? -1 : poller.count();
     }
 
     @Test
