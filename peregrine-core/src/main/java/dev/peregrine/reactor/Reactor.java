@@ -16,7 +16,8 @@ import java.util.function.Consumer;
  * One thread driving any number of channels, timers and pollables.
  *
  * <p>A duty cycle ({@link #doWork()}) reads the clock once, runs work handed over by other threads,
- * selects ready channels without allocating ({@code selectNow} with a consumer held in a field), fires
+ * selects ready channels without allocating ({@code selectNow} with a consumer held in a field; every
+ * cycle unless {@link ReactorOptions#selectInterval(int)} says otherwise), fires
  * due timers and polls every {@link Pollable}. {@link #start()} runs cycles on a thread of the reactor's
  * own (pinned to a CPU if asked); a caller with a loop of its own calls {@link #doWork()} instead.
  *
@@ -33,12 +34,14 @@ public final class Reactor implements AutoCloseable {
     private final ErrorHandler errorHandler;
     private final int cpu;
     private final int workLimit;
+    private final int selectInterval;
     private final TimerWheel timers;
     private final MpscArrayQueue<Runnable> commands;
     private final Consumer<SelectionKey> selectedKeyHandler = this::onSelectedKey;
     private final Consumer<Runnable> commandRunner = this::runCommand;
     private Pollable[] pollables = new Pollable[0];
     private long nowNs;
+    private int cyclesSinceSelect;
     private volatile boolean running;
     private volatile boolean sleeping;
     private volatile boolean closed;
@@ -65,6 +68,7 @@ public final class Reactor implements AutoCloseable {
         this.errorHandler = options.errorHandler();
         this.cpu = options.cpu();
         this.workLimit = options.workLimit();
+        this.selectInterval = options.selectInterval();
         this.commands = new MpscArrayQueue<>(options.commandQueueCapacity());
         this.nowNs = clock.nanoTime();
         this.timers = new TimerWheel(nowNs, options.timerTickNs(), options.ticksPerWheel());
@@ -84,10 +88,13 @@ public final class Reactor implements AutoCloseable {
         final long now = clock.nanoTime();
         nowNs = now;
         int work = commands.drain(commandRunner, workLimit);
-        try {
-            work += selector.selectNow(selectedKeyHandler);
-        } catch (final IOException ex) {
-            errorHandler.onError(new UncheckedIOException("select failed in reactor " + name, ex));
+        if (++cyclesSinceSelect >= selectInterval) {
+            cyclesSinceSelect = 0;
+            try {
+                work += selector.selectNow(selectedKeyHandler);
+            } catch (final IOException ex) {
+                errorHandler.onError(new UncheckedIOException("select failed in reactor " + name, ex));
+            }
         }
         work += timers.poll(now, workLimit);
         final Pollable[] pollables = this.pollables;

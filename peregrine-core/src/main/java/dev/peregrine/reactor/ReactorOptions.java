@@ -13,6 +13,7 @@ public final class ReactorOptions {
     private long timerTickNs = 1L << 16; // ~65 µs
     private int ticksPerWheel = 512;
     private int workLimit = 64;
+    private int selectInterval = 1;
 
     /** Creates options with the defaults: back-off idling, the system clock, no pinning. */
     public ReactorOptions() {
@@ -132,6 +133,25 @@ public final class ReactorOptions {
         return this;
     }
 
+    /**
+     * Runs the selector's {@code selectNow} only on every {@code cycles}-th duty cycle; default 1 (every
+     * cycle). A busy-spinning reactor whose channels are read by polling (for example
+     * {@code TcpOptions.readPolling}) needs the selector only for accepts,
+     * connects and writability, so it can save the {@code epoll_wait} syscall on most cycles; those
+     * events then wait up to {@code cycles - 1} cycles longer. Commands, timers and pollables still run
+     * every cycle, and a blocking-select idle strategy still blocks in the selector when idle.
+     *
+     * @param cycles at least 1
+     * @return this
+     */
+    public ReactorOptions selectInterval(final int cycles) {
+        if (cycles < 1) {
+            throw new IllegalArgumentException("selectInterval=" + cycles);
+        }
+        this.selectInterval = cycles;
+        return this;
+    }
+
     String name() {
         return name;
     }
@@ -166,5 +186,9 @@ public final class ReactorOptions {
 
     int workLimit() {
         return workLimit;
+    }
+
+    int selectInterval() {
+        return selectInterval;
     }
 }

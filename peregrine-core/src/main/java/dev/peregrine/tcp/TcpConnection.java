@@ -32,6 +32,9 @@ final class TcpConnection implements SelectHandler, FrameSink {
     private final ByteBuffer inboundView;
     private final int inboundCapacity;
     private final TcpOutboundBuffer outbound;
+    private final TcpReadPoller poller;
+    private final int readInterest;
+    private int pollIndex = -1;
     private int generation;
     private long id;
     private int state = FREE;
@@ -47,7 +50,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
     private String failureBeforeSocket;
 
     TcpConnection(final TcpTransport transport, final int index, final FrameCodec codec, final Arena arena,
-        final int receiveBufferSize, final int outboundBufferSize) {
+        final int receiveBufferSize, final int outboundBufferSize, final TcpReadPoller poller) {
         this.transport = transport;
         this.handler = transport.handler();
         this.index = index;
@@ -57,6 +60,9 @@ final class TcpConnection implements SelectHandler, FrameSink {
         this.inbound = arena.allocate(inboundCapacity, 64);
         this.inboundView = inbound.asByteBuffer();
         this.outbound = new TcpOutboundBuffer(arena, Math.max(outboundBufferSize, frameSpace));
+        this.poller = poller;
+        // a polled connection never asks the selector for reads: the poller reads it every cycle
+        this.readInterest = poller == null ? SelectionKey.OP_READ : 0;
     }
 
     int index() {
@@ -130,8 +136,48 @@ final class TcpConnection implements SelectHandler, FrameSink {
         close(CloseReason.ERROR, failureBeforeSocket);
     }
 
+    /** The interest of a connected socket with nothing waiting to be written. */
+    int readInterest() {
+        return readInterest;
+    }
+
+    /** Takes the connection's key; a connection already connected starts being read. */
     void registered(final SelectionKey key) {
         this.key = key;
+        if (state == CONNECTED) {
+            startReading();
+        }
+    }
+
+    private void startReading() {
+        if (poller != null) {
+            poller.add(this);
+        }
+    }
+
+    int pollIndex() {
+        return pollIndex;
+    }
+
+    void pollIndex(final int pollIndex) {
+        this.pollIndex = pollIndex;
+    }
+
+    /**
+     * One non-blocking read attempt, made by the {@link TcpReadPoller} every cycle.
+     *
+     * @return 1 if bytes (or the end of the stream) arrived, else 0
+     */
+    int pollRead() {
+        if (state != CONNECTED) {
+            return 0;
+        }
+        try {
+            return onReadable();
+        } catch (final Throwable ex) {
+            transport.handlerFailed(this, ex);
+            return 1;
+        }
     }
 
     void connectTimerId(final long timerId) {
@@ -172,7 +218,8 @@ final class TcpConnection implements SelectHandler, FrameSink {
             transport.cancelTimer(connectTimerId);
             connectTimerId = -1;
             state = CONNECTED;
-            key.interestOps(SelectionKey.OP_READ);
+            key.interestOps(readInterest);
+            startReading();
             handler.onConnected(id, remoteAddress);
         }
     }
@@ -182,7 +229,8 @@ final class TcpConnection implements SelectHandler, FrameSink {
         close(CloseReason.ERROR, "connect to " + remoteAddress + " timed out after " + (timeoutNs / 1_000_000) + " ms");
     }
 
-    private void onReadable() {
+    /** Reads what the socket has and delivers every whole frame; returns 1 if anything happened, else 0. */
+    private int onReadable() {
         final ByteBuffer view = inboundView;
         view.limit(inboundCapacity).position(readEnd);
         final int read;
@@ -190,16 +238,20 @@ final class TcpConnection implements SelectHandler, FrameSink {
             read = channel.read(view);
         } catch (final IOException ex) {
             closeOnFailure("read", ex);
-            return;
+            return 1;
         }
         if (read < 0) {
             final int partial = readEnd - readStart;
             close(CloseReason.BY_PEER, partial == 0 ? "end of stream"
                 : "end of stream inside a frame (" + partial + " bytes of it received)");
-            return;
+            return 1;
+        }
+        if (read == 0) {
+            return 0;
         }
         readEnd += read;
         decode();
+        return 1;
     }
 
     private void decode() {
@@ -306,7 +358,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
 
     private void writePending(final boolean pending) {
         writePending = pending;
-        key.interestOps(pending ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ);
+        key.interestOps(pending ? readInterest | SelectionKey.OP_WRITE : readInterest);
     }
 
     private void closeOnFailure(final String operation, final IOException ex) {
@@ -327,6 +379,9 @@ final class TcpConnection implements SelectHandler, FrameSink {
         state = CLOSED;
         transport.cancelTimer(connectTimerId);
         connectTimerId = -1;
+        if (poller != null) {
+            poller.remove(this);
+        }
         if (key != null) {
             key.cancel();
             key = null;

@@ -40,7 +40,7 @@ final class TcpConnectionPool {
         }
         final TcpConnection connection = new TcpConnection(transport, slotCount,
             options.framing().newCodec(options.maxFrameLength()), arena, options.receiveBufferSize(),
-            options.outboundBufferSize());
+            options.outboundBufferSize(), transport.readPoller());
         slots[slotCount++] = connection;
         return connection;
     }

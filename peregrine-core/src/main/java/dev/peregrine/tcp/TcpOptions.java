@@ -21,6 +21,7 @@ public final class TcpOptions {
     private long connectTimeoutNs = TimeUnit.SECONDS.toNanos(10);
     private int acceptBacklog = 1024;
     private int maxConnections = 16 * 1024;
+    private boolean readPolling;
 
     /** Creates options with the defaults: {@code length:4be} framing, 64 KiB frames, TCP_NODELAY on. */
     public TcpOptions() {
@@ -164,6 +165,33 @@ public final class TcpOptions {
         }
         this.maxConnections = maxConnections;
         return this;
+    }
+
+    /**
+     * Read polling: each duty cycle tries a non-blocking read on every connection instead of waiting for
+     * the selector to report it readable. Lowest latency for a few connections (no {@code epoll_wait}
+     * between a byte's arrival and its read), but costs a syscall per connection per cycle, so it suits
+     * a busy-spinning reactor with a handful of connections, not thousands. The selector is still used
+     * for accept, connect and OP_WRITE; with {@link dev.peregrine.reactor.ReactorOptions#selectInterval(int)}
+     * the reactor can also skip most of its {@code selectNow} calls. Framing, back-pressure and close
+     * reasons are the same in both modes. Default off. The transport must be made on the reactor's thread
+     * or before the reactor starts, as it adds itself to the reactor as a {@link dev.peregrine.reactor.Pollable}.
+     *
+     * @param readPolling whether connections are read by polling
+     * @return this
+     */
+    public TcpOptions readPolling(final boolean readPolling) {
+        this.readPolling = readPolling;
+        return this;
+    }
+
+    /**
+     * Whether connections are read by polling each cycle rather than on selector readiness.
+     *
+     * @return the flag
+     */
+    public boolean readPolling() {
+        return readPolling;
     }
 
     /**

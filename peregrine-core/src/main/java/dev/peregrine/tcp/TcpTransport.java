@@ -24,15 +24,23 @@ import java.util.Arrays;
  * complete a command (listening, listen failed, connect failed before the socket existed) are delivered
  * on a later duty cycle, never from inside the command, so the caller always knows the id first.
  *
- * <p>Sending: a frame is written straight to the socket when nothing is waiting; whatever the socket
- * does not take waits, in order, in the connection's bounded outbound buffer and is written when the
+ * <p>Sending: {@link #send} assembles the frame (header, payload, trailer) in the connection's off-heap
+ * outbound buffer, one copy of the payload, and writes it to the socket at once with one syscall when
+ * nothing is waiting (a write straight from the caller's segment would need a {@code ByteBuffer} view made
+ * per call, or a second syscall for the header); whatever the socket does not take waits, in order, in the connection's bounded outbound buffer and is written when the
  * socket is writable ({@link ChannelHandler#onSent} reports progress). A frame that does not fit is
  * refused whole with {@link SendResult#BACK_PRESSURED}. The zero-copy path is
- * {@link #tryClaim}/{@link #commit}: the payload is written straight into the outbound buffer.
+ * {@link #tryClaim}/{@link #commit}: the payload is written straight into the outbound buffer, from
+ * which commit writes it to the socket with no copy at all.
  *
  * <p>Receiving: each connection decodes frames in place in an off-heap receive buffer and delivers
  * views with {@link ChannelHandler#onMessage}; a frame over the maximum or a malformed length field
  * closes that connection with {@link CloseReason#ERROR} and the reason, and nothing else.
+ *
+ * <p>With {@link TcpOptions#readPolling(boolean)} connections are read by a non-blocking read on every
+ * duty cycle instead of on selector readiness (lower latency for a few connections, a syscall per
+ * connection per cycle); the transport then adds a {@link dev.peregrine.reactor.Pollable} to the reactor,
+ * so it must be made on the reactor's thread or before the reactor starts.
  *
  * <p>Ids encode a slot and its generation: a stale id gets {@link SendResult#NOT_CONNECTED}, never
  * another connection. Not thread-safe: use it on the reactor's thread only.
@@ -45,6 +53,7 @@ public final class TcpTransport implements Transport {
     private final ChannelHandler handler;
     private final Arena arena = Arena.ofShared();
     private final TimerHandler timerHandler = this::onTimer;
+    private final TcpReadPoller readPoller;
     private final TcpConnectionPool connections;
     private TcpServer[] servers = NO_SERVERS;
     private TcpConnection claimed;
@@ -66,8 +75,12 @@ public final class TcpTransport implements Transport {
         this.reactor = reactor;
         this.options = options;
         this.handler = handler;
+        this.readPoller = options.readPolling() ? new TcpReadPoller() : null;
         this.connections = new TcpConnectionPool(this, options, arena);
         options.framing().newCodec(options.maxFrameLength()); // fail now, not on the first connection
+        if (readPoller != null) {
+            reactor.add(readPoller);
+        }
     }
 
     @Override
@@ -239,6 +252,9 @@ public final class TcpTransport implements Transport {
             }
         }
         closed = true;
+        if (readPoller != null) {
+            reactor.remove(readPoller);
+        }
         arena.close();
     }
 
@@ -283,6 +299,11 @@ public final class TcpTransport implements Transport {
         return options;
     }
 
+    /** The poller that reads connections each cycle, or null when reads wait for the selector. */
+    TcpReadPoller readPoller() {
+        return readPoller;
+    }
+
     ChannelHandler handler() {
         return handler;
     }
@@ -306,7 +327,7 @@ public final class TcpTransport implements Transport {
             return;
         }
         final long id = connection.open(channel, remote, TcpConnection.CONNECTED);
-        connection.registered(reactor.register(channel, SelectionKey.OP_READ, connection));
+        connection.registered(reactor.register(channel, connection.readInterest(), connection));
         try {
             handler.onAccepted(server.id(), id, remote);
         } catch (final Throwable ex) {

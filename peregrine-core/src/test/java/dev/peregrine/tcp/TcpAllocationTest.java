@@ -13,8 +13,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -57,12 +58,15 @@ class TcpAllocationTest {
         }
     }
 
-    @Test
-    void shouldAllocateNothingPerMessageOnTheReactorThreadOnceWarm() {
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldAllocateNothingPerMessageOnTheReactorThreadOnceWarm(final boolean readPolling) {
         final List<Throwable> errors = new ArrayList<>();
         final EchoPair pair = new EchoPair();
-        try (Reactor reactor = new Reactor(new ReactorOptions().errorHandler(errors::add))) {
-            final TcpTransport transport = new TcpTransport(reactor, new TcpOptions().framing(Framing.parse("length:4le")), pair);
+        // polling reads pair with a selector consulted only every 8th cycle, as a busy-spinning user would set it
+        try (Reactor reactor = new Reactor(new ReactorOptions().errorHandler(errors::add).selectInterval(readPolling ? 8 : 1))) {
+            final TcpTransport transport = new TcpTransport(reactor,
+                new TcpOptions().readPolling(readPolling).framing(Framing.parse("length:4le")), pair);
             pair.transport = transport;
             final long serverId = transport.listen(TcpTestRig.ANY_LOOPBACK_PORT);
             spin(reactor, () -> transport.localAddress(serverId) != null);

@@ -14,8 +14,9 @@ import java.net.Socket;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -29,8 +30,8 @@ class TcpBackPressureTest {
     private static final int OUTBOUND = 64 * 1024;
     private static final int PAYLOAD = 1000;
 
-    private static TcpOptions options() {
-        return new TcpOptions().framing(Framing.parse("length:4be")).outboundBufferSize(OUTBOUND)
+    private static TcpOptions options(final boolean readPolling) {
+        return new TcpOptions().readPolling(readPolling).framing(Framing.parse("length:4be")).outboundBufferSize(OUTBOUND)
             .socketSendBufferSize(16 * 1024);
     }
 
@@ -51,9 +52,10 @@ class TcpBackPressureTest {
         throw new AssertionError("never back-pressured");
     }
 
-    @Test
-    void shouldBackPressureWhenThePeerNeverReadsAndDeliverEverythingInOrderOnceItDoes() throws Exception {
-        try (TcpTestRig rig = new TcpTestRig(options()); Socket peer = new Socket()) {
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldBackPressureWhenThePeerNeverReadsAndDeliverEverythingInOrderOnceItDoes(final boolean readPolling) throws Exception {
+        try (TcpTestRig rig = new TcpTestRig(options(readPolling)); Socket peer = new Socket()) {
             peer.setReceiveBufferSize(16 * 1024);
             peer.connect(rig.listen());
             rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));
@@ -96,9 +98,10 @@ class TcpBackPressureTest {
         }
     }
 
-    @Test
-    void shouldCloseSafelyWhileAWriteIsPending() throws Exception {
-        try (TcpTestRig rig = new TcpTestRig(options()); Socket peer = new Socket()) {
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldCloseSafelyWhileAWriteIsPending(final boolean readPolling) throws Exception {
+        try (TcpTestRig rig = new TcpTestRig(options(readPolling)); Socket peer = new Socket()) {
             peer.setReceiveBufferSize(16 * 1024);
             peer.connect(rig.listen());
             rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));

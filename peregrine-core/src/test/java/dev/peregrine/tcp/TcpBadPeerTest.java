@@ -11,8 +11,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static dev.peregrine.tcp.TcpTestRig.message;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,9 +24,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class TcpBadPeerTest {
-    @Test
-    void shouldDeliverEveryFrameOnceWhenPeerSendsOneByteAtATime() throws Exception {
-        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(Framing.parse("length:2be")));
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldDeliverEveryFrameOnceWhenPeerSendsOneByteAtATime(final boolean readPolling) throws Exception {
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().readPolling(readPolling).framing(Framing.parse("length:2be")));
              Socket peer = new Socket()) {
             peer.setTcpNoDelay(true);
             peer.connect(rig.listen());
@@ -53,9 +55,10 @@ class TcpBadPeerTest {
         }
     }
 
-    @Test
-    void shouldDeliverManyFramesFromOneSegmentInOrder() throws Exception {
-        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(Framing.line()).receiveBufferSize(4096));
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldDeliverManyFramesFromOneSegmentInOrder(final boolean readPolling) throws Exception {
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().readPolling(readPolling).framing(Framing.line()).receiveBufferSize(4096));
              Socket peer = new Socket()) {
             peer.connect(rig.listen());
             rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));
@@ -75,9 +78,10 @@ class TcpBadPeerTest {
         }
     }
 
-    @Test
-    void shouldCloseOnlyTheConnectionWhoseLengthFieldExceedsTheMaximum() throws Exception {
-        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(Framing.parse("length:4be")).maxFrameLength(65536));
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldCloseOnlyTheConnectionWhoseLengthFieldExceedsTheMaximum(final boolean readPolling) throws Exception {
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().readPolling(readPolling).framing(Framing.parse("length:4be")).maxFrameLength(65536));
              Socket bad = new Socket(); Socket good = new Socket()) {
             final InetSocketAddress address = rig.listen();
             bad.connect(address);
@@ -99,9 +103,10 @@ class TcpBadPeerTest {
         }
     }
 
-    @Test
-    void shouldCloseTheConnectionOnANegativeEightByteLength() throws Exception {
-        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(Framing.parse("length:8be")));
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldCloseTheConnectionOnANegativeEightByteLength(final boolean readPolling) throws Exception {
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().readPolling(readPolling).framing(Framing.parse("length:8be")));
              Socket bad = new Socket()) {
             bad.connect(rig.listen());
             rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));
@@ -115,9 +120,10 @@ class TcpBadPeerTest {
         }
     }
 
-    @Test
-    void shouldCloseTheConnectionWhenALineRunsPastTheMaximumWithoutADelimiter() throws Exception {
-        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(Framing.crlf()).maxFrameLength(100));
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldCloseTheConnectionWhenALineRunsPastTheMaximumWithoutADelimiter(final boolean readPolling) throws Exception {
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().readPolling(readPolling).framing(Framing.crlf()).maxFrameLength(100));
              Socket bad = new Socket()) {
             bad.connect(rig.listen());
             rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));
@@ -132,9 +138,10 @@ class TcpBadPeerTest {
         }
     }
 
-    @Test
-    void shouldReportResetWhenThePeerResetsMidFrame() throws Exception {
-        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(Framing.parse("length:4be")))) {
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldReportResetWhenThePeerResetsMidFrame(final boolean readPolling) throws Exception {
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().readPolling(readPolling).framing(Framing.parse("length:4be")))) {
             final Socket peer = new Socket();
             peer.connect(rig.listen());
             rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));
@@ -154,9 +161,10 @@ class TcpBadPeerTest {
         }
     }
 
-    @Test
-    void shouldReportAnOrderlyCloseInsideAFrameAsByPeer() throws Exception {
-        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(Framing.parse("length:2le")))) {
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldReportAnOrderlyCloseInsideAFrameAsByPeer(final boolean readPolling) throws Exception {
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().readPolling(readPolling).framing(Framing.parse("length:2le")))) {
             try (Socket peer = new Socket()) {
                 peer.connect(rig.listen());
                 rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));

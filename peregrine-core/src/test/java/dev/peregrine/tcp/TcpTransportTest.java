@@ -13,6 +13,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static dev.peregrine.tcp.TcpTestRig.message;
 import static dev.peregrine.tcp.TcpTestRig.text;
@@ -21,13 +23,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class TcpTransportTest {
-    @Test
-    void shouldConnectExchangeMessagesAndCloseOnOneReactor() {
-        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(Framing.parse("length:2be")))) {
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldConnectExchangeMessagesAndCloseOnOneReactor(final boolean readPolling) {
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().readPolling(readPolling).framing(Framing.parse("length:2be")))) {
             final InetSocketAddress address = rig.listen();
             final long client = rig.transport.connect(address);
             rig.pollUntil(() -> rig.has(ChannelEvent.Connected.class) && rig.has(ChannelEvent.Accepted.class));
             final long server = rig.first(ChannelEvent.Accepted.class).channelId();
+            assertThat(polledConnections(rig)).as("connections read by polling").isEqualTo(readPolling ? 2 : -1);
 
             assertThat(rig.transport.send(client, text("ping"), 0, 4)).isZero();
             rig.pollUntil(() -> rig.has(ChannelEvent.Message.class));
@@ -41,8 +45,14 @@ class TcpTransportTest {
                 new ChannelEvent.Closed(client, CloseReason.LOCAL, "closed by the application"),
                 new ChannelEvent.Closed(server, CloseReason.BY_PEER, "end of stream"));
             assertThat(rig.transport.send(client, text("late"), 0, 4)).isEqualTo(SendResult.NOT_CONNECTED);
+            assertThat(polledConnections(rig)).isEqualTo(readPolling ? 0 : -1);
             assertThat(rig.errors).isEmpty();
         }
+    }
+
+    private static int polledConnections(final TcpTestRig rig) {
+        final TcpReadPoller poller = rig.transport.readPoller();
+        return poller == null ? -1 : poller.count();
     }
 
     @Test
@@ -70,9 +80,10 @@ class TcpTransportTest {
         }
     }
 
-    @Test
-    void shouldSendWithZeroCopyClaimAndCommit() {
-        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(Framing.parse("length:4le")));
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldSendWithZeroCopyClaimAndCommit(final boolean readPolling) {
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().readPolling(readPolling).framing(Framing.parse("length:4le")));
              Socket peer = new Socket()) {
             final InetSocketAddress address = rig.listen();
             peer.connect(address);
@@ -116,13 +127,14 @@ class TcpTransportTest {
         }
     }
 
-    @Test
-    void shouldEchoEveryFramingOverARealSocket() throws Exception {
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldEchoEveryFramingOverARealSocket(final boolean readPolling) throws Exception {
         final String[] specs = {"raw", "fixed:5", "length:1be", "length:2le", "length:4be+self", "length:8le", "line", "crlf",
             "delimiter:7c7c"};
         for (final String spec : specs) {
             final Framing framing = Framing.parse(spec);
-            try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(framing));
+            try (TcpTestRig rig = new TcpTestRig(new TcpOptions().readPolling(readPolling).framing(framing));
                  Socket peer = new Socket()) {
                 final InetSocketAddress address = rig.listen();
                 peer.connect(address);
@@ -166,8 +178,9 @@ class TcpTransportTest {
         }
     }
 
-    @Test
-    void shouldKeepTheReactorAndOtherConnectionsGoingWhenAHandlerThrows() throws Exception {
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldKeepTheReactorAndOtherConnectionsGoingWhenAHandlerThrows(final boolean readPolling) throws Exception {
         final long[] victim = {-1};
         final dev.peregrine.channel.ChannelHandler throwing = (channelId, buffer, offset, length) -> {
             if (buffer.get(ValueLayout.JAVA_BYTE, offset) == '!') {
@@ -175,7 +188,7 @@ class TcpTransportTest {
                 throw new IllegalStateException("application bug");
             }
         };
-        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(Framing.line()), throwing);
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().readPolling(readPolling).framing(Framing.line()), throwing);
              Socket bad = new Socket(); Socket good = new Socket()) {
             final InetSocketAddress address = rig.listen();
             bad.connect(address);

@@ -9,6 +9,7 @@ import dev.peregrine.peers.StreamSender;
 import dev.peregrine.reactor.BackoffIdleStrategy;
 import dev.peregrine.reactor.BusySpinIdleStrategy;
 import dev.peregrine.reactor.IdleStrategy;
+import dev.peregrine.reactor.ReactorOptions;
 import dev.peregrine.tcp.Framing;
 import dev.peregrine.tcp.TcpOptions;
 
@@ -19,7 +20,9 @@ import java.nio.ByteOrder;
  * Peregrine's own TCP transport in the benchmark: {@link dev.peregrine.tcp.TcpTransport} on a reactor,
  * frames with a 4-byte big-endian length. The responder runs a reactor on its own thread; the client
  * drives its reactor itself inside {@code poll()} (no second thread, so no hand-off), and sends through
- * the zero-copy claim/commit path.
+ * the zero-copy claim/commit path. When the run busy-spins, both sides read by polling
+ * ({@link TcpOptions#readPolling(boolean)}) and consult the selector only every
+ * {@value #BUSY_SPIN_SELECT_INTERVAL} cycles: one read syscall per idle cycle, as a hand-written C loop does.
  */
 public final class PeregrineTcpBench implements BenchTransport {
     /** The framing on the wire: a 4-byte big-endian length before each message. */
@@ -36,9 +39,11 @@ public final class PeregrineTcpBench implements BenchTransport {
 
     @Override
     public String description() {
-        return "Peregrine TcpTransport on a Reactor (selectNow with a consumer, off-heap buffers), frames [int32 BE length]"
-            + "[payload], TCP_NODELAY; client sends with tryClaim/commit and drives its reactor inside poll(); responder "
-            + "reactor on its own thread echoing with send()";
+        return "Peregrine TcpTransport on a Reactor (off-heap buffers), frames [int32 BE length][payload], TCP_NODELAY; "
+            + "client sends with tryClaim/commit and drives its reactor inside poll(); responder reactor on its own thread "
+            + "echoing with send(); with busy-spin both sides read by polling (TcpOptions.readPolling: a non-blocking read "
+            + "per cycle, no epoll_wait) and select only every " + BUSY_SPIN_SELECT_INTERVAL + " cycles (accept, connect, "
+            + "OP_WRITE), otherwise selectNow with a consumer every cycle and back-off idling";
     }
 
     @Override
@@ -71,9 +76,18 @@ public final class PeregrineTcpBench implements BenchTransport {
         return new PeregrineTcpStreamSender(config);
     }
 
+    /** Selector consulted every this many cycles when busy-spinning: only for connect, accept and OP_WRITE. */
+    static final int BUSY_SPIN_SELECT_INTERVAL = 64;
+
     static TcpOptions options(final BenchConfig config) {
-        return new TcpOptions().framing(FRAMING).maxFrameLength(Math.max(config.size(), 64))
+        // busy-spinning: read each connection every cycle, no epoll_wait between a segment and its read
+        return new TcpOptions().readPolling(config.busySpin()).framing(FRAMING).maxFrameLength(Math.max(config.size(), 64))
             .receiveBufferSize(256 * 1024).outboundBufferSize(Math.max(1024 * 1024, 4 * config.size()));
+    }
+
+    static ReactorOptions reactorOptions(final BenchConfig config, final String name) {
+        return new ReactorOptions().name(name).idleStrategy(idleStrategy(config))
+            .selectInterval(config.busySpin() ? BUSY_SPIN_SELECT_INTERVAL : 1);
     }
 
     static IdleStrategy idleStrategy(final BenchConfig config) {

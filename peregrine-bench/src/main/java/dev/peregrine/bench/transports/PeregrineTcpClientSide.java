@@ -4,7 +4,6 @@ import dev.peregrine.channel.ChannelHandler;
 import dev.peregrine.channel.CloseReason;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.reactor.Reactor;
-import dev.peregrine.reactor.ReactorOptions;
 import dev.peregrine.tcp.TcpTransport;
 
 import java.io.IOException;
@@ -25,7 +24,7 @@ abstract class PeregrineTcpClientSide implements ChannelHandler {
 
     PeregrineTcpClientSide(final BenchConfig config, final String name) throws IOException {
         this.size = config.size();
-        this.reactor = new Reactor(new ReactorOptions().name(name));
+        this.reactor = new Reactor(PeregrineTcpBench.reactorOptions(config, name));
         this.transport = new TcpTransport(reactor, PeregrineTcpBench.options(config), this);
         this.channelId = transport.connect(PeregrineTcpBench.address(config));
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

@@ -5,7 +5,6 @@ import dev.peregrine.channel.SendResult;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.reactor.Reactor;
-import dev.peregrine.reactor.ReactorOptions;
 import dev.peregrine.tcp.TcpTransport;
 
 import java.io.IOException;
@@ -26,8 +25,7 @@ final class PeregrineTcpResponder implements Responder, ChannelHandler {
     private volatile String failure;
 
     private PeregrineTcpResponder(final BenchConfig config) {
-        this.reactor = new Reactor(new ReactorOptions().name("peregrine-tcp-responder")
-            .idleStrategy(PeregrineTcpBench.idleStrategy(config)));
+        this.reactor = new Reactor(PeregrineTcpBench.reactorOptions(config, "peregrine-tcp-responder"));
         this.transport = new TcpTransport(reactor, PeregrineTcpBench.options(config), this);
     }
 

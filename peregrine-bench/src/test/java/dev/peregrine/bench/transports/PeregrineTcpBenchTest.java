@@ -18,6 +18,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,11 +36,15 @@ class PeregrineTcpBenchTest {
     Path directory;
 
     private BenchConfig config() throws IOException {
+        return config(false);
+    }
+
+    private BenchConfig config(final boolean busySpin) throws IOException {
         final int port;
         try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = probe.getLocalPort();
         }
-        return new BenchConfig("127.0.0.1", port, 256, directory, false);
+        return new BenchConfig("127.0.0.1", port, 256, directory, busySpin);
     }
 
     @Test
@@ -51,9 +57,12 @@ class PeregrineTcpBenchTest {
             });
     }
 
-    @Test
-    void shouldEchoTenThousandSequencesInOrderAndAllocateNothingOnTheClientThreadOnceWarm() throws Exception {
-        final BenchConfig config = config();
+    @ParameterizedTest(name = "busySpin={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldEchoTenThousandSequencesInOrderAndAllocateNothingOnTheClientThreadOnceWarm(final boolean busySpin)
+        throws Exception {
+        // busy-spin runs read by polling and select every 64th cycle; the others wait for the selector
+        final BenchConfig config = config(busySpin);
         final PeregrineTcpBench bench = new PeregrineTcpBench();
         try (Responder responder = bench.startResponder(config); PingClient client = bench.connect(config)) {
             final long[] next = {0};
