@@ -23,9 +23,18 @@ import java.net.UnknownHostException;
 import java.util.function.LongConsumer;
 
 /**
- * Peregrine's raw UDP: the responder is a reactor on a thread of its own that echoes each datagram to
- * its sender; the client's endpoint is connected to the responder and polled by the client's thread
- * (busy polling, no selector in between when {@link BenchConfig#busySpin()} is set).
+ * Peregrine's raw UDP ping-pong.
+ *
+ * <p>With {@link BenchConfig#busySpin()} both sides take the path of the C floor (two processes polling
+ * connected non-blocking sockets with {@code recv}/{@code send}): the client binds {@code port + 1} and
+ * the responder {@code port}, each endpoint is connected to the other with
+ * {@link UdpOptions#connectedReadWrite} (read(2)/write(2), no source address per datagram), and each is
+ * polled by a thread of its own calling {@link UdpEndpoint#receive} in a loop, so no readiness system
+ * call ({@code epoll_wait} of the reactor's {@code selectNow}) sits between two reads. The client writes
+ * its message straight into the endpoint's send buffer.
+ *
+ * <p>Otherwise the responder is an unconnected endpoint on a backing-off reactor thread that echoes each
+ * datagram to its sender, and the client's connected endpoint waits for the selector.
  */
 public final class PeregrineUdpBench implements BenchTransport {
     /** Largest UDP payload over IPv4. */
@@ -43,7 +52,9 @@ public final class PeregrineUdpBench implements BenchTransport {
 
     @Override
     public String description() {
-        return "Peregrine UdpEndpoint: one datagram per message over loopback, responder reactor echoing to the sender";
+        return "Peregrine UdpEndpoint: one datagram per message over loopback; busy-spin: both endpoints connected"
+            + " (connectedReadWrite: read/write, no address), each polled by its own spinning thread without a selector;"
+            + " otherwise a backing-off responder reactor echoing to the sender";
     }
 
     @Override
@@ -75,6 +86,9 @@ public final class PeregrineUdpBench implements BenchTransport {
 
     @Override
     public Responder startResponder(final BenchConfig config) {
+        if (config.busySpin()) {
+            return startPollingResponder(config);
+        }
         final Reactor reactor = reactor(config, "peregrine-udp-responder");
         final EchoResponder responder = new EchoResponder(reactor);
         UdpEndpoint.open(reactor, options(config).localAddress(address(config, 0)), (endpoint, buffer, offset, length, sender, nowNs) -> {
@@ -87,12 +101,29 @@ public final class PeregrineUdpBench implements BenchTransport {
         return responder;
     }
 
+    /** The busy-spin responder: connected to the client's port, echoing with write(2), polled by its own thread. */
+    private static Responder startPollingResponder(final BenchConfig config) {
+        final Reactor reactor = reactor(config, "peregrine-udp-responder"); // owns the endpoint, never started
+        final PollingResponder responder = new PollingResponder(reactor);
+        responder.endpoint = UdpEndpoint.open(reactor, options(config).connectedReadWrite(true)
+            .localAddress(address(config, 0)).remoteAddress(address(config, 1)), (endpoint, buffer, offset, length, sender, nowNs) -> {
+                while (endpoint.send(buffer, offset, length) == SendResult.BACK_PRESSURED) {
+                    Thread.onSpinWait();
+                }
+                responder.echoed++;
+            });
+        responder.thread.start();
+        return responder;
+    }
+
     @Override
     public PingClient connect(final BenchConfig config) {
         final Reactor reactor = reactor(config, "peregrine-udp-client");
         final Client client = new Client(reactor, config.size());
-        client.endpoint = UdpEndpoint.open(reactor, options(config).localAddress(new InetSocketAddress(address(config, 0).getAddress(), 0))
-            .remoteAddress(address(config, 0)), client::onDatagram);
+        final UdpOptions options = config.busySpin()
+            ? options(config).connectedReadWrite(true).localAddress(address(config, 1))
+            : options(config).localAddress(new InetSocketAddress(address(config, 0).getAddress(), 0));
+        client.endpoint = UdpEndpoint.open(reactor, options.remoteAddress(address(config, 0)), client::onDatagram);
         return client;
     }
 
@@ -137,6 +168,45 @@ public final class PeregrineUdpBench implements BenchTransport {
         }
     }
 
+    /** The busy-spin echo side: a thread that does nothing but poll its endpoint. */
+    static final class PollingResponder implements Responder {
+        private final Reactor reactor;
+        private final Thread thread;
+        private volatile boolean running = true;
+        UdpEndpoint endpoint;
+        volatile long echoed;
+
+        PollingResponder(final Reactor reactor) {
+            this.reactor = reactor;
+            this.thread = new Thread(this::run, "peregrine-udp-responder");
+            thread.setDaemon(true);
+        }
+
+        private void run() {
+            final UdpEndpoint endpoint = this.endpoint; // opened before the thread started
+            while (running) {
+                endpoint.receive(0);
+            }
+        }
+
+        @Override
+        public long messages() {
+            return echoed;
+        }
+
+        @Override
+        public void close() {
+            running = false;
+            try {
+                thread.join();
+            } catch (final InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            endpoint.close();
+            reactor.close();
+        }
+    }
+
     /** Client of a ping-pong, or sender of a stream: used by one thread, which polls the endpoint itself. */
     static final class Client implements PingClient, StreamSender {
         private final Reactor reactor;
@@ -160,8 +230,8 @@ public final class PeregrineUdpBench implements BenchTransport {
 
         @Override
         public void send(final long sequence) {
-            message.set(SEQUENCE, 0, sequence);
-            while (endpoint.send(message, 0, size) == SendResult.BACK_PRESSURED) {
+            endpoint.sendBuffer().set(SEQUENCE, 0, sequence); // in place: no copy (the rest stays zero, as in message)
+            while (endpoint.sendPrepared(size, null) == SendResult.BACK_PRESSURED) {
                 Thread.onSpinWait();
             }
         }
