@@ -148,10 +148,14 @@ public final class PeregrineUdpBench implements BenchTransport {
         return sender;
     }
 
-    /** The echo side: a reactor thread. */
+    /** The echo side: a reactor thread, or a thread of the adapter's own polling the reactor's sockets. */
     static final class EchoResponder implements Responder {
         private final Reactor reactor;
         volatile long echoed;
+        /** Set by {@link #close()} to stop a polling {@link #thread}. */
+        volatile boolean closing;
+        /** A thread driving the reactor's sockets by hand instead of the reactor's own, or null. */
+        Thread thread;
 
         EchoResponder(final Reactor reactor) {
             this.reactor = reactor;
@@ -164,6 +168,14 @@ public final class PeregrineUdpBench implements BenchTransport {
 
         @Override
         public void close() {
+            closing = true;
+            if (thread != null) {
+                try {
+                    thread.join();
+                } catch (final InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             reactor.close();
         }
     }

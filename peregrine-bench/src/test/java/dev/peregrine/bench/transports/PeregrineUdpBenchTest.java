@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * 10 000 in-process round trips through each UDP adapter: in order, and nothing allocated per message;
  * peregrine-udp both on its busy-spin path (connected read/write endpoints polled by their own threads)
- * and on its reactor path.
+ * and on its reactor path, and the same for peregrine-mold.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class PeregrineUdpBenchTest {
@@ -51,11 +51,11 @@ class PeregrineUdpBenchTest {
     }
 
     @ParameterizedTest(name = "{0} busySpin={1}")
-    @CsvSource({"peregrine-udp, true", "peregrine-udp, false", "peregrine-mold, true"})
+    @CsvSource({"peregrine-udp, true", "peregrine-udp, false", "peregrine-mold, true", "peregrine-mold, false"})
     void shouldEchoTenThousandMessagesInOrderWithoutAllocating(final String name, final boolean busySpin) throws Exception {
         final BenchTransport transport = ServiceLoader.load(BenchTransport.class).stream().map(ServiceLoader.Provider::get)
             .filter(t -> t.name().equals(name)).findFirst().orElseThrow();
-        final BenchConfig config = new BenchConfig("127.0.0.1", freePorts(4), 256, Path.of("target"), busySpin);
+        final BenchConfig config = new BenchConfig("127.0.0.1", freePorts(6), 256, Path.of("target"), busySpin);
         assertThat(transport.path()).isEqualTo("udp");
         assertThat(transport.unavailableReason(config)).isNull();
         try (Responder responder = transport.startResponder(config); PingClient client = transport.connect(config)) {
