@@ -54,8 +54,9 @@ class MoldUDP64AllocationTest {
             final long allocated = MoldFixture.steadyStateAllocation(20_000, 5_000, 10, oneMessage);
 
             assertThat(delivered[0]).isGreaterThanOrEqualTo(24_999);
-            assertThat(subscriber.recovered()).isGreaterThan(3_000);
-            assertThat(server.answers()).isGreaterThan(3_000);
+            // every 10th packet dropped and recovered; the count of messages grows with the measuring rounds
+            assertThat(subscriber.recovered()).isGreaterThanOrEqualTo(delivered[0] / 10 - 1).isGreaterThanOrEqualTo(2_499);
+            assertThat(server.answers()).isGreaterThanOrEqualTo(delivered[0] / 10 - 1);
             assertThat(allocated).isZero();
         }
     }
