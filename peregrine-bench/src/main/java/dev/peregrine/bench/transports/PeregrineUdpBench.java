@@ -101,17 +101,24 @@ public final class PeregrineUdpBench implements BenchTransport {
         return responder;
     }
 
-    /** The busy-spin responder: connected to the client's port, echoing with write(2), polled by its own thread. */
+    /** The busy-spin responder: connected to the client's port, echoing with write(2), polled by a thread that does nothing else. */
     private static Responder startPollingResponder(final BenchConfig config) {
         final Reactor reactor = reactor(config, "peregrine-udp-responder"); // owns the endpoint, never started
-        final PollingResponder responder = new PollingResponder(reactor);
-        responder.endpoint = UdpEndpoint.open(reactor, options(config).connectedReadWrite(true)
-            .localAddress(address(config, 0)).remoteAddress(address(config, 1)), (endpoint, buffer, offset, length, sender, nowNs) -> {
-                while (endpoint.send(buffer, offset, length) == SendResult.BACK_PRESSURED) {
+        final EchoResponder responder = new EchoResponder(reactor);
+        final UdpEndpoint endpoint = UdpEndpoint.open(reactor, options(config).connectedReadWrite(true)
+            .localAddress(address(config, 0)).remoteAddress(address(config, 1)), (source, buffer, offset, length, sender, nowNs) -> {
+                while (source.send(buffer, offset, length) == SendResult.BACK_PRESSURED) {
                     Thread.onSpinWait();
                 }
                 responder.echoed++;
             });
+        responder.thread = new Thread(() -> {
+            while (!responder.closing) {
+                endpoint.receive(0);
+            }
+            endpoint.close(); // on the thread that owns it; close() joins before closing the reactor
+        }, "peregrine-udp-responder");
+        responder.thread.setDaemon(true);
         responder.thread.start();
         return responder;
     }
@@ -176,45 +183,6 @@ public final class PeregrineUdpBench implements BenchTransport {
                     Thread.currentThread().interrupt();
                 }
             }
-            reactor.close();
-        }
-    }
-
-    /** The busy-spin echo side: a thread that does nothing but poll its endpoint. */
-    static final class PollingResponder implements Responder {
-        private final Reactor reactor;
-        private final Thread thread;
-        private volatile boolean running = true;
-        UdpEndpoint endpoint;
-        volatile long echoed;
-
-        PollingResponder(final Reactor reactor) {
-            this.reactor = reactor;
-            this.thread = new Thread(this::run, "peregrine-udp-responder");
-            thread.setDaemon(true);
-        }
-
-        private void run() {
-            final UdpEndpoint endpoint = this.endpoint; // opened before the thread started
-            while (running) {
-                endpoint.receive(0);
-            }
-        }
-
-        @Override
-        public long messages() {
-            return echoed;
-        }
-
-        @Override
-        public void close() {
-            running = false;
-            try {
-                thread.join();
-            } catch (final InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            }
-            endpoint.close();
             reactor.close();
         }
     }
