@@ -29,6 +29,8 @@ import java.nio.channels.SelectionKey;
  * the JDK returns, which it creates only when the sender differs from the previous one. Each cycle
  * drains up to {@link UdpOptions#receiveBatch} datagrams, so a burst costs one readiness event. With
  * {@link UdpOptions#busyPoll} the endpoint is polled every cycle instead of waiting for the selector.
+ * With {@link UdpOptions#connectedReadWrite} a connected endpoint reads and writes its socket like a C
+ * program with {@code recv}/{@code send}: no source address per datagram, the sender is the peer.
  *
  * <p>Sending copies the message into a direct buffer and writes it in one system call; a full socket
  * buffer is reported as {@link SendResult#BACK_PRESSURED}, nothing is queued.
@@ -47,6 +49,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     private final MemorySegment sendSegment;
     private final int receiveBatch;
     private final boolean busyPoll;
+    private final boolean connectedReadWrite;
     private final InetSocketAddress localAddress;
     private Reactor reactor;
     private SelectionKey key;
@@ -70,6 +73,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         this.sendSegment = MemorySegment.ofBuffer(sendBuffer);
         this.receiveBatch = options.receiveBatch();
         this.busyPoll = options.busyPoll();
+        this.connectedReadWrite = options.connectedReadWrite();
         this.localAddress = (InetSocketAddress)channel.getLocalAddress();
     }
 
@@ -85,6 +89,9 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     public static UdpEndpoint open(final Reactor reactor, final UdpOptions options, final DatagramHandler handler) {
         if (reactor == null || options == null || handler == null) {
             throw new IllegalArgumentException("reactor=" + reactor + " options=" + options + " handler=" + handler);
+        }
+        if (options.connectedReadWrite() && options.remoteAddress() == null) {
+            throw new IllegalArgumentException("connectedReadWrite=true remoteAddress=null: reading a socket needs a connected peer");
         }
         DatagramChannel channel = null;
         try {
@@ -229,7 +236,8 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             return SendResult.CLOSED;
         }
         try {
-            final int sent = target == null ? channel.write(datagram) : channel.send(datagram, target);
+            // the connected peer itself (same object) needs no address encoding: write(2) rather than sendto(2)
+            final int sent = target == null || target == remoteAddress ? channel.write(datagram) : channel.send(datagram, target);
             if (sent == 0) {
                 return SendResult.BACK_PRESSURED;
             }
@@ -266,6 +274,9 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
      * @return the number of datagrams handled
      */
     public int receive(final long nowNs) {
+        if (connectedReadWrite) {
+            return read(nowNs);
+        }
         int received = 0;
         final ByteBuffer buffer = receiveBuffer;
         while (received < receiveBatch && !closed) {
@@ -294,6 +305,40 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             }
             datagramsReceived++;
             handler.onDatagram(this, receiveSegment, 0, length, sender, nowNs);
+        }
+        return received;
+    }
+
+    /** {@link #receive} of a connected endpoint with {@link UdpOptions#connectedReadWrite}: read(2), no address. */
+    private int read(final long nowNs) {
+        int received = 0;
+        final ByteBuffer buffer = receiveBuffer;
+        while (received < receiveBatch && !closed) {
+            buffer.clear();
+            final int length;
+            try {
+                length = channel.read(buffer);
+            } catch (final PortUnreachableException ex) {
+                receiveErrors++; // an earlier send hit a closed port; the socket itself is fine
+                continue;
+            } catch (final ClosedChannelException ex) {
+                return received;
+            } catch (final IOException ex) {
+                receiveErrors++;
+                errorHandler.onError(new UncheckedIOException("UDP read on " + localAddress + " from " + remoteAddress
+                    + " failed: " + ex.getMessage(), ex));
+                return received;
+            }
+            if (length <= 0) {
+                break; // nothing queued (an empty datagram reads the same and is consumed)
+            }
+            received++;
+            if (length == buffer.capacity()) {
+                truncated++; // the kernel cut it to fit: never hand a partial datagram on
+                continue;
+            }
+            datagramsReceived++;
+            handler.onDatagram(this, receiveSegment, 0, length, remoteAddress, nowNs);
         }
         return received;
     }

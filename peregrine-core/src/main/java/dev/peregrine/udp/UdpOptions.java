@@ -9,7 +9,8 @@ import java.net.NetworkInterface;
  *
  * <p>Defaults: bound to an ephemeral port on every IPv4 address, not connected, multicast TTL 1 with
  * loopback on, the system's socket buffer sizes, a 65 536-byte datagram buffer (no IPv4 datagram is
- * ever truncated), up to 64 datagrams drained per cycle, selector-driven readiness.
+ * ever truncated), up to 64 datagrams drained per cycle, selector-driven readiness, receive with the
+ * sender's address (see {@link #connectedReadWrite} for the cheaper connected path).
  */
 public final class UdpOptions {
     /** Largest datagram buffer: the largest UDP payload over IPv6 jumbograms is not supported. */
@@ -26,6 +27,7 @@ public final class UdpOptions {
     private int datagramBuffer = MAX_DATAGRAM_BUFFER;
     private int receiveBatch = 64;
     private boolean busyPoll;
+    private boolean connectedReadWrite;
 
     /** Creates options with the defaults. */
     public UdpOptions() {
@@ -176,6 +178,26 @@ public final class UdpOptions {
         return this;
     }
 
+    /**
+     * The cheapest path for a connected endpoint: receive with {@code read(2)} instead of
+     * {@code recvfrom(2)}, so no source address is fetched, compared or decoded; the sender handed to the
+     * {@link DatagramHandler} is the connected {@link #remoteAddress} itself (the kernel already drops
+     * datagrams from anyone else). Sends to that address, or to null, go out with {@code write(2)}. This
+     * is the system-call sequence of a C program polling a connected non-blocking socket with
+     * {@code recv}/{@code send}; combine with {@link #busyPoll} and a busy-spinning reactor (or a thread
+     * calling {@link UdpEndpoint#receive} itself) for the lowest latency.
+     *
+     * <p>Needs a {@link #remoteAddress} ({@link UdpEndpoint#open} rejects it otherwise). A zero-length
+     * datagram reads as "nothing there" and is consumed without reaching the handler.
+     *
+     * @param connectedReadWrite true to read and write the connected socket
+     * @return this
+     */
+    public UdpOptions connectedReadWrite(final boolean connectedReadWrite) {
+        this.connectedReadWrite = connectedReadWrite;
+        return this;
+    }
+
     InetSocketAddress localAddress() {
         return localAddress;
     }
@@ -218,6 +240,10 @@ public final class UdpOptions {
 
     boolean busyPoll() {
         return busyPoll;
+    }
+
+    boolean connectedReadWrite() {
+        return connectedReadWrite;
     }
 
     boolean ipv6() {

@@ -54,10 +54,9 @@ class MoldUDP64AllocationTest {
             final long allocated = MoldFixture.steadyStateAllocation(20_000, 5_000, 10, oneMessage);
 
             assertThat(delivered[0]).isGreaterThanOrEqualTo(24_999);
-            // one packet in ten is dropped: recovery must have run for a good share of what was delivered,
-            // whatever the number of measuring rounds
-            assertThat(subscriber.recovered()).isGreaterThan(delivered[0] / 20);
-            assertThat(server.answers()).isGreaterThan(delivered[0] / 20);
+            // every 10th packet dropped and recovered; the count of messages grows with the measuring rounds
+            assertThat(subscriber.recovered()).isGreaterThanOrEqualTo(delivered[0] / 10 - 1).isGreaterThanOrEqualTo(2_499);
+            assertThat(server.answers()).isGreaterThanOrEqualTo(delivered[0] / 10 - 1);
             assertThat(allocated).isZero();
         }
     }

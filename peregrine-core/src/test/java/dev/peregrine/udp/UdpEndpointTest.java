@@ -10,6 +10,8 @@ import dev.peregrine.testing.AllocationMeter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -94,46 +96,86 @@ class UdpEndpointTest {
         assertThat(events).containsExactly("listening 1", "connected 2", "message 1 42", "message 2 42", "closed 1 LOCAL", "closed 2 LOCAL");
     }
 
-    @Test
-    void shouldDropDatagramLargerThanBufferAsTruncated() {
+    @ParameterizedTest(name = "connectedReadWrite={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldDropDatagramLargerThanBufferAsTruncated(final boolean connectedReadWrite) {
         final List<Integer> lengths = new ArrayList<>();
-        final UdpEndpoint server = UdpEndpoint.open(reactor, new UdpOptions().localAddress(new InetSocketAddress(LOOPBACK, 0))
-            .datagramBuffer(64), (endpoint, buffer, offset, length, sender, nowNs) -> lengths.add(length));
-        final UdpEndpoint client = UdpEndpoint.open(reactor, new UdpOptions().remoteAddress(server.localAddress()),
+        final UdpEndpoint client = UdpEndpoint.open(reactor, new UdpOptions().localAddress(new InetSocketAddress(LOOPBACK, 0)),
             (endpoint, buffer, offset, length, sender, nowNs) -> { });
+        final UdpEndpoint server = UdpEndpoint.open(reactor, new UdpOptions().localAddress(new InetSocketAddress(LOOPBACK, 0))
+            .remoteAddress(client.localAddress()).connectedReadWrite(connectedReadWrite).datagramBuffer(64),
+            (endpoint, buffer, offset, length, sender, nowNs) -> lengths.add(length));
         final MemorySegment message = Arena.ofAuto().allocate(1000);
 
-        client.send(message, 0, 1000);
-        client.send(message, 0, 10);
+        client.sendTo(message, 0, 1000, server.localAddress());
+        client.sendTo(message, 0, 10, server.localAddress());
         spinUntil(() -> lengths.size() == 1);
 
         assertThat(lengths).containsExactly(10);
         assertThat(server.truncated()).isEqualTo(1);
-        assertThat(client.send(message, 0, 70_000)).isEqualTo(SendResult.MESSAGE_TOO_LARGE);
+        assertThat(server.send(message, 0, 70_000)).isEqualTo(SendResult.MESSAGE_TOO_LARGE);
     }
 
-    @Test
-    void shouldReceiveAndSendWithoutAllocatingInSteadyState() {
+    @ParameterizedTest(name = "connectedReadWrite={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldReceiveAndSendWithoutAllocatingInSteadyState(final boolean connectedReadWrite) {
         final long[] received = new long[1];
-        final UdpEndpoint server = UdpEndpoint.open(reactor, new UdpOptions().localAddress(new InetSocketAddress(LOOPBACK, 0))
-            .busyPoll(true), (endpoint, buffer, offset, length, sender, nowNs) -> {
-                received[0]++;
-                endpoint.sendTo(buffer, offset, length, sender);
-            });
-        final UdpEndpoint client = UdpEndpoint.open(reactor, new UdpOptions().remoteAddress(server.localAddress())
+        final UdpEndpoint client = UdpEndpoint.open(reactor, new UdpOptions().localAddress(new InetSocketAddress(LOOPBACK, 0))
             .busyPoll(true), (endpoint, buffer, offset, length, sender, nowNs) -> received[0]++);
+        final UdpEndpoint server = UdpEndpoint.open(reactor, new UdpOptions().localAddress(new InetSocketAddress(LOOPBACK, 0))
+            .remoteAddress(client.localAddress()).connectedReadWrite(connectedReadWrite).busyPoll(true),
+            (endpoint, buffer, offset, length, sender, nowNs) -> {
+                received[0]++;
+                endpoint.sendTo(buffer, offset, length, sender); // the connected peer: write(2) with connectedReadWrite
+            });
+        final InetSocketAddress serverAddress = server.localAddress();
         final MemorySegment message = Arena.ofAuto().allocate(256);
 
-        final long allocated = AllocationMeter.quietestWindowBytes(20_000, 5_000, 10, () -> {
+        final Runnable roundTrip = () -> {
             final long target = received[0] + 2;
-            client.send(message, 0, 256);
+            client.sendTo(message, 0, 256, serverAddress);
             for (int i = 0; i < 1_000_000 && received[0] < target; i++) {
                 reactor.doWork();
             }
-        });
+        };
+        long allocated = AllocationMeter.bytesAllocatedBy(20_000, 5_000, roundTrip);
+        int rounds = 1;
+        for (; rounds < 5 && allocated != 0; rounds++) { // a late JIT compilation on a loaded machine; a real leak repeats
+            allocated = AllocationMeter.bytesAllocatedBy(0, 5_000, roundTrip);
+        }
 
-        assertThat(received[0]).isGreaterThanOrEqualTo(50_000).isEven(); // two deliveries per round trip
+        assertThat(received[0]).isEqualTo(2L * (20_000 + 5_000 * rounds));
         assertThat(allocated).isZero();
+    }
+
+    @Test
+    void shouldReadOnlyFromConnectedPeerAndHandPeerAsSender() {
+        final List<InetSocketAddress> senders = new ArrayList<>();
+        final List<Integer> echoes = new ArrayList<>();
+        final UdpEndpoint peer = UdpEndpoint.open(reactor, new UdpOptions().localAddress(new InetSocketAddress(LOOPBACK, 0)),
+            (endpoint, buffer, offset, length, sender, nowNs) -> echoes.add(sender.getPort()));
+        final UdpEndpoint stranger = UdpEndpoint.open(reactor, new UdpOptions().localAddress(new InetSocketAddress(LOOPBACK, 0)),
+            (endpoint, buffer, offset, length, sender, nowNs) -> { });
+        final UdpEndpoint connected = UdpEndpoint.open(reactor, new UdpOptions().localAddress(new InetSocketAddress(LOOPBACK, 0))
+            .remoteAddress(peer.localAddress()).connectedReadWrite(true).busyPoll(true),
+            (endpoint, buffer, offset, length, sender, nowNs) -> {
+                senders.add(sender);
+                endpoint.sendTo(buffer, offset, length, sender);
+            });
+        final MemorySegment message = Arena.ofAuto().allocate(32);
+
+        stranger.sendTo(message, 0, 32, connected.localAddress()); // the kernel drops it: not from the connected peer
+        peer.sendTo(message, 0, 32, connected.localAddress());
+        spinUntil(() -> echoes.size() == 1);
+
+        assertThat(senders).hasSize(1);
+        assertThat(senders.get(0)).isSameAs(connected.remoteAddress());
+        assertThat(echoes).containsExactly(connected.localAddress().getPort());
+        assertThat(connected.datagramsReceived()).isEqualTo(1);
+        assertThat(connected.datagramsSent()).isEqualTo(1);
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException().isThrownBy(() -> UdpEndpoint.open(reactor,
+            new UdpOptions().connectedReadWrite(true), (endpoint, buffer, offset, length, sender, nowNs) -> { }))
+            .withMessageContaining("connectedReadWrite=true remoteAddress=null");
     }
 
     @Test
@@ -141,7 +183,7 @@ class UdpEndpointTest {
         final UdpEndpoint server = UdpEndpoint.open(reactor, new UdpOptions().localAddress(new InetSocketAddress(LOOPBACK, 0))
             .busyPoll(true), (endpoint, buffer, offset, length, sender, nowNs) -> { });
         assertThat(server.localAddress().getPort()).isPositive();
-        assertThat(AllocationMeter.quietestWindowBytes(20_000, 20_000, 10, reactor::doWork)).isZero();
+        assertThat(AllocationMeter.bytesAllocatedBy(20_000, 20_000, reactor::doWork)).isZero();
     }
 
     private void spinUntil(final java.util.function.BooleanSupplier condition) {

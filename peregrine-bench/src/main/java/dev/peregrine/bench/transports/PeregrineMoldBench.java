@@ -12,6 +12,7 @@ import dev.peregrine.peers.BenchTransport;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.reactor.Reactor;
+import dev.peregrine.udp.UdpOptions;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -23,10 +24,20 @@ import java.net.InetSocketAddress;
  * client's subscriber. Each side also runs a re-request server for its own session. Ports: the
  * responder's feed {@code port}, the client's feed {@code port + 1}, the re-request servers
  * {@code port + 2} (client's session) and {@code port + 3} (responder's session).
+ *
+ * <p>With {@link BenchConfig#busySpin()} the message path is the raw UDP adapter's: the publishers bind
+ * {@code port + 4} (responder's) and {@code port + 5} (client's), each feed endpoint and publisher
+ * endpoint is connected to its counterpart with {@link UdpOptions#connectedReadWrite} (read(2)/write(2),
+ * no address), and each side's thread polls its feed endpoint directly, running a full reactor cycle
+ * (epoll_wait for the selector-driven re-request sockets, timers, heartbeats, request timeouts) only
+ * every {@value #REACTOR_INTERVAL} polls. Only the feeds are polled; the re-request sockets wait for the
+ * selector, so an idle cycle costs one system call instead of one per socket.
  */
 public final class PeregrineMoldBench implements BenchTransport {
     private static final String REQUEST_SESSION = "PING";
     private static final String ECHO_SESSION = "PONG";
+    /** Feed polls per full reactor cycle on the busy-spin path: recovery and heartbeats are not on the message path. */
+    static final int REACTOR_INTERVAL = 64;
 
     /** Creates the adapter (service loader). */
     public PeregrineMoldBench() {
@@ -39,7 +50,9 @@ public final class PeregrineMoldBench implements BenchTransport {
 
     @Override
     public String description() {
-        return "Peregrine MoldUDP64: publisher -> subscriber, one message per packet, echoed on a second session";
+        return "Peregrine MoldUDP64: publisher -> subscriber, one message per packet, echoed on a second session; busy-spin:"
+            + " feeds and publishers connected (connectedReadWrite), each side's thread polls its feed and runs a reactor"
+            + " cycle every " + REACTOR_INTERVAL + " polls; otherwise backing-off reactors";
     }
 
     @Override
@@ -68,17 +81,34 @@ public final class PeregrineMoldBench implements BenchTransport {
         final MoldUDP64Subscriber subscriber;
 
         Side(final Reactor reactor, final BenchConfig config, final String session, final int feedPort, final int peerFeedPort,
-            final int requestPort, final int peerRequestPort, final dev.peregrine.mold.MoldUDP64Listener listener) {
+            final int requestPort, final int peerRequestPort, final int publisherPort, final int peerPublisherPort,
+            final dev.peregrine.mold.MoldUDP64Listener listener) {
+            final boolean fast = config.busySpin();
             store = store(session);
-            new MoldUDP64RequestServer(reactor, store, PeregrineUdpBench.options(config)
+            new MoldUDP64RequestServer(reactor, store, PeregrineUdpBench.options(config).busyPoll(!fast)
                 .localAddress(PeregrineUdpBench.address(config, requestPort)), maxPayload(config), 100_000, 1000);
-            subscriber = new MoldUDP64Subscriber(reactor, new MoldUDP64SubscriberOptions()
-                .feed(PeregrineUdpBench.options(config).localAddress(PeregrineUdpBench.address(config, feedPort)))
+            final UdpOptions feed = PeregrineUdpBench.options(config).localAddress(PeregrineUdpBench.address(config, feedPort));
+            if (fast) {
+                feed.remoteAddress(PeregrineUdpBench.address(config, peerPublisherPort)).connectedReadWrite(true);
+            }
+            subscriber = new MoldUDP64Subscriber(reactor, new MoldUDP64SubscriberOptions().feed(feed)
                 .requestServer(PeregrineUdpBench.address(config, peerRequestPort)).requestTimeoutNs(10_000_000L), listener);
+            final InetSocketAddress destination = PeregrineUdpBench.address(config, peerFeedPort);
+            final UdpOptions udp = fast
+                ? PeregrineUdpBench.options(config).busyPoll(false).localAddress(PeregrineUdpBench.address(config, publisherPort))
+                    .remoteAddress(destination).connectedReadWrite(true) // the same object: sends go out with write(2)
+                : PeregrineUdpBench.options(config).localAddress(new InetSocketAddress(PeregrineUdpBench.address(config, 0).getAddress(), 0));
             publisher = new MoldUDP64Publisher(reactor, store, new MoldUDP64PublisherOptions()
-                .destination(PeregrineUdpBench.address(config, peerFeedPort)).maxPayload(maxPayload(config))
-                .udp(PeregrineUdpBench.options(config).localAddress(new InetSocketAddress(
-                    PeregrineUdpBench.address(config, 0).getAddress(), 0))));
+                .destination(destination).maxPayload(maxPayload(config)).udp(udp));
+        }
+
+        /** One poll of the busy-spin path: the feed now, everything else every {@link #REACTOR_INTERVAL} polls. */
+        int poll(final Reactor reactor, final long cycle) {
+            int work = subscriber.feedEndpoint().receive(System.nanoTime());
+            if (cycle % REACTOR_INTERVAL == 0) {
+                work += reactor.doWork();
+            }
+            return work;
         }
     }
 
@@ -87,22 +117,33 @@ public final class PeregrineMoldBench implements BenchTransport {
         final Reactor reactor = PeregrineUdpBench.reactor(config, "peregrine-mold-responder");
         final PeregrineUdpBench.EchoResponder responder = new PeregrineUdpBench.EchoResponder(reactor);
         final Side[] side = new Side[1];
-        final Runnable setUp = () -> side[0] = new Side(reactor, config, ECHO_SESSION, 0, 1, 3, 2,
+        side[0] = new Side(reactor, config, ECHO_SESSION, 0, 1, 3, 2, 4, 5, // before any thread runs the reactor
             (sequence, buffer, offset, length) -> {
                 side[0].publisher.offer(buffer, offset, length);
                 side[0].publisher.flush();
                 responder.echoed++;
             });
-        setUp.run(); // before the thread starts: the reactor is not running yet
-        reactor.start();
+        if (config.busySpin()) {
+            final Thread thread = new Thread(() -> {
+                long cycle = 0;
+                while (!responder.closing) {
+                    side[0].poll(reactor, ++cycle);
+                }
+            }, "peregrine-mold-responder");
+            thread.setDaemon(true);
+            responder.thread = thread;
+            thread.start();
+        } else {
+            reactor.start();
+        }
         return responder;
     }
 
     @Override
     public PingClient connect(final BenchConfig config) {
         final Reactor reactor = PeregrineUdpBench.reactor(config, "peregrine-mold-client");
-        final Client client = new Client(reactor, config.size());
-        client.side = new Side(reactor, config, REQUEST_SESSION, 1, 0, 2, 3, client::onMessage);
+        final Client client = new Client(reactor, config.size(), config.busySpin());
+        client.side = new Side(reactor, config, REQUEST_SESSION, 1, 0, 2, 3, 5, 4, client::onMessage);
         return client;
     }
 
@@ -111,12 +152,15 @@ public final class PeregrineMoldBench implements BenchTransport {
         private final Reactor reactor;
         private final MemorySegment message;
         private final int size;
+        private final boolean busySpin;
         Side side;
         private long received = -1;
+        private long cycle;
 
-        Client(final Reactor reactor, final int size) {
+        Client(final Reactor reactor, final int size, final boolean busySpin) {
             this.reactor = reactor;
             this.size = size;
+            this.busySpin = busySpin;
             this.message = Arena.ofAuto().allocate(size, 8);
         }
 
@@ -135,7 +179,11 @@ public final class PeregrineMoldBench implements BenchTransport {
 
         @Override
         public long poll() {
-            reactor.doWork();
+            if (busySpin) {
+                side.poll(reactor, ++cycle);
+            } else {
+                reactor.doWork();
+            }
             final long sequence = received;
             received = -1;
             return sequence;

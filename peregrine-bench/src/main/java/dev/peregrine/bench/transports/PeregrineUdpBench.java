@@ -23,9 +23,18 @@ import java.net.UnknownHostException;
 import java.util.function.LongConsumer;
 
 /**
- * Peregrine's raw UDP: the responder is a reactor on a thread of its own that echoes each datagram to
- * its sender; the client's endpoint is connected to the responder and polled by the client's thread
- * (busy polling, no selector in between when {@link BenchConfig#busySpin()} is set).
+ * Peregrine's raw UDP ping-pong.
+ *
+ * <p>With {@link BenchConfig#busySpin()} both sides take the path of the C floor (two processes polling
+ * connected non-blocking sockets with {@code recv}/{@code send}): the client binds {@code port + 1} and
+ * the responder {@code port}, each endpoint is connected to the other with
+ * {@link UdpOptions#connectedReadWrite} (read(2)/write(2), no source address per datagram), and each is
+ * polled by a thread of its own calling {@link UdpEndpoint#receive} in a loop, so no readiness system
+ * call ({@code epoll_wait} of the reactor's {@code selectNow}) sits between two reads. The client writes
+ * its message straight into the endpoint's send buffer.
+ *
+ * <p>Otherwise the responder is an unconnected endpoint on a backing-off reactor thread that echoes each
+ * datagram to its sender, and the client's connected endpoint waits for the selector.
  */
 public final class PeregrineUdpBench implements BenchTransport {
     /** Largest UDP payload over IPv4. */
@@ -43,7 +52,9 @@ public final class PeregrineUdpBench implements BenchTransport {
 
     @Override
     public String description() {
-        return "Peregrine UdpEndpoint: one datagram per message over loopback, responder reactor echoing to the sender";
+        return "Peregrine UdpEndpoint: one datagram per message over loopback; busy-spin: both endpoints connected"
+            + " (connectedReadWrite: read/write, no address), each polled by its own spinning thread without a selector;"
+            + " otherwise a backing-off responder reactor echoing to the sender";
     }
 
     @Override
@@ -75,6 +86,9 @@ public final class PeregrineUdpBench implements BenchTransport {
 
     @Override
     public Responder startResponder(final BenchConfig config) {
+        if (config.busySpin()) {
+            return startPollingResponder(config);
+        }
         final Reactor reactor = reactor(config, "peregrine-udp-responder");
         final EchoResponder responder = new EchoResponder(reactor);
         UdpEndpoint.open(reactor, options(config).localAddress(address(config, 0)), (endpoint, buffer, offset, length, sender, nowNs) -> {
@@ -87,12 +101,36 @@ public final class PeregrineUdpBench implements BenchTransport {
         return responder;
     }
 
+    /** The busy-spin responder: connected to the client's port, echoing with write(2), polled by a thread that does nothing else. */
+    private static Responder startPollingResponder(final BenchConfig config) {
+        final Reactor reactor = reactor(config, "peregrine-udp-responder"); // owns the endpoint, never started
+        final EchoResponder responder = new EchoResponder(reactor);
+        final UdpEndpoint endpoint = UdpEndpoint.open(reactor, options(config).connectedReadWrite(true)
+            .localAddress(address(config, 0)).remoteAddress(address(config, 1)), (source, buffer, offset, length, sender, nowNs) -> {
+                while (source.send(buffer, offset, length) == SendResult.BACK_PRESSURED) {
+                    Thread.onSpinWait();
+                }
+                responder.echoed++;
+            });
+        responder.thread = new Thread(() -> {
+            while (!responder.closing) {
+                endpoint.receive(0);
+            }
+            endpoint.close(); // on the thread that owns it; close() joins before closing the reactor
+        }, "peregrine-udp-responder");
+        responder.thread.setDaemon(true);
+        responder.thread.start();
+        return responder;
+    }
+
     @Override
     public PingClient connect(final BenchConfig config) {
         final Reactor reactor = reactor(config, "peregrine-udp-client");
         final Client client = new Client(reactor, config.size());
-        client.endpoint = UdpEndpoint.open(reactor, options(config).localAddress(new InetSocketAddress(address(config, 0).getAddress(), 0))
-            .remoteAddress(address(config, 0)), client::onDatagram);
+        final UdpOptions options = config.busySpin()
+            ? options(config).connectedReadWrite(true).localAddress(address(config, 1))
+            : options(config).localAddress(new InetSocketAddress(address(config, 0).getAddress(), 0));
+        client.endpoint = UdpEndpoint.open(reactor, options.remoteAddress(address(config, 0)), client::onDatagram);
         return client;
     }
 
@@ -117,10 +155,14 @@ public final class PeregrineUdpBench implements BenchTransport {
         return sender;
     }
 
-    /** The echo side: a reactor thread. */
+    /** The echo side: a reactor thread, or a thread of the adapter's own polling the reactor's sockets. */
     static final class EchoResponder implements Responder {
         private final Reactor reactor;
         volatile long echoed;
+        /** Set by {@link #close()} to stop a polling {@link #thread}. */
+        volatile boolean closing;
+        /** A thread driving the reactor's sockets by hand instead of the reactor's own, or null. */
+        Thread thread;
 
         EchoResponder(final Reactor reactor) {
             this.reactor = reactor;
@@ -133,6 +175,14 @@ public final class PeregrineUdpBench implements BenchTransport {
 
         @Override
         public void close() {
+            closing = true;
+            if (thread != null) {
+                try {
+                    thread.join();
+                } catch (final InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             reactor.close();
         }
     }
@@ -160,8 +210,8 @@ public final class PeregrineUdpBench implements BenchTransport {
 
         @Override
         public void send(final long sequence) {
-            message.set(SEQUENCE, 0, sequence);
-            while (endpoint.send(message, 0, size) == SendResult.BACK_PRESSURED) {
+            endpoint.sendBuffer().set(SEQUENCE, 0, sequence); // in place: no copy (the rest stays zero, as in message)
+            while (endpoint.sendPrepared(size, null) == SendResult.BACK_PRESSURED) {
                 Thread.onSpinWait();
             }
         }
