@@ -67,7 +67,7 @@ public final class BenchRunner {
         final BenchTransport transport = spec.transport();
         final Path folder = RunEnvironment.freshFolder();
         try {
-            final int port = RunEnvironment.freePorts(spec.host(), 2 * spec.clients());
+            final int port = RunEnvironment.freePorts(spec.host(), BenchConfig.PORTS_PER_RESPONDER * spec.clients());
             final BenchConfig base = new BenchConfig(spec.host(), port, spec.size(), folder, spec.busySpin());
             final String unavailable = transport.unavailableReason(base);
             if (unavailable != null) {

@@ -41,7 +41,7 @@ public final class ChildResponderSide implements ResponderSide {
      * The command that starts a responder JVM.
      *
      * @param transport the transport
-     * @param config the first responder's configuration (the others use port + 2i and sub-folders)
+     * @param config the first responder's configuration (the others use ports from port + 8i and sub-folders)
      * @param count how many responders
      * @param cpu the CPU to pin the responders to, or -1
      * @return the command line

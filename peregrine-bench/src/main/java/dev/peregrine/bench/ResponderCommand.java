@@ -33,7 +33,7 @@ public final class ResponderCommand implements Callable<Integer> {
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to listen on.")
     String host;
 
-    @Option(names = "--port", required = true, description = "First port; responder i uses port + 2i.")
+    @Option(names = "--port", required = true, description = "First port; responder i uses ports from port + 8i.")
     int port;
 
     @Option(names = "--size", required = true, description = "Message size in bytes.")

@@ -29,7 +29,7 @@ public final class RunEnvironment {
     }
 
     /**
-     * The configuration of responder {@code index} of a run: ports {@code port + 2 * index} and the one
+     * The configuration of responder {@code index} of a run: ports from {@code port + PORTS_PER_RESPONDER * index} and the one
      * after it, and its own sub-folder.
      *
      * @param base the run's configuration
@@ -37,7 +37,7 @@ public final class RunEnvironment {
      * @return its configuration
      */
     public static BenchConfig forResponder(final BenchConfig base, final int index) {
-        return new BenchConfig(base.host(), base.port() + 2 * index, base.size(),
+        return new BenchConfig(base.host(), base.port() + BenchConfig.PORTS_PER_RESPONDER * index, base.size(),
             base.directory().resolve("r" + index), base.busySpin());
     }
 

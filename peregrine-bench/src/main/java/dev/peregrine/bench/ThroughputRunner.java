@@ -43,7 +43,7 @@ public final class ThroughputRunner {
         final BenchTransport transport = spec.transport();
         final Path folder = RunEnvironment.freshFolder();
         try {
-            final BenchConfig config = new BenchConfig(spec.host(), RunEnvironment.freePorts(spec.host(), 2),
+            final BenchConfig config = new BenchConfig(spec.host(), RunEnvironment.freePorts(spec.host(), BenchConfig.PORTS_PER_RESPONDER),
                 spec.size(), folder, spec.busySpin());
             final String unavailable = transport.unavailableReason(config);
             if (unavailable != null) {
