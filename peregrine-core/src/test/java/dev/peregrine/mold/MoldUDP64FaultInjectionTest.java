@@ -92,6 +92,7 @@ class MoldUDP64FaultInjectionTest {
                 reactor.doWork();
             }
 
+            long malformed = 0;
             for (int i = 0; i < SUBSCRIBERS; i++) {
                 final MoldUDP64Subscriber subscriber = subscribers[i];
                 assertThat(subscriber.delivered()).as("subscriber %d delivered", i).isEqualTo(MESSAGES);
@@ -101,13 +102,17 @@ class MoldUDP64FaultInjectionTest {
                 assertThat(subscriber.gaps()).isPositive();
                 assertThat(subscriber.recovered()).isPositive();
                 assertThat(subscriber.duplicates()).isPositive();
-                assertThat(subscriber.malformed()).isPositive();
+                // a subscriber that is recovering may drop a feed packet on its header alone, so one subscriber can
+                // miss every truncated packet; none can count more malformed packets than the relay truncated
+                assertThat(subscriber.malformed()).isLessThanOrEqualTo(relay.truncated);
+                malformed += subscriber.malformed();
                 System.out.printf("subscriber %d: gaps=%d requests=%d recovered=%d duplicates=%d malformed=%d%n", i,
                     subscriber.gaps(), subscriber.requests(), subscriber.recovered(), subscriber.duplicates(), subscriber.malformed());
             }
             System.out.printf("relay: dropped=%d duplicated=%d truncated=%d reordered=%d; server answers=%d rateLimited=%d%n",
                 relay.dropped, relay.duplicated, relay.truncated, relay.reordered, server.answers(), server.rateLimited());
             assertThat(relay.dropped).isPositive();
+            assertThat(malformed).as("truncated packets seen as malformed by all subscribers").isPositive();
             assertThat(errors).isEmpty();
         }
     }
