@@ -93,6 +93,7 @@ class MoldUDP64FaultInjectionTest {
             }
 
             long malformed = 0;
+            long duplicates = 0;
             for (int i = 0; i < SUBSCRIBERS; i++) {
                 final MoldUDP64Subscriber subscriber = subscribers[i];
                 assertThat(subscriber.delivered()).as("subscriber %d delivered", i).isEqualTo(MESSAGES);
@@ -101,11 +102,11 @@ class MoldUDP64FaultInjectionTest {
                 assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.END_OF_SESSION);
                 assertThat(subscriber.gaps()).isPositive();
                 assertThat(subscriber.recovered()).isPositive();
-                assertThat(subscriber.duplicates()).isPositive();
-                // a subscriber that is recovering may drop a feed packet on its header alone, so one subscriber can
-                // miss every truncated packet; none can count more malformed packets than the relay truncated
+                // a subscriber that is recovering may drop a feed packet on its header alone, so on a fast run one
+                // subscriber can miss every duplicated or truncated packet: those two are asserted over all of them
                 assertThat(subscriber.malformed()).isLessThanOrEqualTo(relay.truncated);
                 malformed += subscriber.malformed();
+                duplicates += subscriber.duplicates();
                 System.out.printf("subscriber %d: gaps=%d requests=%d recovered=%d duplicates=%d malformed=%d%n", i,
                     subscriber.gaps(), subscriber.requests(), subscriber.recovered(), subscriber.duplicates(), subscriber.malformed());
             }
@@ -113,6 +114,7 @@ class MoldUDP64FaultInjectionTest {
                 relay.dropped, relay.duplicated, relay.truncated, relay.reordered, server.answers(), server.rateLimited());
             assertThat(relay.dropped).isPositive();
             assertThat(malformed).as("truncated packets seen as malformed by all subscribers").isPositive();
+            assertThat(duplicates).as("duplicated packets seen by all subscribers").isPositive();
             assertThat(errors).isEmpty();
         }
     }
