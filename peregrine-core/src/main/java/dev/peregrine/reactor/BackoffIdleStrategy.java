@@ -41,6 +41,17 @@ public final class BackoffIdleStrategy implements IdleStrategy {
 
     @Override
     public void idle(final int workCount) {
+        idle(workCount, Long.MAX_VALUE);
+    }
+
+    /**
+     * Idles, or not, after a cycle, parking no longer than {@code parkLimitNs} so that the caller can check
+     * something else in time (a peer's liveness, say).
+     *
+     * @param workCount the work done in the cycle; a positive count resets the strategy
+     * @param parkLimitNs the longest park of this call
+     */
+    public void idle(final int workCount, final long parkLimitNs) {
         if (workCount > 0) {
             reset();
         } else if (spins < maxSpins) {
@@ -50,7 +61,7 @@ public final class BackoffIdleStrategy implements IdleStrategy {
             yields++;
             Thread.yield();
         } else {
-            LockSupport.parkNanos(parkNs);
+            LockSupport.parkNanos(Math.min(parkNs, parkLimitNs));
             parkNs = Math.min(parkNs << 1, maxParkNs);
         }
     }
