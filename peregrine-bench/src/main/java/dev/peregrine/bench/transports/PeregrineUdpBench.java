@@ -7,8 +7,6 @@ import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.peers.StreamReceiver;
 import dev.peregrine.peers.StreamSender;
-import dev.peregrine.reactor.BackoffIdleStrategy;
-import dev.peregrine.reactor.BusySpinIdleStrategy;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.reactor.ReactorOptions;
 import dev.peregrine.udp.UdpEndpoint;
@@ -69,7 +67,7 @@ public final class PeregrineUdpBench implements BenchTransport {
 
     static Reactor reactor(final BenchConfig config, final String name) {
         return new Reactor(new ReactorOptions().name(name)
-            .idleStrategy(config.busySpin() ? new BusySpinIdleStrategy() : new BackoffIdleStrategy()));
+            .idleStrategy(PeregrineTcpBench.idleStrategy(config)));
     }
 
     static InetSocketAddress address(final BenchConfig config, final int portOffset) {
