@@ -93,7 +93,6 @@ class MoldUDP64FaultInjectionTest {
             }
 
             long malformed = 0;
-            long duplicates = 0;
             for (int i = 0; i < SUBSCRIBERS; i++) {
                 final MoldUDP64Subscriber subscriber = subscribers[i];
                 assertThat(subscriber.delivered()).as("subscriber %d delivered", i).isEqualTo(MESSAGES);
@@ -103,10 +102,9 @@ class MoldUDP64FaultInjectionTest {
                 assertThat(subscriber.gaps()).isPositive();
                 assertThat(subscriber.recovered()).isPositive();
                 // a subscriber that is recovering may drop a feed packet on its header alone, so on a fast run one
-                // subscriber can miss every duplicated or truncated packet: those two are asserted over all of them
+                // subscriber can miss every truncated packet: malformed is asserted over all of them
                 assertThat(subscriber.malformed()).isLessThanOrEqualTo(relay.truncated);
                 malformed += subscriber.malformed();
-                duplicates += subscriber.duplicates();
                 System.out.printf("subscriber %d: gaps=%d requests=%d recovered=%d duplicates=%d malformed=%d%n", i,
                     subscriber.gaps(), subscriber.requests(), subscriber.recovered(), subscriber.duplicates(), subscriber.malformed());
             }
@@ -114,7 +112,10 @@ class MoldUDP64FaultInjectionTest {
                 relay.dropped, relay.duplicated, relay.truncated, relay.reordered, server.answers(), server.rateLimited());
             assertThat(relay.dropped).isPositive();
             assertThat(malformed).as("truncated packets seen as malformed by all subscribers").isPositive();
-            assertThat(duplicates).as("duplicated packets seen by all subscribers").isPositive();
+            // a subscriber counts a duplicate only when it arrives behind the next expected message; one that is
+            // recovering drops feed packets ahead of the gap uncounted, so the count may be 0 on a fast run: the
+            // exactly-once check above is what proves duplicates were skipped, given that the relay made some
+            assertThat(relay.duplicated).isPositive();
             assertThat(errors).isEmpty();
         }
     }
