@@ -28,11 +28,6 @@ final class DelimiterFrameCodec implements FrameCodec {
     }
 
     @Override
-    public int headerLength() {
-        return 0;
-    }
-
-    @Override
     public int trailerLength() {
         return delimiter.length;
     }
@@ -40,10 +35,6 @@ final class DelimiterFrameCodec implements FrameCodec {
     @Override
     public int maxFrameLength() {
         return maxFrameLength;
-    }
-
-    @Override
-    public void writeHeader(final MemorySegment buffer, final long offset, final int payloadLength) {
     }
 
     @Override

@@ -17,16 +17,6 @@ final class FixedLengthFrameCodec implements FrameCodec {
     }
 
     @Override
-    public int headerLength() {
-        return 0;
-    }
-
-    @Override
-    public int trailerLength() {
-        return 0;
-    }
-
-    @Override
     public int maxFrameLength() {
         return frameLength;
     }
@@ -36,14 +26,6 @@ final class FixedLengthFrameCodec implements FrameCodec {
         if (length != frameLength) {
             throw new IllegalArgumentException("length=" + length + " but the framing is fixed:" + frameLength);
         }
-    }
-
-    @Override
-    public void writeHeader(final MemorySegment buffer, final long offset, final int payloadLength) {
-    }
-
-    @Override
-    public void writeTrailer(final MemorySegment buffer, final long offset) {
     }
 
     @Override

@@ -17,16 +17,20 @@ interface FrameCodec {
     /**
      * Bytes written before each payload.
      *
-     * @return the header length, 0 if none
+     * @return the header length; 0 unless the framing has one
      */
-    int headerLength();
+    default int headerLength() {
+        return 0;
+    }
 
     /**
      * Bytes written after each payload.
      *
-     * @return the trailer length, 0 if none
+     * @return the trailer length; 0 unless the framing has one
      */
-    int trailerLength();
+    default int trailerLength() {
+        return 0;
+    }
 
     /**
      * The longest payload this codec sends or accepts.
@@ -52,7 +56,8 @@ interface FrameCodec {
      * @param offset at which offset; {@link #headerLength()} bytes are written
      * @param payloadLength the length of the payload that follows
      */
-    void writeHeader(MemorySegment buffer, long offset, int payloadLength);
+    default void writeHeader(final MemorySegment buffer, final long offset, final int payloadLength) {
+    }
 
     /**
      * Writes the trailer of a frame.
@@ -60,7 +65,8 @@ interface FrameCodec {
      * @param buffer where
      * @param offset at which offset; {@link #trailerLength()} bytes are written
      */
-    void writeTrailer(MemorySegment buffer, long offset);
+    default void writeTrailer(final MemorySegment buffer, final long offset) {
+    }
 
     /**
      * Delivers every whole frame in {@code buffer[offset, offset + length)} to the sink, in order.

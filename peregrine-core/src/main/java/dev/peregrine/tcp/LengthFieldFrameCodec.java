@@ -51,11 +51,6 @@ final class LengthFieldFrameCodec implements FrameCodec {
     }
 
     @Override
-    public int trailerLength() {
-        return 0;
-    }
-
-    @Override
     public int maxFrameLength() {
         return maxFrameLength;
     }
@@ -69,10 +64,6 @@ final class LengthFieldFrameCodec implements FrameCodec {
             case 4 -> buffer.set(intLayout, offset, (int)field);
             default -> buffer.set(longLayout, offset, field);
         }
-    }
-
-    @Override
-    public void writeTrailer(final MemorySegment buffer, final long offset) {
     }
 
     @Override

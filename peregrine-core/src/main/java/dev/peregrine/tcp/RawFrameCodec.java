@@ -17,26 +17,8 @@ final class RawFrameCodec implements FrameCodec {
     }
 
     @Override
-    public int headerLength() {
-        return 0;
-    }
-
-    @Override
-    public int trailerLength() {
-        return 0;
-    }
-
-    @Override
     public int maxFrameLength() {
         return maxFrameLength;
-    }
-
-    @Override
-    public void writeHeader(final MemorySegment buffer, final long offset, final int payloadLength) {
-    }
-
-    @Override
-    public void writeTrailer(final MemorySegment buffer, final long offset) {
     }
 
     @Override
