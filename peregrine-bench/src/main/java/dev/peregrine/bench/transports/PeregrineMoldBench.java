@@ -154,7 +154,7 @@ public final class PeregrineMoldBench implements BenchTransport {
         private final int size;
         private final boolean busySpin;
         Side side;
-        private long received = -1;
+        private final EchoSequences received = new EchoSequences();
         private long cycle;
 
         Client(final Reactor reactor, final int size, final boolean busySpin) {
@@ -166,7 +166,7 @@ public final class PeregrineMoldBench implements BenchTransport {
 
         void onMessage(final long sequence, final MemorySegment buffer, final long offset, final int length) {
             if (length >= 8) {
-                received = buffer.get(PeregrineUdpBench.SEQUENCE, offset);
+                received.add(buffer.get(PeregrineUdpBench.SEQUENCE, offset));
             }
         }
 
@@ -179,14 +179,14 @@ public final class PeregrineMoldBench implements BenchTransport {
 
         @Override
         public long poll() {
-            if (busySpin) {
-                side.poll(reactor, ++cycle);
-            } else {
-                reactor.doWork();
+            if (received.isEmpty()) { // one cycle may deliver several echoes when several messages are in flight
+                if (busySpin) {
+                    side.poll(reactor, ++cycle);
+                } else {
+                    reactor.doWork();
+                }
             }
-            final long sequence = received;
-            received = -1;
-            return sequence;
+            return received.poll();
         }
 
         @Override

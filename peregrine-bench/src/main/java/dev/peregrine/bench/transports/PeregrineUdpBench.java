@@ -191,7 +191,7 @@ public final class PeregrineUdpBench implements BenchTransport {
         private final MemorySegment message;
         private final int size;
         UdpEndpoint endpoint;
-        private long received = -1;
+        private final EchoSequences received = new EchoSequences();
 
         Client(final Reactor reactor, final int size) {
             this.reactor = reactor;
@@ -202,7 +202,7 @@ public final class PeregrineUdpBench implements BenchTransport {
         void onDatagram(final UdpEndpoint source, final MemorySegment buffer, final long offset, final int length,
             final InetSocketAddress sender, final long nowNs) {
             if (length >= 8) {
-                received = buffer.get(SEQUENCE, offset);
+                received.add(buffer.get(SEQUENCE, offset));
             }
         }
 
@@ -222,10 +222,10 @@ public final class PeregrineUdpBench implements BenchTransport {
 
         @Override
         public long poll() {
-            endpoint.receive(0);
-            final long sequence = received;
-            received = -1;
-            return sequence;
+            if (received.isEmpty()) {
+                endpoint.receive(0); // may deliver several echoes when several messages are in flight
+            }
+            return received.poll();
         }
 
         @Override
