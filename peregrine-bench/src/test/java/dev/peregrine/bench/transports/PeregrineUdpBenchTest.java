@@ -81,4 +81,28 @@ class PeregrineUdpBenchTest {
             assertThat(allocated).isZero();
         }
     }
+
+    /** The harness's fixed-rate mode keeps several messages in flight: one poll may bring several echoes. */
+    @SuppressWarnings("try") // the responder only has to run while the client talks to it
+    @ParameterizedTest(name = "{0} busySpin={1}")
+    @CsvSource({"peregrine-udp, true", "peregrine-udp, false", "peregrine-mold, true", "peregrine-mold, false"})
+    void shouldHandBackEveryEchoInOrderWithSeveralMessagesInFlight(final String name, final boolean busySpin) throws Exception {
+        final BenchTransport transport = ServiceLoader.load(BenchTransport.class).stream().map(ServiceLoader.Provider::get)
+            .filter(t -> t.name().equals(name)).findFirst().orElseThrow();
+        final BenchConfig config = new BenchConfig("127.0.0.1", freePorts(6), 256, Path.of("target"), busySpin);
+        try (Responder responder = transport.startResponder(config); PingClient client = transport.connect(config)) {
+            long sent = 0;
+            long expected = 0;
+            for (int burst = 0; burst < 200; burst++) {
+                for (int i = 0; i < 8; i++) {
+                    client.send(sent++);
+                }
+                while (expected < sent) {
+                    assertThat(client.receive()).as("echo after %d of %d sent", expected, sent).isEqualTo(expected);
+                    expected++;
+                }
+            }
+            assertThat(expected).isEqualTo(1600);
+        }
+    }
 }
