@@ -42,7 +42,7 @@ public final class Reactor implements AutoCloseable {
     private Pollable[] pollables = new Pollable[0];
     private long nowNs;
     private int cyclesSinceSelect;
-    private volatile boolean running;
+    private volatile boolean loopStarted; // run() has begun (or start() will begin it): run() releases, not close()
     private volatile boolean sleeping;
     private volatile boolean closed;
     private Thread thread;
@@ -108,10 +108,10 @@ public final class Reactor implements AutoCloseable {
      * Runs duty cycles on the calling thread until {@link #close()}, then releases the reactor's resources.
      */
     public void run() {
-        running = true;
+        loopStarted = true;
         final IdleStrategy idle = idleStrategy;
         try {
-            while (!closed) { // closed, not running: a close() before this thread got here must still stop it
+            while (!closed) { // a close() before this thread got here must still stop it
                 final int work = doWork();
                 if (blockingSelect && work == 0) {
                     selectBlocking();
@@ -137,7 +137,7 @@ public final class Reactor implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("reactor " + name + " is closed");
         }
-        running = true;
+        loopStarted = true;
         thread = new Thread(() -> {
             if (cpu >= 0) {
                 final String failure = ThreadAffinity.pinCurrentThread(cpu);
@@ -289,8 +289,7 @@ public final class Reactor implements AutoCloseable {
             closed = true;
             owner = thread;
         }
-        final boolean looping = running;
-        running = false;
+        final boolean looping = loopStarted;
         selector.wakeup();
         if (owner != null && owner != Thread.currentThread()) {
             try {
