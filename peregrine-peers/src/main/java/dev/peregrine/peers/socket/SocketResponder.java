@@ -75,7 +75,7 @@ final class SocketResponder implements Responder {
                 TcpFrameLayout.putLength(frame, length);
                 System.arraycopy(reader.payload(), 0, frame, TcpFrameLayout.HEADER_LENGTH, length);
                 // counted before the echo leaves, so a client that has its echo also sees it counted
-                messages.lazySet(messages.get() + 1);
+                messages.incrementAndGet(); // one echo thread per connection: several writers, so an atomic add
                 out.write(frame, 0, TcpFrameLayout.HEADER_LENGTH + length);
             }
         } catch (final IOException | IllegalStateException ex) {
