@@ -102,53 +102,77 @@ public final class ShmRingWriter {
      * @throws IllegalStateException if a claim is already outstanding
      */
     public long tryClaim(final int length) {
+        // kept small enough for the JIT to inline into the caller's loop: the rare paths are methods of their own
         if (length < 0 || length > maxMessageLength) {
-            throw new IllegalArgumentException("length=" + length + " must be in [0, maxMessageLength="
-                + maxMessageLength + "]");
+            throw badLength(length);
         }
         if (claimOffset != NO_CLAIM) {
-            throw new IllegalStateException("claim at index=" + claimOffset + " is still outstanding");
+            throw outstandingClaim();
         }
         if (closed) {
             return CLOSED;
         }
-        if (produced - consumedCache >= maxMessages) {
-            consumedCache = consumedAcquire();
-            if (produced - consumedCache >= maxMessages) {
-                return BACK_PRESSURED;
-            }
+        if (produced - consumedCache >= maxMessages && tooManyInFlight()) {
+            return BACK_PRESSURED;
         }
         final int frameLength = RECORD_HEADER_LENGTH + length;
         final int recordLength = ShmRingDescriptor.align(frameLength);
         final long tail = this.tail;
         final int index = (int)tail & mask;
-        final int toEnd = capacity - index;
-        final int padding = recordLength <= toEnd ? 0 : toEnd;
+        if (recordLength > capacity - index) {
+            return claimAfterPadding(frameLength, recordLength, tail, index);
+        }
         // the header after the record is zeroed too, so the room it takes must be free as well
-        final long required = (long)padding + recordLength + ALIGNMENT;
-        if (tail + required - headCache > capacity) {
-            headCache = headAcquire();
-            if (tail + required - headCache > capacity) {
-                return BACK_PRESSURED;
-            }
+        final long end = tail + recordLength + ALIGNMENT;
+        if (end - headCache > capacity && noRoomBefore(end)) {
+            return BACK_PRESSURED;
         }
-        final int recordIndex;
-        if (padding > 0) {
-            // zero both headers the reader may reach next before it can see the padding (released below)
-            zeroHeader(0);
-            zeroHeader(recordLength & mask);
-            segment.set(ValueLayout.JAVA_INT, HEADER_LENGTH + index + 4L, TYPE_PADDING);
-            frameLengthRelease(index, padding);
-            this.tail = tail + padding;
-            recordIndex = 0;
-        } else {
-            zeroHeader((index + recordLength) & mask);
-            recordIndex = index;
+        zeroHeader((index + recordLength) & mask);
+        return claimAt(index, frameLength, recordLength);
+    }
+
+    private long claimAfterPadding(final int frameLength, final int recordLength, final long tail, final int index) {
+        // the record does not fit before the end of the data area: pad to the end, write it at index 0
+        final int padding = capacity - index;
+        if (noRoomBefore(tail + padding + recordLength + ALIGNMENT)) {
+            return BACK_PRESSURED;
         }
+        // zero both headers the reader may reach next before it can see the padding (released below)
+        zeroHeader(0);
+        zeroHeader(recordLength & mask);
+        segment.set(ValueLayout.JAVA_INT, HEADER_LENGTH + index + 4L, TYPE_PADDING);
+        frameLengthRelease(index, padding);
+        this.tail = tail + padding;
+        return claimAt(0, frameLength, recordLength);
+    }
+
+    private long claimAt(final int recordIndex, final int frameLength, final int recordLength) {
         claimFrameLength = frameLength;
         claimRecordLength = recordLength;
         claimOffset = HEADER_LENGTH + recordIndex + (long)RECORD_HEADER_LENGTH;
         return claimOffset;
+    }
+
+    private boolean tooManyInFlight() {
+        consumedCache = consumedAcquire();
+        return produced - consumedCache >= maxMessages;
+    }
+
+    private boolean noRoomBefore(final long end) {
+        if (end - headCache <= capacity) {
+            return false;
+        }
+        headCache = headAcquire();
+        return end - headCache > capacity;
+    }
+
+    private IllegalArgumentException badLength(final int length) {
+        return new IllegalArgumentException("length=" + length + " must be in [0, maxMessageLength="
+            + maxMessageLength + "]");
+    }
+
+    private IllegalStateException outstandingClaim() {
+        return new IllegalStateException("claim at index=" + claimOffset + " is still outstanding");
     }
 
     /**
@@ -276,7 +300,7 @@ public final class ShmRingWriter {
 
     private void publish(final long index, final int type) {
         if (index != claimOffset || index == NO_CLAIM) {
-            throw new IllegalStateException("index=" + index + " is not the outstanding claim (claim=" + claimOffset + ")");
+            throw notTheClaim(index);
         }
         final long headerOffset = index - RECORD_HEADER_LENGTH;
         segment.set(ValueLayout.JAVA_INT, headerOffset + 4, type);
@@ -285,6 +309,10 @@ public final class ShmRingWriter {
         // length) and a store per message to another cache line costs throughput; heartbeat() and close() do
         tail += claimRecordLength;
         claimOffset = NO_CLAIM;
+    }
+
+    private IllegalStateException notTheClaim(final long index) {
+        return new IllegalStateException("index=" + index + " is not the outstanding claim (claim=" + claimOffset + ")");
     }
 
     private void wakeReaderIfAsleep() {
