@@ -55,10 +55,11 @@ public final class BenchSession implements AutoCloseable {
      * Runs a throughput run.
      *
      * @param spec the run
+     * @param window warm-up and measured time, or {@link ThroughputRunner.Window#COUNTED}
      * @return its result, or null if the session is stopping
      */
-    public RunResult throughput(final RunSpec spec) {
-        return run(() -> throughput.run(spec));
+    public RunResult throughput(final RunSpec spec, final ThroughputRunner.Window window) {
+        return run(() -> throughput.run(spec, window));
     }
 
     /**

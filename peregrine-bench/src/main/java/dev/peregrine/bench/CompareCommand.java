@@ -74,8 +74,9 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--load-size", defaultValue = "256", description = "Load: message size (default: ${DEFAULT-VALUE}).")
     int loadSize;
 
-    @Option(names = "--throughput-messages", defaultValue = "1000000", description = "Throughput: messages measured (default: ${DEFAULT-VALUE}).")
-    long throughputMessages;
+    @Option(names = "--throughput-seconds", defaultValue = "2",
+        description = "Throughput: measured seconds per run, after 1 s of warm-up (default: ${DEFAULT-VALUE}).")
+    double throughputSeconds;
 
     @Option(names = "--report", defaultValue = "report.html", paramLabel = "FILE", description = "The HTML report (default: ${DEFAULT-VALUE}).")
     Path report;
@@ -136,7 +137,8 @@ public final class CompareCommand implements Callable<Integer> {
             }
             if (full && !session.stopping()) {
                 LoadCommand.run(session, chosen, List.of(loadSize), clients, rates, loadSeconds, 1, common);
-                ThroughputCommand.run(session, chosen, sizes, throughputMessages, throughputMessages / 5, common);
+                ThroughputCommand.run(session, chosen, sizes, null, 100_000,
+                    new ThroughputRunner.Window(1, throughputSeconds), common);
             }
             final List<RunResult> results = session.results();
             final List<Table> tables = new ArrayList<>();
@@ -246,7 +248,7 @@ public final class CompareCommand implements Callable<Integer> {
         if (full) {
             options.put("load", clients + " clients, rates " + rates + " msg/s per client, " + loadSeconds
                 + " s each (+1 s warm-up), size " + loadSize);
-            options.put("throughput messages", Long.toString(throughputMessages));
+            options.put("throughput", "1 s warm-up, " + throughputSeconds + " s measured per run");
         }
         options.put("report", report.toAbsolutePath().toString());
         options.put("floor", noFloor ? "off" : floor == null ? "auto" : floor);

@@ -31,11 +31,19 @@ public final class ThroughputCommand implements Callable<Integer> {
     @Option(names = "--size", split = ",", defaultValue = "32,256", description = "Message sizes (default: ${DEFAULT-VALUE}).")
     List<Integer> sizes;
 
-    @Option(names = "--messages", defaultValue = "2000000", description = "Messages measured (default: ${DEFAULT-VALUE}).")
-    long messages;
+    @Option(names = "--seconds", defaultValue = "2", description = "Measured seconds per run (default: ${DEFAULT-VALUE}).")
+    double seconds;
 
-    @Option(names = "--warmup", defaultValue = "500000", description = "Messages sent first (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--warmup-seconds", defaultValue = "1",
+        description = "Warm-up seconds before measuring (default: ${DEFAULT-VALUE}).")
+    double warmupSeconds;
+
+    @Option(names = "--warmup", defaultValue = "100000",
+        description = "Warm-up messages: at least this many (with --messages: exactly) (default: ${DEFAULT-VALUE}).")
     long warmup;
+
+    @Option(names = "--messages", description = "Measure this many messages instead of --seconds.")
+    Long messages;
 
     @Override
     public Integer call() {
@@ -46,12 +54,16 @@ public final class ThroughputCommand implements Callable<Integer> {
             return relaunched;
         }
         try (BenchSession session = new BenchSession(out, System.err, common.quiet, false)) {
-            run(session, chosen, sizes, messages, warmup, common);
+            run(session, chosen, sizes, messages, warmup, window(), common);
             final List<RunResult> results = session.results();
             out.print(Summary.throughput(results).toText());
             common.writeFiles(results, out);
             return results.stream().allMatch(r -> r.status() == RunResult.Status.OK) ? 0 : 1;
         }
+    }
+
+    private ThroughputRunner.Window window() {
+        return messages != null ? ThroughputRunner.Window.COUNTED : new ThroughputRunner.Window(warmupSeconds, seconds);
     }
 
     /**
@@ -60,19 +72,26 @@ public final class ThroughputCommand implements Callable<Integer> {
      * @param session the session
      * @param chosen the transports
      * @param sizes message sizes
-     * @param messages measured messages
-     * @param warmup warm-up messages
+     * @param messages measured messages with a counted window, or null for a timed one
+     * @param warmup warm-up messages (the least, with a timed window)
+     * @param window the warm-up and measured time, or {@link ThroughputRunner.Window#COUNTED}
      * @param common the common options
      */
     static void run(final BenchSession session, final List<BenchTransport> chosen, final List<Integer> sizes,
-                    final long messages, final long warmup, final CommonOptions common) {
+                    final Long messages, final long warmup, final ThroughputRunner.Window window,
+                    final CommonOptions common) {
+        // a timed run has no message count; the spec's is then only the largest it could be
+        final long count = messages != null ? messages : Integer.MAX_VALUE - 8;
+        // the hard limit covers the window and the drain after it
+        final double limit = window.seconds() > 0 ? window.warmupSeconds() + window.seconds() + 30 : 30;
         for (final BenchTransport transport : chosen) {
             for (final int size : sizes) {
                 if (session.stopping()) {
                     return;
                 }
-                session.throughput(new RunSpec("throughput", transport, size, messages, warmup, 0, 1, true,
-                    common.clientCpu(), common.responderCpu(), common.busySpin(true), common.host).withTimeLimit(30));
+                session.throughput(new RunSpec("throughput", transport, size, count, warmup, 0, 1, true,
+                    common.clientCpu(), common.responderCpu(), common.busySpin(true), common.host).withTimeLimit(limit),
+                    window);
             }
         }
     }

@@ -70,7 +70,7 @@ class BenchRunnerTest {
     @Test
     void shouldCheckEverySequenceInAThroughputRun() {
         final RunResult result = new ThroughputRunner(progress).run(new RunSpec("throughput",
-            Transports.byName(InMemoryBenchTransport.NAME), 32, 200_000, 50_000, 0, 1, true, -1, -1, false, "127.0.0.1"));
+            Transports.byName(InMemoryBenchTransport.NAME), 32, 200_000, 50_000, 0, 1, true, -1, -1, false, "127.0.0.1"), ThroughputRunner.Window.COUNTED);
 
         assertThat(result.status()).as(result.note()).isEqualTo(RunResult.Status.OK);
         assertThat(result.messages()).isEqualTo(200_000);
@@ -78,9 +78,21 @@ class BenchRunnerTest {
     }
 
     @Test
+    void shouldMeasureATimedWindowAfterATimedWarmUpAndDrainEverythingSent() {
+        final RunResult result = new ThroughputRunner(progress).run(new RunSpec("throughput",
+            Transports.byName(InMemoryBenchTransport.NAME), 32, Integer.MAX_VALUE - 8, 1000, 0, 1, true, -1, -1, false,
+            "127.0.0.1").withTimeLimit(30), new ThroughputRunner.Window(0.2, 0.3));
+
+        // OK means: the window ended by time, every sequence number sent arrived in order, none was lost
+        assertThat(result.status()).as(result.note()).isEqualTo(RunResult.Status.OK);
+        assertThat(result.messages()).isPositive();
+        assertThat(result.throughputMsgsPerSecond()).isPositive();
+    }
+
+    @Test
     void shouldSayThatATransportHasNoStreamMode() {
         final RunResult result = new ThroughputRunner(progress).run(new RunSpec("throughput",
-            Transports.byName("test-broken"), 32, 1000, 0, 0, 1, true, -1, -1, true, "127.0.0.1"));
+            Transports.byName("test-broken"), 32, 1000, 0, 0, 1, true, -1, -1, true, "127.0.0.1"), ThroughputRunner.Window.COUNTED);
 
         assertThat(result.status()).isEqualTo(RunResult.Status.UNAVAILABLE);
         assertThat(result.note()).contains("no one-way stream mode");

@@ -59,7 +59,7 @@ class CompareCommandTest {
 
         final String out = run("bench", "compare", "--full", "--transport", "test-mem", "--in-process", "--size", "32",
             "--messages", "2000", "--warmup", "500", "--clients", "2", "--rates", "2000,5000", "--load-seconds", "0.5",
-            "--throughput-messages", "100000", "--no-floor", "--quiet", "--no-busy-spin", "--report", report.toString());
+            "--throughput-seconds", "0.5", "--no-floor", "--quiet", "--no-busy-spin", "--report", report.toString());
 
         assertThat(out).contains("Load: concurrent clients", "Throughput: one way");
         final String html = Files.readString(report);
