@@ -142,8 +142,9 @@ final class ShmConnection {
     }
 
     /**
-     * Closes this side: marks the outbound ring closed, closes the socket (the peer sees it at once), removes
-     * files not yet removed and unmaps the rings. Idempotent.
+     * Closes this side: marks the outbound ring closed, closes the socket (the peer sees it at once) and removes
+     * files not yet removed. The rings stay mapped until this connection is unreachable (see the class
+     * comment). Idempotent.
      */
     void close() {
         if (closed) {
