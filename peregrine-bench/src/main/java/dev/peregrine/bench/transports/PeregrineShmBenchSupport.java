@@ -22,6 +22,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteOrder;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
 /**
@@ -32,6 +33,7 @@ import java.util.function.LongConsumer;
 abstract class PeregrineShmBenchSupport implements BenchTransport {
     private static final ValueLayout.OfLong SEQUENCE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final long LIVENESS_CHECK_NS = 100_000_000L;
+    private static final int IDLE_POLLS_PER_CLOCK_CHECK = 1023;
     private static final int MAX_SOCKET_PATH = 100;
 
     /**
@@ -108,8 +110,8 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
         private final ShmServerSocket server;
         private final ShmWaitStrategy wait;
         private final Thread thread;
+        private final AtomicLong messages = new AtomicLong();
         private volatile boolean running = true;
-        private volatile long messages;
         private ShmRingWriter writer;
 
         EchoResponder(final ShmServerSocket server, final ShmWaitStrategy wait) {
@@ -137,16 +139,19 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
         private void serve(final ShmSocket socket) {
             final ShmRingReader reader = socket.reader();
             writer = socket.writer();
-            long count = messages;
+            final boolean spinning = wait instanceof ShmBusySpinWait;
             long lastCheck = System.nanoTime();
+            int idlePolls = 0;
             while (running) {
                 final int work = reader.poll(this, 64);
                 if (work > 0) {
-                    count += work;
-                    messages = count;
+                    // lazySet: a counter for the bench's statistics, not a fence after every echo
+                    messages.lazySet(messages.get() + work);
                 } else if (work < 0) {
                     return;
-                } else {
+                } else if (!spinning || (++idlePolls & IDLE_POLLS_PER_CLOCK_CHECK) == 0) {
+                    // spinning, the clock is read now and then, not on every empty poll: reading it costs as much
+                    // as a poll. A waiting strategy that sleeps checks on every wake-up
                     final long now = System.nanoTime();
                     if (now - lastCheck > LIVENESS_CHECK_NS) {
                         lastCheck = now;
@@ -175,7 +180,7 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
 
         @Override
         public long messages() {
-            return messages;
+            return messages.get();
         }
 
         @Override
