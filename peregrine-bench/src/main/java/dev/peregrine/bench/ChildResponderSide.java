@@ -30,6 +30,7 @@ public final class ChildResponderSide implements ResponderSide {
     private final Process process;
     private final BlockingQueue<String> lines;
     private final OutputStream control;
+    private volatile boolean stopSeen;
 
     private ChildResponderSide(final Process process, final BlockingQueue<String> lines) {
         this.process = process;
@@ -48,6 +49,21 @@ public final class ChildResponderSide implements ResponderSide {
      */
     public static List<String> command(final BenchTransport transport, final BenchConfig config, final int count,
                                        final int cpu) {
+        return command(transport, config, count, cpu, List.of());
+    }
+
+    /**
+     * The command that starts a responder JVM, with more options for the {@code responder} command.
+     *
+     * @param transport the transport
+     * @param config the first responder's configuration
+     * @param count how many responders
+     * @param cpu the CPU to pin the responders to, or -1
+     * @param options more options, e.g. {@code --stream}
+     * @return the command line
+     */
+    public static List<String> command(final BenchTransport transport, final BenchConfig config, final int count,
+                                       final int cpu, final List<String> options) {
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
         command.add("--enable-native-access=ALL-UNNAMED");
@@ -69,6 +85,7 @@ public final class ChildResponderSide implements ResponderSide {
         command.add("--count=" + count);
         command.add("--cpu=" + cpu);
         command.add(config.busySpin() ? "--busy-spin" : "--no-busy-spin");
+        command.addAll(options);
         return command;
     }
 
@@ -85,14 +102,31 @@ public final class ChildResponderSide implements ResponderSide {
      */
     public static ChildResponderSide start(final BenchTransport transport, final BenchConfig config, final int count,
                                            final int cpu) throws IOException, InterruptedException {
-        final ProcessBuilder builder = new ProcessBuilder(command(transport, config, count, cpu))
+        return start(transport, config, count, cpu, List.of());
+    }
+
+    /**
+     * Starts the child with more options for the {@code responder} command and waits for its {@code READY}.
+     *
+     * @param transport the transport
+     * @param config the first responder's configuration
+     * @param count how many responders
+     * @param cpu the CPU to pin the responders to, or -1
+     * @param options more options, e.g. {@code --stream}
+     * @return the started side
+     * @throws IOException if the child cannot start or fails before it is ready (with its reason)
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public static ChildResponderSide start(final BenchTransport transport, final BenchConfig config, final int count,
+                                           final int cpu, final List<String> options)
+        throws IOException, InterruptedException {
+        final ProcessBuilder builder = new ProcessBuilder(command(transport, config, count, cpu, options))
             .redirectError(ProcessBuilder.Redirect.INHERIT);
         final Process process = builder.start();
-        final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        final Thread reader = new Thread(() -> pump(process, lines), "responder-stdout-" + process.pid());
+        final ChildResponderSide side = new ChildResponderSide(process, new LinkedBlockingQueue<>());
+        final Thread reader = new Thread(side::pump, "responder-stdout-" + process.pid());
         reader.setDaemon(true);
         reader.start();
-        final ChildResponderSide side = new ChildResponderSide(process, lines);
         final String line = side.await("READY", START_TIMEOUT_MS);
         if (line == null) {
             side.close();
@@ -106,13 +140,15 @@ public final class ChildResponderSide implements ResponderSide {
         return side;
     }
 
-    private static void pump(final Process process, final BlockingQueue<String> lines) {
+    private void pump() {
         try (BufferedReader reader = new BufferedReader(
             new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = reader.readLine()) != null) {
-                if (line.startsWith("READY") || line.startsWith("STATS") || line.startsWith("FAILED")
-                    || line.startsWith("BYE")) {
+                if (line.equals("STOP")) {
+                    stopSeen = true;
+                } else if (line.startsWith("READY") || line.startsWith("STATS") || line.startsWith("FAILED")
+                    || line.startsWith("BYE") || line.startsWith("RESULT")) {
                     lines.add(line);
                 } else {
                     System.err.println("[responder " + process.pid() + "] " + line);
@@ -124,8 +160,32 @@ public final class ChildResponderSide implements ResponderSide {
         lines.add(EOF);
     }
 
+    /**
+     * Whether the child printed {@code STOP} (a stream receiver whose window is over); read without blocking.
+     *
+     * @return true once seen
+     */
+    boolean stopSeen() {
+        return stopSeen;
+    }
+
+    /**
+     * Writes a line to the child's stdin.
+     *
+     * @param line the line, without its end
+     * @throws UncheckedIOException if the child is gone
+     */
+    void send(final String line) {
+        try {
+            control.write((line + "\n").getBytes(StandardCharsets.US_ASCII));
+            control.flush();
+        } catch (final IOException ex) {
+            throw new UncheckedIOException("the responder JVM (pid " + process.pid() + ") is gone", ex);
+        }
+    }
+
     /** Waits for a line starting with prefix (or FAILED, or the end of the child's output); null on timeout. */
-    private String await(final String prefix, final long timeoutMs) throws InterruptedException {
+    String await(final String prefix, final long timeoutMs) throws InterruptedException {
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         while (true) {
             final long left = deadline - System.nanoTime();

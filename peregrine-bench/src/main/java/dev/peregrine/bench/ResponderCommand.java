@@ -52,6 +52,21 @@ public final class ResponderCommand implements Callable<Integer> {
         description = "Whether waiting sides spin.")
     boolean busySpin;
 
+    @Option(names = "--stream", description = "Be the receiving end of a throughput run instead of an echo responder.")
+    boolean stream;
+
+    @Option(names = "--warmup", defaultValue = "0", description = "Stream: warm-up messages (the least, when timed).")
+    long warmup;
+
+    @Option(names = "--messages", defaultValue = "0", description = "Stream: measured messages, or 0 for a timed window.")
+    long messages;
+
+    @Option(names = "--warmup-seconds", defaultValue = "0", description = "Stream: warm-up seconds of a timed window.")
+    double warmupSeconds;
+
+    @Option(names = "--seconds", defaultValue = "0", description = "Stream: measured seconds of a timed window.")
+    double seconds;
+
     @Override
     public Integer call() {
         final PrintStream out = System.out;
@@ -64,6 +79,17 @@ public final class ResponderCommand implements Callable<Integer> {
             final String why = ThreadAffinity.pinCurrentThread(cpu); // started threads inherit it
             if (why != null) {
                 System.err.println("peregrine responder: not pinned to cpu " + cpu + ": " + why);
+            }
+        }
+        if (stream) {
+            try {
+                return StreamReceiverChild.run(out, Transports.byName(transport), new BenchConfig(host, port, size, dir,
+                    busySpin), warmup, messages, messages > 0 ? ThroughputRunner.Window.COUNTED
+                    : new ThroughputRunner.Window(warmupSeconds, seconds));
+            } catch (final RuntimeException | LinkageError ex) {
+                out.println("FAILED " + oneLine(ex));
+                out.flush();
+                return 2;
             }
         }
         final ThreadAllocation.Tracker allocation = new ThreadAllocation.Tracker(

@@ -102,7 +102,7 @@ public final class Summary {
      */
     public static Table throughput(final List<RunResult> results) {
         final Table table = new Table("Throughput: one way, every sequence number checked",
-            List.of("transport", "size", "messages", "msg/s", "MB/s", "sender alloc B/msg", "status"));
+            List.of("transport", "size", "messages", "msg/s", "MB/s", "alloc B/msg (sender/receiver)", "status"));
         final Map<String, Integer> footnotes = new LinkedHashMap<>();
         for (final Map.Entry<String, List<RunResult>> group : byPath(results, "throughput").entrySet()) {
             table.group(group.getKey());
@@ -111,7 +111,8 @@ public final class Summary {
                 table.row(List.of(name(r), Integer.toString(r.size()), measured ? Long.toString(r.messages()) : "n/a",
                     LatencyTable.number(r.throughputMsgsPerSecond(), 0),
                     LatencyTable.number(r.throughputMsgsPerSecond() * r.size() / 1e6, 1),
-                    LatencyTable.number(r.clientAllocatedPerMessage(), 2),
+                    LatencyTable.number(r.clientAllocatedPerMessage(), 2) + " / "
+                        + LatencyTable.number(r.responderAllocatedPerMessage(), 2),
                     status(table, footnotes, r)));
             }
         }

@@ -16,7 +16,8 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "throughput", mixinStandardHelpOptions = true,
     description = {"One-way throughput: a sender offers messages as fast as the transport takes them, a receiver"
-        + " thread checks every sequence number; messages/s and MB/s per size (transports with a stream mode)."})
+        + " (in a second JVM unless --in-process) checks every sequence number; messages/s and MB/s per size over a"
+        + " timed window (transports with a stream mode)."})
 public final class ThroughputCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -89,7 +90,7 @@ public final class ThroughputCommand implements Callable<Integer> {
                 if (session.stopping()) {
                     return;
                 }
-                session.throughput(new RunSpec("throughput", transport, size, count, warmup, 0, 1, true,
+                session.throughput(new RunSpec("throughput", transport, size, count, warmup, 0, 1, common.inProcess,
                     common.clientCpu(), common.responderCpu(), common.busySpin(true), common.host).withTimeLimit(limit),
                     window);
             }

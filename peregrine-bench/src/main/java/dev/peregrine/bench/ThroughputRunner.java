@@ -6,16 +6,15 @@ import dev.peregrine.peers.StreamReceiver;
 import dev.peregrine.peers.StreamSender;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.LongConsumer;
 
 /**
  * One-way throughput: a sender offers messages as fast as the transport takes them, a receiver thread checks
  * that every sequence number arrives once and in order, and the rate is taken over the measured window as the
  * receiver saw it. The window is a time (warm-up, then measured seconds: the default, so a fast transport is
  * not measured over a few milliseconds of still-compiling code) or a count of messages. Both sides run in
- * this JVM, on two threads.
+ * this JVM on two threads ({@code --in-process}) or, by default, the receiver in a JVM of its own.
  */
 public final class ThroughputRunner {
     private final Progress progress;
@@ -66,15 +65,12 @@ public final class ThroughputRunner {
 
     private RunResult measure(final RunSpec spec, final Window window, final BenchConfig config) throws Exception {
         final boolean timed = window.seconds() > 0;
-        final long cap = timed ? Long.MAX_VALUE : spec.warmup() + spec.messages();
-        final long limitNs = (long)(spec.timeLimitSeconds() * 1e9);
-        final Checker checker = new Checker(spec, window, progress);
-        try (StreamReceiver receiver = spec.transport().startStreamReceiver(config);
+        try (ReceivingEnd receiving = spec.inProcess() ? new ThreadEnd(spec, window, config, progress)
+                : new ChildEnd(spec, window, config);
              StreamSender sender = spec.transport().connectStreamSender(config)) {
-            final Thread receiving = new Thread(() -> checker.drain(receiver), "bench-stream-receiver");
-            receiving.setDaemon(true);
-            receiving.start();
-            progress.phase(spec.label(), timed ? "warm-up" : "streaming", timed ? 0 : cap);
+            final long cap = timed ? Long.MAX_VALUE : spec.warmup() + spec.messages();
+            final long limitNs = (long)(spec.timeLimitSeconds() * 1e9);
+            progress.phase(spec.label(), timed ? "streaming (warm-up, then measuring)" : "streaming", timed ? 0 : cap);
             final RuntimeCounters before = RuntimeCounters.now();
             final long allocatedBefore = ThreadAllocation.currentThread();
             final long deadline = System.nanoTime() + limitNs;
@@ -85,41 +81,162 @@ public final class ThroughputRunner {
                     sequence++;
                     // the flags are read every 256 messages: a volatile read per message would cost more
                     // than some transports' whole offer
-                    if ((sequence & 255) == 0 && (checker.stopSending || checker.failure.get() != null
-                        || stopRequested || limitNs != 0 && System.nanoTime() - deadline > 0)) {
-                        break;
+                    if ((sequence & 255) == 0) {
+                        if (receiving.stopSending() || stopRequested || limitNs != 0 && System.nanoTime() - deadline > 0) {
+                            break;
+                        }
+                        if (!receiving.inProcess()) {
+                            progress.advance(sequence); // a receiver thread of this JVM reports its own
+                        }
                     }
-                } else if ((++spins & 1023) == 0 && (!receiving.isAlive() || checker.stopSending || stopRequested)) {
+                } else if ((++spins & 1023) == 0 && (receiving.stopSending() || !receiving.isAlive() || stopRequested)) {
                     break;
                 }
             }
-            checker.total = sequence; // the receiver drains what was sent, then stops
             final long allocatedAfter = ThreadAllocation.currentThread();
-            receiving.join(TimeUnit.NANOSECONDS.toMillis(PingPongLoop.NO_ECHO_TIMEOUT_NS) + 1000);
-            checker.stop = true;
-            receiving.join(1000);
+            final StreamReceiverChild.Result outcome = receiving.finish(sequence);
             final RuntimeCounters runtime = RuntimeCounters.now().since(before);
-            final Throwable failure = checker.failure.get();
-            final boolean measuredAll = checker.endNs != 0;
-            final long startSequence = checker.startSequence;
-            final long endSequence = measuredAll ? checker.endSequence : checker.received;
-            final long measured = checker.startNs == 0 ? 0 : Math.max(0, endSequence - startSequence);
-            if (measured == 0) {
-                return noNumbers(spec, RunResult.Status.FAILED, failure != null ? ResponderCommand.oneLine(failure)
-                    : stopRequested ? "interrupted before measuring" : "received " + checker.received + " of " + sequence);
+            final long measured = outcome.measured();
+            if (measured <= 0) {
+                return noNumbers(spec, RunResult.Status.FAILED, !outcome.failure().isEmpty() ? outcome.failure()
+                    : stopRequested ? "interrupted before measuring" : "received " + outcome.received() + " of " + sequence);
             }
-            final long end = measuredAll ? checker.endNs : checker.lastNs;
-            final double seconds = (end - checker.startNs) / 1e9;
-            final RunResult.Status status = failure == null && measuredAll && checker.received == sequence && !stopRequested
-                ? RunResult.Status.OK : RunResult.Status.PARTIAL;
+            final double seconds = outcome.windowNs() / 1e9;
+            final RunResult.Status status = outcome.failure().isEmpty() && outcome.windowEnded()
+                && outcome.received() == sequence && !stopRequested ? RunResult.Status.OK : RunResult.Status.PARTIAL;
             final String note = status == RunResult.Status.OK ? null
-                : failure != null ? "stopped: " + ResponderCommand.oneLine(failure)
-                : "received " + checker.received + " of " + sequence + (measuredAll ? "" : ", measurement cut short");
+                : !outcome.failure().isEmpty() ? "stopped: " + outcome.failure()
+                : "received " + outcome.received() + " of " + sequence + (outcome.windowEnded() ? "" : ", measurement cut short");
             return new RunResult(spec.scenario(), spec.transport().name(), spec.transport().path(),
                 Transports.isPeregrine(spec.transport()), spec.size(), measured, 0, 1, null,
                 seconds > 0 ? measured / seconds : Double.NaN,
-                allocatedBefore < 0 ? Double.NaN : (double)(allocatedAfter - allocatedBefore) / sequence, Double.NaN,
-                runtime, RuntimeCounters.UNKNOWN, status, note);
+                allocatedBefore < 0 ? Double.NaN : (double)(allocatedAfter - allocatedBefore) / sequence,
+                outcome.allocatedPerMessage(), runtime, receiving.runtime(), status, note);
+        }
+    }
+
+    /** Where the messages go: a thread of this JVM, or a JVM of its own. */
+    private interface ReceivingEnd extends AutoCloseable {
+        /** Whether the window is over or the receiver failed: the sender may stop. */
+        boolean stopSending();
+
+        /** Whether the receiver still runs. */
+        boolean isAlive();
+
+        /** Whether it shares this JVM (and so this JVM's progress line). */
+        boolean inProcess();
+
+        /** Says how many were sent, waits for the receiver to drain them, and returns what it measured. */
+        StreamReceiverChild.Result finish(long sent) throws Exception;
+
+        /** JIT and GC counters of the receiver's JVM, if it is not this one. */
+        RuntimeCounters runtime();
+
+        @Override
+        void close();
+    }
+
+    /** The receiver on a thread of this JVM. */
+    private static final class ThreadEnd implements ReceivingEnd {
+        private final StreamChecker checker;
+        private final StreamReceiver receiver;
+        private final Thread thread;
+
+        ThreadEnd(final RunSpec spec, final Window window, final BenchConfig config, final Progress progress)
+            throws Exception {
+            this.checker = new StreamChecker(spec.warmup(), spec.messages(), window, spec.label(), progress);
+            this.receiver = spec.transport().startStreamReceiver(config);
+            this.thread = new Thread(() -> checker.drain(receiver), "bench-stream-receiver");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        @Override
+        public boolean stopSending() {
+            return checker.stopSending;
+        }
+
+        @Override
+        public boolean isAlive() {
+            return thread.isAlive();
+        }
+
+        @Override
+        public boolean inProcess() {
+            return true;
+        }
+
+        @Override
+        public StreamReceiverChild.Result finish(final long sent) throws InterruptedException {
+            checker.total = sent;
+            thread.join(TimeUnit.NANOSECONDS.toMillis(PingPongLoop.NO_ECHO_TIMEOUT_NS) + 1000);
+            checker.stop = true;
+            thread.join(1000);
+            return StreamReceiverChild.Result.of(checker);
+        }
+
+        @Override
+        public RuntimeCounters runtime() {
+            return RuntimeCounters.UNKNOWN;
+        }
+
+        @Override
+        public void close() {
+            checker.stop = true;
+            receiver.close();
+        }
+    }
+
+    /** The receiver in a JVM of its own ({@code responder --stream}). */
+    private static final class ChildEnd implements ReceivingEnd {
+        private final ChildResponderSide child;
+        private RuntimeCounters runtime = RuntimeCounters.UNKNOWN;
+
+        ChildEnd(final RunSpec spec, final Window window, final BenchConfig config) throws Exception {
+            final boolean counted = window.seconds() <= 0;
+            this.child = ChildResponderSide.start(spec.transport(), config, 1, spec.responderCpu(), List.of("--stream",
+                "--warmup=" + spec.warmup(), "--messages=" + (counted ? spec.messages() : 0),
+                "--warmup-seconds=" + window.warmupSeconds(), "--seconds=" + window.seconds()));
+        }
+
+        @Override
+        public boolean stopSending() {
+            return child.stopSeen();
+        }
+
+        @Override
+        public boolean isAlive() {
+            return child.process().isAlive();
+        }
+
+        @Override
+        public boolean inProcess() {
+            return false;
+        }
+
+        @Override
+        public StreamReceiverChild.Result finish(final long sent) throws InterruptedException {
+            child.send("SENT " + sent);
+            final long timeoutMs = TimeUnit.NANOSECONDS.toMillis(PingPongLoop.NO_ECHO_TIMEOUT_NS) + 10_000;
+            final String line = child.await("RESULT", timeoutMs);
+            if (line == null || !line.startsWith("RESULT")) {
+                throw new IllegalStateException("the receiver JVM gave no result: " + line);
+            }
+            final String stats = child.await("STATS", 10_000);
+            if (stats != null && stats.startsWith("STATS")) {
+                runtime = ResponderStats.parse(stats).runtime();
+            }
+            return StreamReceiverChild.Result.parse(line);
+        }
+
+        @Override
+        public RuntimeCounters runtime() {
+            return runtime;
+        }
+
+        @Override
+        public void close() {
+            child.close();
         }
     }
 
@@ -146,102 +263,6 @@ public final class ThroughputRunner {
             if (!(warmupSeconds >= 0) || !(seconds >= 0)) {
                 throw new IllegalArgumentException("warmupSeconds=" + warmupSeconds + " seconds=" + seconds
                     + " must be at least 0");
-            }
-        }
-    }
-
-    /**
-     * The receiving thread's state. It checks every sequence number and decides the measured window: by
-     * count, exactly at the message that ends the warm-up and at the last one; by time, at the end of the
-     * first poll that finds the phase's time over (a poll delivers at most a few thousand messages, so the
-     * window is exact to well under a millisecond). Per message it does a compare and an increment of a
-     * plain field; clocks are read once per poll.
-     */
-    private static final class Checker implements LongConsumer {
-        final AtomicReference<Throwable> failure = new AtomicReference<>();
-        final long warmup;
-        final long countedEnd;
-        final long warmupNs;
-        final long measureNs;
-        final String label;
-        final Progress progress;
-        volatile long total = Long.MAX_VALUE;
-        volatile boolean stopSending;
-        volatile boolean stop;
-        // written by the receiving thread; read by the sender after join()
-        long received;
-        long startNs;
-        long startSequence;
-        long endNs;
-        long endSequence;
-        long lastNs;
-
-        Checker(final RunSpec spec, final Window window, final Progress progress) {
-            final boolean timed = window.seconds() > 0;
-            this.warmup = spec.warmup();
-            this.countedEnd = timed ? -1 : spec.warmup() + spec.messages();
-            this.warmupNs = (long)(window.warmupSeconds() * 1e9);
-            this.measureNs = (long)(window.seconds() * 1e9);
-            this.label = spec.label();
-            this.progress = progress;
-        }
-
-        @Override
-        public void accept(final long sequence) {
-            final long expected = received;
-            if (sequence != expected) {
-                throw new IllegalStateException("sequence gap: expected=" + expected + " got=" + sequence);
-            }
-            final long next = expected + 1;
-            received = next;
-            if (countedEnd > 0) {
-                if (next == warmup || warmup == 0 && next == 1) {
-                    startNs = System.nanoTime();
-                    startSequence = warmup == 0 ? 0 : next;
-                }
-                if (next == countedEnd) {
-                    endNs = System.nanoTime();
-                    endSequence = next;
-                    stopSending = true;
-                }
-            }
-        }
-
-        void drain(final StreamReceiver receiver) {
-            try {
-                long lastProgress = System.nanoTime();
-                long firstNs = 0;
-                while (received < total && !stop) {
-                    final int got = receiver.poll(this);
-                    final long now = System.nanoTime();
-                    if (got > 0) {
-                        lastProgress = now;
-                        lastNs = now;
-                        if (countedEnd < 0) {
-                            if (firstNs == 0) {
-                                firstNs = now;
-                            }
-                            if (startNs == 0 && now - firstNs >= warmupNs && received >= warmup) {
-                                startNs = now;
-                                startSequence = received;
-                                progress.phase(label, "measuring", 0);
-                            } else if (startNs != 0 && endNs == 0 && now - startNs >= measureNs) {
-                                endNs = now;
-                                endSequence = received;
-                                stopSending = true;
-                            }
-                        }
-                        progress.advance(received);
-                    } else if (now - lastProgress > PingPongLoop.NO_ECHO_TIMEOUT_NS) {
-                        throw new IllegalStateException("nothing received for "
-                            + TimeUnit.NANOSECONDS.toSeconds(PingPongLoop.NO_ECHO_TIMEOUT_NS) + " s after "
-                            + received + " messages");
-                    } else {
-                        Thread.onSpinWait();
-                    }
-                }
-            } catch (final RuntimeException ex) {
-                failure.compareAndSet(null, ex);
             }
         }
     }

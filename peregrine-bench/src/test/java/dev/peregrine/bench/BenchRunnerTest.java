@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 @Timeout(120)
 class BenchRunnerTest {
@@ -87,6 +88,38 @@ class BenchRunnerTest {
         assertThat(result.status()).as(result.note()).isEqualTo(RunResult.Status.OK);
         assertThat(result.messages()).isPositive();
         assertThat(result.throughputMsgsPerSecond()).isPositive();
+    }
+
+    @Test
+    @Tag("slow")
+    void shouldStreamToAReceiverInASecondJvmAndTakeItsWindowAndCounters() {
+        final RunResult timed = new ThroughputRunner(progress).run(new RunSpec("throughput",
+            Transports.byName("peregrine-shm"), 32, Integer.MAX_VALUE - 8, 1000, 0, 1, false, -1, -1, true,
+            "127.0.0.1").withTimeLimit(60), new ThroughputRunner.Window(0.3, 0.5));
+
+        assertThat(timed.status()).as(timed.note()).isEqualTo(RunResult.Status.OK);
+        assertThat(timed.messages()).isPositive();
+        assertThat(timed.throughputMsgsPerSecond()).isPositive();
+        // the receiver's JVM reports its own JIT and GC counters and its thread's allocation
+        assertThat(timed.responderRuntime().known()).isTrue();
+        assertThat(timed.responderAllocatedPerMessage()).isNotNaN();
+
+        final RunResult counted = new ThroughputRunner(progress).run(new RunSpec("throughput",
+            Transports.byName("peregrine-shm"), 32, 50_000, 10_000, 0, 1, false, -1, -1, true, "127.0.0.1")
+            .withTimeLimit(60), ThroughputRunner.Window.COUNTED);
+
+        assertThat(counted.status()).as(counted.note()).isEqualTo(RunResult.Status.OK);
+        assertThat(counted.messages()).isEqualTo(50_000);
+    }
+
+    @Test
+    void shouldCarryTheReceiversResultAcrossItsLineWithAFailureThatHasSpaces() {
+        final StreamReceiverChild.Result result = new StreamReceiverChild.Result(1_000_000, 600_000, 250_000_000L,
+            false, 0.25, "IllegalStateException: sequence gap: expected=5 got=7");
+
+        assertThat(StreamReceiverChild.Result.parse(result.toLine())).isEqualTo(result);
+        assertThatThrownBy(() -> StreamReceiverChild.Result.parse("STATS messages=1"))
+            .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
