@@ -4,7 +4,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
-import static dev.peregrine.shm.ShmRingDescriptor.ALIGNMENT;
 import static dev.peregrine.shm.ShmRingDescriptor.CONSUMED_OFFSET;
 import static dev.peregrine.shm.ShmRingDescriptor.FUTEX_AWAKE;
 import static dev.peregrine.shm.ShmRingDescriptor.FUTEX_OFFSET;
@@ -36,6 +35,14 @@ public final class ShmRingWriter {
     public static final long CLOSED = -3;
 
     private static final long NO_CLAIM = -1;
+    /**
+     * How far past the tail the writer keeps the free room zeroed, in bytes. A commit tops it up once the lead
+     * falls to half of this, after the record is published: the cache lines it takes for ownership are then
+     * not on the path of the next message, which only writes into lines the writer already owns.
+     */
+    private static final int ZERO_AHEAD = 2048;
+    /** Source of the zeros, copied in pieces of at most its size; only ever read. */
+    private static final MemorySegment ZEROS = MemorySegment.ofArray(new long[ZERO_AHEAD / 8]);
 
     private final MemorySegment segment;
     private final MemorySegment futexWord;
@@ -44,6 +51,7 @@ public final class ShmRingWriter {
     private final int maxMessageLength;
     private final int maxMessages;
     private long tail;
+    private long zeroedTo;
     private long headCache;
     private long produced;
     private long consumedCache;
@@ -89,6 +97,7 @@ public final class ShmRingWriter {
             position += ShmRingDescriptor.align(frameLength);
         }
         this.tail = position;
+        this.zeroedTo = position;
         this.produced = consumedCache + messages;
         this.wakeUpsAcknowledged = (int)INT.getAcquire(segment, (long)WAKE_UPS_ACKNOWLEDGED_OFFSET) != 0;
     }
@@ -122,24 +131,31 @@ public final class ShmRingWriter {
         if (recordLength > capacity - index) {
             return claimAfterPadding(frameLength, recordLength, tail, index);
         }
-        // the header after the record is zeroed too, so the room it takes must be free as well
-        final long end = tail + recordLength + ALIGNMENT;
+        // the header after the record must read zero until that record is released, so its room must be free
+        final long end = tail + recordLength + RECORD_HEADER_LENGTH;
         if (end - headCache > capacity && noRoomBefore(end)) {
             return BACK_PRESSURED;
         }
-        zeroHeader((index + recordLength) & mask);
+        if (zeroedTo < end) {
+            // the room is free (checked above); normally a commit zeroed it already
+            zeroTo(end);
+        }
+        // [tail, end) is all zeros
         return claimAt(index, frameLength, recordLength);
     }
 
     private long claimAfterPadding(final int frameLength, final int recordLength, final long tail, final int index) {
         // the record does not fit before the end of the data area: pad to the end, write it at index 0
         final int padding = capacity - index;
-        if (noRoomBefore(tail + padding + recordLength + ALIGNMENT)) {
+        final long end = tail + padding + recordLength + RECORD_HEADER_LENGTH;
+        if (noRoomBefore(end)) {
             return BACK_PRESSURED;
         }
-        // zero both headers the reader may reach next before it can see the padding (released below)
-        zeroHeader(0);
-        zeroHeader(recordLength & mask);
+        // zero both headers the reader may reach next (at index 0 and after the record) before it can see the
+        // padding, released below
+        if (zeroedTo < end) {
+            zeroTo(end);
+        }
         segment.set(ValueLayout.JAVA_INT, HEADER_LENGTH + index + 4L, TYPE_PADDING);
         frameLengthRelease(index, padding);
         this.tail = tail + padding;
@@ -185,6 +201,7 @@ public final class ShmRingWriter {
         publish(index, TYPE_MESSAGE);
         produced++;
         wakeReaderIfAsleep();
+        zeroAhead();
     }
 
     /**
@@ -195,6 +212,7 @@ public final class ShmRingWriter {
      */
     public void abort(final long index) {
         publish(index, TYPE_PADDING);
+        zeroAhead();
     }
 
     /**
@@ -344,9 +362,26 @@ public final class ShmRingWriter {
         INT.setRelease(segment, (long)WAKE_UPS_ACKNOWLEDGED_OFFSET, 1);
     }
 
-    private void zeroHeader(final int index) {
-        // plain: ordered before the reader's view by the release of the record that precedes it
-        segment.set(ValueLayout.JAVA_LONG, HEADER_LENGTH + (long)index, 0L);
+    private void zeroAhead() {
+        if (zeroedTo - tail <= ZERO_AHEAD / 2) {
+            // only as far as the cached head allows, everything before head + capacity being free room:
+            // reading the reader's head here would pull its cache line on every message
+            zeroTo(Math.min(tail + ZERO_AHEAD, headCache + capacity));
+        }
+    }
+
+    private void zeroTo(final long limit) {
+        // plain stores: the zeros are ordered before the reader's view of them by the release of the record
+        // that precedes them, published after this. Positions are multiples of 8; a piece stops at the end of
+        // the data area
+        long position = zeroedTo;
+        while (position < limit) {
+            final int index = (int)position & mask;
+            final int length = (int)Math.min(Math.min(limit - position, capacity - index), ZERO_AHEAD);
+            MemorySegment.copy(ZEROS, 0, segment, HEADER_LENGTH + index, length);
+            position += length;
+        }
+        zeroedTo = position;
     }
 
     private void frameLengthRelease(final int index, final int frameLength) {

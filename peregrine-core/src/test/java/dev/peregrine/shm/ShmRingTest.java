@@ -105,24 +105,24 @@ class ShmRingTest {
         final ShmRingWriter writer = new ShmRingWriter(ring);
         final ShmRingReader reader = new ShmRingReader(ring);
         int written = 0;
-        while (write(writer, pattern(100, written)) >= 0) {
+        while (write(writer, pattern(150, written)) >= 0) {
             written++;
         }
-        // 112-byte records, and 8 bytes must stay free for the next header: 9 fit in 1024
-        assertThat(written).isEqualTo(9);
-        assertThat(write(writer, pattern(100, 99))).isEqualTo(ShmRingWriter.BACK_PRESSURED);
+        // 192-byte records (8 + 150 rounded up to 64), and 8 bytes must stay free for the next header: 5 fit
+        assertThat(written).isEqualTo(5);
+        assertThat(write(writer, pattern(150, 99))).isEqualTo(ShmRingWriter.BACK_PRESSURED);
         final Collector collector = new Collector();
         assertThat(reader.poll(collector, 1)).isEqualTo(1);
-        // the next record needs the 16 bytes before the wrap as padding, 112 bytes and 8 more: still full
-        assertThat(write(writer, pattern(100, written))).isEqualTo(ShmRingWriter.BACK_PRESSURED);
+        // the next record needs the 64 bytes before the wrap as padding, 192 bytes and 8 more: still full
+        assertThat(write(writer, pattern(150, written))).isEqualTo(ShmRingWriter.BACK_PRESSURED);
         assertThat(reader.poll(collector, 1)).isEqualTo(1);
-        assertThat(write(writer, pattern(100, written))).isPositive();
+        assertThat(write(writer, pattern(150, written))).isPositive();
         while (reader.poll(collector, 100) > 0) {
             // drain
         }
-        assertThat(collector.messages).hasSize(10);
-        for (int i = 0; i < 10; i++) {
-            assertThat(collector.messages.get(i)).isEqualTo(pattern(100, i));
+        assertThat(collector.messages).hasSize(6);
+        for (int i = 0; i < 6; i++) {
+            assertThat(collector.messages.get(i)).isEqualTo(pattern(150, i));
         }
     }
 
