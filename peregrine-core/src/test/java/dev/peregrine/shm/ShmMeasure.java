@@ -16,6 +16,8 @@ import java.util.List;
  * Measures the rings between two JVMs (not a test; run by hand):
  * {@code java -cp target/classes:target/test-classes dev.peregrine.shm.ShmMeasure pingpong SIZE COUNT spin|futex}
  * or {@code ... throughput SIZE COUNT}. The other JVM is started here; prints percentiles or messages/s.
+ * {@code ... parkfloor GAP_US COUNT} measures this machine's own wake-up of a parked thread (LockSupport
+ * park/unpark, a futex underneath) after an idle gap: the floor under a futex reader's wake-up.
  */
 public final class ShmMeasure {
     private ShmMeasure() {
@@ -35,6 +37,7 @@ public final class ShmMeasure {
             case "idle" -> idle(args[1]);
             case "local" -> local(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
             case "sink" -> sink(Path.of(args[1]), Long.parseLong(args[2]));
+            case "parkfloor" -> parkFloor(Long.parseLong(args[1]), Integer.parseInt(args[2]));
             default -> throw new IllegalArgumentException("mode=" + args[0]);
         }
     }
@@ -116,6 +119,43 @@ public final class ShmMeasure {
         } finally {
             peer.destroyForcibly().waitFor();
         }
+    }
+
+    private static volatile long wakeStamp;
+    private static volatile long wakeSeen;
+
+    private static void parkFloor(final long gapMicros, final int count) {
+        final Thread sleeper = new Thread(() -> {
+            long last = 0;
+            while (true) {
+                long stamp;
+                while ((stamp = wakeStamp) == last) {
+                    java.util.concurrent.locks.LockSupport.park();
+                }
+                last = stamp;
+                wakeSeen = System.nanoTime() - stamp;
+            }
+        }, "parked");
+        sleeper.setDaemon(true);
+        sleeper.start();
+        final long[] latency = new long[count];
+        for (int i = 0; i < count; i++) {
+            final long until = System.nanoTime() + gapMicros * 1000;
+            while (System.nanoTime() < until) {
+                Thread.onSpinWait();
+            }
+            wakeSeen = -1;
+            wakeStamp = System.nanoTime();
+            java.util.concurrent.locks.LockSupport.unpark(sleeper);
+            long seen;
+            while ((seen = wakeSeen) < 0) {
+                Thread.onSpinWait();
+            }
+            latency[i] = seen;
+        }
+        Arrays.sort(latency);
+        System.out.printf("park/unpark after %d us idle, one way, ns: p50=%d p90=%d p99=%d%n", gapMicros,
+            latency[count / 2], latency[count * 9 / 10], latency[count * 99 / 100]);
     }
 
     private static void idle(final String wait) throws Exception {
