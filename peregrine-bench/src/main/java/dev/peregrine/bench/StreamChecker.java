@@ -16,6 +16,9 @@ import java.util.function.LongConsumer;
  * ({@link ResponderCommand} with {@code --stream}).
  */
 final class StreamChecker implements LongConsumer {
+    /** How long a lossy receiver waits, once the sender is done, before it counts the rest as lost. */
+    static final long LOSSY_DRAIN_NS = 500_000_000L;
+
     final AtomicReference<Throwable> failure = new AtomicReference<>();
     /** What the sender sent in all; the receiver drains up to it, then stops. */
     volatile long total = Long.MAX_VALUE;
@@ -32,6 +35,10 @@ final class StreamChecker implements LongConsumer {
     long lastNs;
     long allocatedAtStart = -1;
     long allocatedAtEnd = -1;
+    /** Messages skipped by forward gaps (a lossy transport only). */
+    long lost;
+    long lostAtStart;
+    long lostAtEnd;
 
     private final long warmup;
     private final long countedEnd;
@@ -39,6 +46,7 @@ final class StreamChecker implements LongConsumer {
     private final long measureNs;
     private final String label;
     private final Progress progress;
+    private final boolean lossy;
 
     /**
      * Creates the checker.
@@ -48,9 +56,11 @@ final class StreamChecker implements LongConsumer {
      * @param window the timed window, or {@link ThroughputRunner.Window#COUNTED}
      * @param label the run's label for progress
      * @param progress where progress goes, or null
+     * @param lossy whether a forward gap is loss to count rather than a failure
      */
     StreamChecker(final long warmup, final long messages, final ThroughputRunner.Window window, final String label,
-                  final Progress progress) {
+                  final Progress progress, final boolean lossy) {
+        this.lossy = lossy;
         final boolean timed = window.seconds() > 0;
         this.warmup = warmup;
         this.countedEnd = timed ? -1 : warmup + messages;
@@ -64,15 +74,19 @@ final class StreamChecker implements LongConsumer {
     public void accept(final long sequence) {
         final long expected = received;
         if (sequence != expected) {
-            throw new IllegalStateException("sequence gap: expected=" + expected + " got=" + sequence);
+            if (!lossy || sequence < expected) {
+                throw new IllegalStateException((sequence < expected ? "sequence out of order or repeated" : "sequence gap")
+                    + ": expected=" + expected + " got=" + sequence);
+            }
+            lost += sequence - expected;
         }
-        final long next = expected + 1;
+        final long next = sequence + 1;
         received = next;
         if (countedEnd > 0) {
-            if (next == warmup || warmup == 0 && next == 1) {
+            if (next >= warmup && startNs == 0) {
                 startWindow(System.nanoTime(), warmup == 0 ? 0 : next);
             }
-            if (next == countedEnd) {
+            if (next >= countedEnd && endNs == 0) {
                 endWindow(System.nanoTime(), next);
             }
         }
@@ -89,6 +103,12 @@ final class StreamChecker implements LongConsumer {
             long lastProgress = System.nanoTime();
             long firstNs = 0;
             while (received < total && !stop) {
+                if (lossy && total != Long.MAX_VALUE && System.nanoTime() - lastProgress > LOSSY_DRAIN_NS) {
+                    // the sender is done and nothing came for a while: the rest was lost
+                    lost += total - received;
+                    received = total;
+                    break;
+                }
                 final int got = receiver.poll(this);
                 final long now = System.nanoTime();
                 if (got > 0) {
@@ -130,7 +150,17 @@ final class StreamChecker implements LongConsumer {
      * @return the count, 0 if the window never started
      */
     long measured() {
-        return startNs == 0 ? 0 : Math.max(0, (endNs != 0 ? endSequence : received) - startSequence);
+        return startNs == 0 ? 0
+            : Math.max(0, (endNs != 0 ? endSequence : received) - startSequence - lostInWindow());
+    }
+
+    /**
+     * Messages lost inside the measured window (a lossy transport only).
+     *
+     * @return the count
+     */
+    long lostInWindow() {
+        return startNs == 0 ? 0 : (endNs != 0 ? lostAtEnd : lost) - lostAtStart;
     }
 
     /**
@@ -156,6 +186,7 @@ final class StreamChecker implements LongConsumer {
     private void startWindow(final long now, final long sequence) {
         startNs = now;
         startSequence = sequence;
+        lostAtStart = lost;
         allocatedAtStart = ThreadAllocation.currentThread();
     }
 
@@ -163,6 +194,7 @@ final class StreamChecker implements LongConsumer {
         allocatedAtEnd = ThreadAllocation.currentThread();
         endNs = now;
         endSequence = sequence;
+        lostAtEnd = lost;
         stopSending = true;
     }
 }

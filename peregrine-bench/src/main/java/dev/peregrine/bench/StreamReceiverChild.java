@@ -27,28 +27,29 @@ final class StreamReceiverChild {
      * What the receiver measured.
      *
      * @param received messages received in all
-     * @param measured messages in the window
+     * @param measured messages delivered in the window
+     * @param lost messages lost in the window (a lossy transport only)
      * @param windowNs length of the window
      * @param windowEnded whether the window ended as planned (else it was cut short)
      * @param allocatedPerMessage bytes the receiving thread allocated per message in the window, or NaN
      * @param failure why the receiver stopped early, or empty
      */
-    record Result(long received, long measured, long windowNs, boolean windowEnded, double allocatedPerMessage,
-                  String failure) {
+    record Result(long received, long measured, long lost, long windowNs, boolean windowEnded,
+                  double allocatedPerMessage, String failure) {
         static Result of(final StreamChecker checker) {
             final Throwable error = checker.failure.get();
-            return new Result(checker.received, checker.measured(), (long)(checker.seconds() * 1e9),
+            return new Result(checker.received, checker.measured(), checker.lostInWindow(), (long)(checker.seconds() * 1e9),
                 checker.endNs != 0, checker.allocatedPerMessage(), error == null ? "" : ResponderCommand.oneLine(error));
         }
 
         /**
          * The line the child prints; the failure comes last and may hold spaces.
          *
-         * @return {@code RESULT received=.. measured=.. window_ns=.. ended=.. alloc=.. failure=..}
+         * @return {@code RESULT received=.. measured=.. lost=.. window_ns=.. ended=.. alloc=.. failure=..}
          */
         String toLine() {
-            return String.format(Locale.ROOT, "RESULT received=%d measured=%d window_ns=%d ended=%b alloc=%s failure=%s",
-                received, measured, windowNs, windowEnded, Double.toString(allocatedPerMessage), failure);
+            return String.format(Locale.ROOT, "RESULT received=%d measured=%d lost=%d window_ns=%d ended=%b alloc=%s failure=%s",
+                received, measured, lost, windowNs, windowEnded, Double.toString(allocatedPerMessage), failure);
         }
 
         /**
@@ -65,6 +66,7 @@ final class StreamReceiverChild {
             }
             long received = -1;
             long measured = -1;
+            long lost = 0;
             long windowNs = -1;
             boolean ended = false;
             double allocated = Double.NaN;
@@ -76,6 +78,7 @@ final class StreamReceiverChild {
                     switch (key) {
                         case "received" -> received = Long.parseLong(value);
                         case "measured" -> measured = Long.parseLong(value);
+                        case "lost" -> lost = Long.parseLong(value);
                         case "window_ns" -> windowNs = Long.parseLong(value);
                         case "ended" -> ended = Boolean.parseBoolean(value);
                         case "alloc" -> allocated = Double.parseDouble(value);
@@ -87,7 +90,7 @@ final class StreamReceiverChild {
                     throw new IllegalArgumentException("field=" + field + " in line=" + line, ex);
                 }
             }
-            return new Result(received, measured, windowNs, ended, allocated,
+            return new Result(received, measured, lost, windowNs, ended, allocated,
                 line.substring(failureAt + " failure=".length()));
         }
     }
@@ -106,7 +109,8 @@ final class StreamReceiverChild {
     static int run(final PrintStream out, final BenchTransport transport, final BenchConfig config, final long warmup,
                    final long messages, final ThroughputRunner.Window window) {
         final RuntimeCounters before = RuntimeCounters.now();
-        final StreamChecker checker = new StreamChecker(warmup, messages, window, transport.name(), null);
+        final StreamChecker checker = new StreamChecker(warmup, messages, window, transport.name(), null,
+            transport.lossy());
         try (StreamReceiver receiver = transport.startStreamReceiver(config)) {
             final Thread draining = new Thread(() -> checker.drain(receiver), "bench-stream-receiver");
             draining.setDaemon(true);

@@ -147,7 +147,7 @@ public final class Summary {
      * table when long (identical notes share a number).
      */
     private static String status(final Table table, final Map<String, Integer> footnotes, final RunResult r) {
-        if (r.status() == RunResult.Status.OK) {
+        if (r.status() == RunResult.Status.OK && r.note() == null) {
             return "ok";
         }
         final String text = r.status() + ": " + r.note();

@@ -104,7 +104,10 @@ public final class ThroughputRunner {
             final double seconds = outcome.windowNs() / 1e9;
             final RunResult.Status status = outcome.failure().isEmpty() && outcome.windowEnded()
                 && outcome.received() == sequence && !stopRequested ? RunResult.Status.OK : RunResult.Status.PARTIAL;
-            final String note = status == RunResult.Status.OK ? null
+            final String loss = outcome.lost() == 0 ? null : String.format(java.util.Locale.ROOT,
+                "%d of %d messages in the window lost (%.2f%%): datagrams without a recovery layer", outcome.lost(),
+                outcome.lost() + measured, 100.0 * outcome.lost() / (outcome.lost() + measured));
+            final String note = status == RunResult.Status.OK ? loss
                 : !outcome.failure().isEmpty() ? "stopped: " + outcome.failure()
                 : "received " + outcome.received() + " of " + sequence + (outcome.windowEnded() ? "" : ", measurement cut short");
             return new RunResult(spec.scenario(), spec.transport().name(), spec.transport().path(),
@@ -144,7 +147,8 @@ public final class ThroughputRunner {
 
         ThreadEnd(final RunSpec spec, final Window window, final BenchConfig config, final Progress progress)
             throws Exception {
-            this.checker = new StreamChecker(spec.warmup(), spec.messages(), window, spec.label(), progress);
+            this.checker = new StreamChecker(spec.warmup(), spec.messages(), window, spec.label(), progress,
+                spec.transport().lossy());
             this.receiver = spec.transport().startStreamReceiver(config);
             this.thread = new Thread(() -> checker.drain(receiver), "bench-stream-receiver");
             thread.setDaemon(true);

@@ -114,7 +114,7 @@ class BenchRunnerTest {
 
     @Test
     void shouldCarryTheReceiversResultAcrossItsLineWithAFailureThatHasSpaces() {
-        final StreamReceiverChild.Result result = new StreamReceiverChild.Result(1_000_000, 600_000, 250_000_000L,
+        final StreamReceiverChild.Result result = new StreamReceiverChild.Result(1_000_000, 600_000, 12, 250_000_000L,
             false, 0.25, "IllegalStateException: sequence gap: expected=5 got=7");
 
         assertThat(StreamReceiverChild.Result.parse(result.toLine())).isEqualTo(result);

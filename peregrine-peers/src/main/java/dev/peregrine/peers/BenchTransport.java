@@ -82,6 +82,17 @@ public interface BenchTransport {
     }
 
     /**
+     * Whether the stream may lose messages (datagrams without a recovery layer): the throughput receiver then
+     * counts a forward gap as loss and reports it, instead of failing the run. Reordering and duplicates still
+     * fail it.
+     *
+     * @return true for a transport without delivery guarantees
+     */
+    default boolean lossy() {
+        return false;
+    }
+
+    /**
      * Starts the receiving side of a one-way stream.
      *
      * @param config the run's configuration

@@ -33,11 +33,14 @@ final class PeregrineTcpPingClient extends PeregrineTcpClientSide implements Pin
                 transport.claimBuffer().set(SEQUENCE, offset, sequence);
                 final long result = transport.commit();
                 if (result < 0) {
+                    reactor.doWork();
+                    checkConnected();
                     throw new IllegalStateException("send failed: " + SendResult.describe(result));
                 }
                 return;
             }
             if (offset != SendResult.BACK_PRESSURED) {
+                reactor.doWork(); // delivers the close event, with its reason, if the connection is gone
                 checkConnected();
                 throw new IllegalStateException("send failed: " + SendResult.describe(offset));
             }

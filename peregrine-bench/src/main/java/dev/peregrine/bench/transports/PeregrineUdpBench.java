@@ -133,6 +133,11 @@ public final class PeregrineUdpBench implements BenchTransport {
     }
 
     @Override
+    public boolean lossy() {
+        return true; // plain datagrams: a receive buffer that overflows drops them (MoldUDP64 is the reliable layer)
+    }
+
+    @Override
     public boolean supportsStream() {
         return true;
     }
