@@ -108,20 +108,20 @@ class ShmRingTest {
         while (write(writer, pattern(150, written)) >= 0) {
             written++;
         }
-        // 192-byte records (8 + 150 rounded up to 64), and 8 bytes must stay free for the next header: 5 fit
-        assertThat(written).isEqualTo(5);
+        // 160-byte records (8 + 150 rounded up to 8), and 8 bytes must stay free for the next header: 6 fit
+        assertThat(written).isEqualTo(6);
         assertThat(write(writer, pattern(150, 99))).isEqualTo(ShmRingWriter.BACK_PRESSURED);
         final Collector collector = new Collector();
         assertThat(reader.poll(collector, 1)).isEqualTo(1);
-        // the next record needs the 64 bytes before the wrap as padding, 192 bytes and 8 more: still full
+        // the next record needs the 64 bytes before the wrap as padding, 160 bytes and 8 more: still full
         assertThat(write(writer, pattern(150, written))).isEqualTo(ShmRingWriter.BACK_PRESSURED);
         assertThat(reader.poll(collector, 1)).isEqualTo(1);
         assertThat(write(writer, pattern(150, written))).isPositive();
         while (reader.poll(collector, 100) > 0) {
             // drain
         }
-        assertThat(collector.messages).hasSize(6);
-        for (int i = 0; i < 6; i++) {
+        assertThat(collector.messages).hasSize(7);
+        for (int i = 0; i < 7; i++) {
             assertThat(collector.messages.get(i)).isEqualTo(pattern(150, i));
         }
     }
