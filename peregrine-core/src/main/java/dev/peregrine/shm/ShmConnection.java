@@ -52,9 +52,9 @@ final class ShmConnection {
         final Arena arena = Arena.ofAuto();
         try {
             final MemorySegment inbound = ShmRingFile.create(clientToServer, options.ringCapacity(),
-                options.maxMessageLength(), options.maxMessagesInFlight(), arena);
+                options.maxMessageLength(), options.maxMessagesInFlight(), options.recordAlignment(), arena);
             final MemorySegment outbound = ShmRingFile.create(serverToClient, options.ringCapacity(),
-                options.maxMessageLength(), options.maxMessagesInFlight(), arena);
+                options.maxMessageLength(), options.maxMessagesInFlight(), options.recordAlignment(), arena);
             ShmHandshake.writeOffer(offerOut, new ShmHandshake.Offer(options.ringCapacity(), options.maxMessageLength(),
                 options.maxMessagesInFlight(), clientToServer, serverToClient));
             return new ShmConnection(socket, inbound, outbound, new Path[] {clientToServer, serverToClient});

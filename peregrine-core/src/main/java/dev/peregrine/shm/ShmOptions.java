@@ -11,6 +11,7 @@ public final class ShmOptions {
     private int ringCapacity = 1 << 20;
     private int maxMessageLength = 64 * 1024;
     private int maxMessagesInFlight = 1 << 16;
+    private int recordAlignment = ShmRingDescriptor.CACHE_LINE_ALIGNMENT;
     private Path ringDirectory = ShmRingFile.defaultDirectory();
     private long handshakeTimeoutNs = 5_000_000_000L;
     private Supplier<ShmWaitStrategy> waitStrategy = ShmBackoffWait::new;
@@ -42,6 +43,31 @@ public final class ShmOptions {
         ShmRingDescriptor.checkParameters(ringCapacity, maxMessageLength, 1);
         this.maxMessageLength = maxMessageLength;
         return this;
+    }
+
+    /**
+     * Where records start in the rings the server creates: every {@code 64} bytes (the default, a cache line:
+     * a small message is one line and never straddles two, the lower round-trip latency) or every {@code 8}
+     * (packed: fewer lines per small message, the higher one-way throughput). A client follows the server's
+     * rings, whatever its own setting.
+     *
+     * @param alignment a power of two from {@link ShmRingDescriptor#MIN_ALIGNMENT} to
+     *     {@link ShmRingDescriptor#CACHE_LINE_ALIGNMENT}
+     * @return this
+     */
+    public ShmOptions recordAlignment(final int alignment) {
+        ShmRingDescriptor.checkAlignment(alignment);
+        this.recordAlignment = alignment;
+        return this;
+    }
+
+    /**
+     * Record alignment of the rings the server creates.
+     *
+     * @return bytes
+     */
+    public int recordAlignment() {
+        return recordAlignment;
     }
 
     /**

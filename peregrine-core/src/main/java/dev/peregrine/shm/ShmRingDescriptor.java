@@ -9,11 +9,11 @@ import java.lang.invoke.VarHandle;
  * {@link #HEADER_LENGTH} bytes followed by a data area of {@code capacity} bytes (a power of two).
  *
  * <pre>
- *   0               8       12      16      20      24                              64
- *   +---------------+-------+-------+-------+-------+-------------------------------+
- *   | magic         |version|capac- |max    |max    |  unused                       |  read-only
- *   | "PGSHMRNG"    |       |ity    |msg len|msgs   |                               |  after creation
- *   +---------------+-------+-------+-------+-------+-------------------------------+
+ *   0               8       12      16      20      24      28                      64
+ *   +---------------+-------+-------+-------+-------+-------+-----------------------+
+ *   | magic         |version|capac- |max    |max    |record |  unused               |  read-only
+ *   | "PGSHMRNG"    |       |ity    |msg len|msgs   |align  |                       |  after creation
+ *   +---------------+-------+-------+-------+-------+-------+-----------------------+
  *  64               68      72              80                                     128
  *   +---------------+-------+---------------+---------------------------------------+
  *   | writer state  |writer |heartbeat      |  unused                               |  writer, rarely
@@ -22,10 +22,10 @@ import java.lang.invoke.VarHandle;
  * 128: TAIL slot  | tail position (8), informative                 | padding to 256  |  writer, rarely
  * 256: HEAD slot  | head position (8) | messages consumed (8)      | padding to 384  |  reader
  * 384: WAIT slot  | futex word (4) | reader may sleep (4) | ack (4) | padding to 512 |  reader (writer: word, ack)
- * 512: data area, capacity bytes (a power of two) of 8-byte aligned records:
+ * 512: data area, capacity bytes (a power of two) of records aligned to "record align" (8 to 64):
  *
  *   +----------------+----------------+-------------------------------+---------+
- *   | frame length 4 | type 4         | payload (frame length - 8)    | to 8    |
+ *   | frame length 4 | type 4         | payload (frame length - 8)    | to align|
  *   +----------------+----------------+-------------------------------+---------+
  * </pre>
  *
@@ -34,9 +34,12 @@ import java.lang.invoke.VarHandle;
  * The writer keeps the free room just past its tail zeroed (topped up after each commit, a couple of KiB
  * ahead, so the zeroing is off the path of the next message) and never publishes a record before the header
  * that follows it is zero: the reader always meets either a zero (nothing yet) or a published length, never
- * a stale one from the previous lap. Records are packed at 8-byte alignment rather than one per cache line:
- * measured here, a line per 32-byte message cost about 15% of one-way throughput for a few percent of
- * round-trip latency. A
+ * a stale one from the previous lap.
+ *
+ * <p>The record alignment is the ring's choice, stored in its header: {@link #CACHE_LINE_ALIGNMENT} (the
+ * default) starts every record on a cache line, so a message of up to 56 bytes is one line for the reader to
+ * fetch and never straddles two, the lower latency; {@link #MIN_ALIGNMENT} packs records, fewer lines per
+ * small message, the higher one-way throughput. Measured on the reference machine (BENCHMARKS.md). A
  * {@link #TYPE_PADDING} record fills the end of the data area when the next record does not fit before
  * the wrap, and marks an aborted claim; readers skip it.
  *
@@ -54,11 +57,11 @@ public final class ShmRingDescriptor {
     /** "PGSHMRNG" in ASCII, little-endian. */
     public static final long MAGIC = 0x474E524D48534750L;
     /**
-     * Layout version; a file with another version is refused. Version 2: the reader sleeps only after the
-     * writer acknowledged its announcement, and the tail word is informative (version 1 could lose a
-     * wake-up and stored the tail per message).
+     * Layout version; a file with another version is refused. Version 3: the record alignment is a header
+     * field (8 before). Version 2: the reader sleeps only after the writer acknowledged its announcement, and
+     * the tail word is informative (version 1 could lose a wake-up and stored the tail per message).
      */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
     /** Offset of the magic number. */
     public static final int MAGIC_OFFSET = 0;
     /** Offset of the layout version. */
@@ -69,6 +72,8 @@ public final class ShmRingDescriptor {
     public static final int MAX_MESSAGE_LENGTH_OFFSET = 16;
     /** Offset of the maximum number of messages in flight. */
     public static final int MAX_MESSAGES_OFFSET = 20;
+    /** Offset of the record alignment in bytes. */
+    public static final int RECORD_ALIGNMENT_OFFSET = 24;
     /** Offset of the writer state ({@link #WRITER_ACTIVE} or {@link #WRITER_CLOSED}). */
     public static final int WRITER_STATE_OFFSET = 64;
     /** Offset of the low 32 bits of the writer's process id, for diagnostics. */
@@ -104,8 +109,10 @@ public final class ShmRingDescriptor {
     public static final int HEADER_LENGTH = 512;
     /** Length of a record header. */
     public static final int RECORD_HEADER_LENGTH = 8;
-    /** Records start at multiples of this. */
-    public static final int ALIGNMENT = 8;
+    /** Smallest record alignment: packed records. */
+    public static final int MIN_ALIGNMENT = 8;
+    /** Largest record alignment, and the default: one cache line. */
+    public static final int CACHE_LINE_ALIGNMENT = 64;
     /** Record type of a message. */
     public static final int TYPE_MESSAGE = 1;
     /** Record type of padding (end of the data area, or an aborted claim). */
@@ -143,7 +150,7 @@ public final class ShmRingDescriptor {
      * @return the largest allowed maximum message length
      */
     public static int maxMessageLengthFor(final int capacity) {
-        return capacity / 2 - RECORD_HEADER_LENGTH - ALIGNMENT;
+        return capacity / 2 - RECORD_HEADER_LENGTH - CACHE_LINE_ALIGNMENT;
     }
 
     /**
@@ -169,8 +176,21 @@ public final class ShmRingDescriptor {
     }
 
     /**
-     * Writes a fresh header into a zero-filled segment; the magic number is stored last (release), so a
-     * segment with a valid magic has a complete header.
+     * Checks a record alignment.
+     *
+     * @param alignment a power of two in [{@link #MIN_ALIGNMENT}, {@link #CACHE_LINE_ALIGNMENT}]
+     * @throws IllegalArgumentException naming the bad value
+     */
+    public static void checkAlignment(final int alignment) {
+        if (alignment < MIN_ALIGNMENT || alignment > CACHE_LINE_ALIGNMENT || Integer.bitCount(alignment) != 1) {
+            throw new IllegalArgumentException("recordAlignment=" + alignment + " must be a power of two in ["
+                + MIN_ALIGNMENT + ", " + CACHE_LINE_ALIGNMENT + "]");
+        }
+    }
+
+    /**
+     * Writes a fresh header with cache-line record alignment; see
+     * {@link #initialise(MemorySegment, int, int, int, int)}.
      *
      * @param segment the mapped file, at least {@link #fileLength} bytes
      * @param capacity data capacity
@@ -179,7 +199,23 @@ public final class ShmRingDescriptor {
      */
     public static void initialise(final MemorySegment segment, final int capacity, final int maxMessageLength,
         final int maxMessages) {
+        initialise(segment, capacity, maxMessageLength, maxMessages, CACHE_LINE_ALIGNMENT);
+    }
+
+    /**
+     * Writes a fresh header into a zero-filled segment; the magic number is stored last (release), so a
+     * segment with a valid magic has a complete header.
+     *
+     * @param segment the mapped file, at least {@link #fileLength} bytes
+     * @param capacity data capacity
+     * @param maxMessageLength largest payload
+     * @param maxMessages most messages in flight
+     * @param alignment record alignment; see {@link #checkAlignment}
+     */
+    public static void initialise(final MemorySegment segment, final int capacity, final int maxMessageLength,
+        final int maxMessages, final int alignment) {
         checkParameters(capacity, maxMessageLength, maxMessages);
+        checkAlignment(alignment);
         if (segment.byteSize() < fileLength(capacity)) {
             throw new IllegalArgumentException("segment.byteSize=" + segment.byteSize() + " < fileLength="
                 + fileLength(capacity));
@@ -188,6 +224,7 @@ public final class ShmRingDescriptor {
         segment.set(ValueLayout.JAVA_INT, CAPACITY_OFFSET, capacity);
         segment.set(ValueLayout.JAVA_INT, MAX_MESSAGE_LENGTH_OFFSET, maxMessageLength);
         segment.set(ValueLayout.JAVA_INT, MAX_MESSAGES_OFFSET, maxMessages);
+        segment.set(ValueLayout.JAVA_INT, RECORD_ALIGNMENT_OFFSET, alignment);
         segment.set(ValueLayout.JAVA_INT, WRITER_STATE_OFFSET, WRITER_ACTIVE);
         segment.set(ValueLayout.JAVA_INT, WRITER_PID_OFFSET, (int)ProcessHandle.current().pid());
         // release: every header field above happens-before a reader that acquires the magic
@@ -222,6 +259,7 @@ public final class ShmRingDescriptor {
         final int maxMessages = segment.get(ValueLayout.JAVA_INT, MAX_MESSAGES_OFFSET);
         try {
             checkParameters(capacity, maxMessageLength, maxMessages);
+            checkAlignment(segment.get(ValueLayout.JAVA_INT, RECORD_ALIGNMENT_OFFSET));
         } catch (final IllegalArgumentException ex) {
             return "bad header: " + ex.getMessage();
         }
@@ -240,12 +278,23 @@ public final class ShmRingDescriptor {
     }
 
     /**
-     * Rounds a length up to the record alignment.
+     * Rounds a length up to a record alignment.
      *
      * @param length a length
+     * @param alignment the ring's record alignment, a power of two
      * @return the aligned length
      */
-    public static int align(final int length) {
-        return (length + ALIGNMENT - 1) & -ALIGNMENT;
+    public static int align(final int length, final int alignment) {
+        return (length + alignment - 1) & -alignment;
+    }
+
+    /**
+     * The record alignment of a validated ring.
+     *
+     * @param segment the ring
+     * @return its record alignment
+     */
+    public static int alignmentOf(final MemorySegment segment) {
+        return segment.get(ValueLayout.JAVA_INT, RECORD_ALIGNMENT_OFFSET);
     }
 }

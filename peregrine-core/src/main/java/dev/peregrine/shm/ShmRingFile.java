@@ -70,13 +70,15 @@ public final class ShmRingFile {
      * @param capacity data capacity
      * @param maxMessageLength largest payload
      * @param maxMessages most messages in flight
+     * @param alignment record alignment; see {@link ShmRingDescriptor#checkAlignment}
      * @param arena owns the mapping; closing it unmaps
      * @return the mapped ring
      * @throws UncheckedIOException if the file exists or cannot be created, naming it
      */
     public static MemorySegment create(final Path path, final int capacity, final int maxMessageLength,
-        final int maxMessages, final Arena arena) {
+        final int maxMessages, final int alignment, final Arena arena) {
         ShmRingDescriptor.checkParameters(capacity, maxMessageLength, maxMessages);
+        ShmRingDescriptor.checkAlignment(alignment);
         try {
             try {
                 Files.createFile(path, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
@@ -86,7 +88,7 @@ public final class ShmRingFile {
             try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
                 final MemorySegment segment = channel.map(FileChannel.MapMode.READ_WRITE, 0,
                     ShmRingDescriptor.fileLength(capacity), arena);
-                ShmRingDescriptor.initialise(segment, capacity, maxMessageLength, maxMessages);
+                ShmRingDescriptor.initialise(segment, capacity, maxMessageLength, maxMessages, alignment);
                 return segment;
             }
         } catch (final FileAlreadyExistsException ex) {

@@ -44,6 +44,7 @@ public final class ShmRingReader {
     private final int capacity;
     private final int mask;
     private final int maxMessageLength;
+    private final int alignment;
     private long head;
     private long consumed;
     private String corruption;
@@ -68,6 +69,7 @@ public final class ShmRingReader {
         this.capacity = segment.get(ValueLayout.JAVA_INT, ShmRingDescriptor.CAPACITY_OFFSET);
         this.mask = capacity - 1;
         this.maxMessageLength = segment.get(ValueLayout.JAVA_INT, ShmRingDescriptor.MAX_MESSAGE_LENGTH_OFFSET);
+        this.alignment = ShmRingDescriptor.alignmentOf(segment);
         this.head = (long)LONG.getAcquire(segment, (long)HEAD_OFFSET);
         this.consumed = (long)LONG.getAcquire(segment, (long)CONSUMED_OFFSET);
     }
@@ -98,7 +100,7 @@ public final class ShmRingReader {
                     return corrupt("frameLength=" + frameLength + " at index=" + index + " capacity=" + capacity);
                 }
                 final int type = segment.get(ValueLayout.JAVA_INT, HEADER_LENGTH + index + 4L);
-                final int recordLength = ShmRingDescriptor.align(frameLength);
+                final int recordLength = ShmRingDescriptor.align(frameLength, alignment);
                 if (type == TYPE_MESSAGE) {
                     final int length = frameLength - RECORD_HEADER_LENGTH;
                     if (length > maxMessageLength) {

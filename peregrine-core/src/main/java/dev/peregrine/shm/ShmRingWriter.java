@@ -50,6 +50,7 @@ public final class ShmRingWriter {
     private final int mask;
     private final int maxMessageLength;
     private final int maxMessages;
+    private final int alignment;
     private long tail;
     private long zeroedTo;
     private long headCache;
@@ -79,6 +80,7 @@ public final class ShmRingWriter {
         this.mask = capacity - 1;
         this.maxMessageLength = segment.get(ValueLayout.JAVA_INT, ShmRingDescriptor.MAX_MESSAGE_LENGTH_OFFSET);
         this.maxMessages = segment.get(ValueLayout.JAVA_INT, ShmRingDescriptor.MAX_MESSAGES_OFFSET);
+        this.alignment = ShmRingDescriptor.alignmentOf(segment);
         this.headCache = headAcquire();
         this.consumedCache = consumedAcquire();
         // the tail in the header is only stored now and then, so find the end of the published records
@@ -94,7 +96,7 @@ public final class ShmRingWriter {
             if (segment.get(ValueLayout.JAVA_INT, HEADER_LENGTH + index + 4L) == TYPE_MESSAGE) {
                 messages++;
             }
-            position += ShmRingDescriptor.align(frameLength);
+            position += ShmRingDescriptor.align(frameLength, alignment);
         }
         this.tail = position;
         this.zeroedTo = position;
@@ -125,7 +127,7 @@ public final class ShmRingWriter {
             return BACK_PRESSURED;
         }
         final int frameLength = RECORD_HEADER_LENGTH + length;
-        final int recordLength = ShmRingDescriptor.align(frameLength);
+        final int recordLength = ShmRingDescriptor.align(frameLength, alignment);
         final long tail = this.tail;
         final int index = (int)tail & mask;
         if (recordLength > capacity - index) {

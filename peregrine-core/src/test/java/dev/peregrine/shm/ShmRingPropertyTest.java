@@ -54,7 +54,8 @@ class ShmRingPropertyTest {
             }
             final long tail = writer.tailPosition();
             final long inFlight = writer.bytesInFlight();
-            final int record = ShmRingDescriptor.align(ShmRingDescriptor.RECORD_HEADER_LENGTH + step.length());
+            final int record = ShmRingDescriptor.align(ShmRingDescriptor.RECORD_HEADER_LENGTH + step.length(),
+                ShmRingDescriptor.alignmentOf(ring));
             final int toEnd = CAPACITY - (int)(tail % CAPACITY);
             final int padding = record <= toEnd ? 0 : toEnd;
             final boolean full = model.size() >= MAX_MESSAGES || inFlight + padding + record + 8 > CAPACITY;

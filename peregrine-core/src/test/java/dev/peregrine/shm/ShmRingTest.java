@@ -2,6 +2,8 @@ package dev.peregrine.shm;
 
 import dev.peregrine.testing.AllocationMeter;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,8 +26,13 @@ class ShmRingTest {
     private static final int CAPACITY = 1024;
 
     static MemorySegment newRing(final int capacity, final int maxMessageLength, final int maxMessages) {
+        return newRing(capacity, maxMessageLength, maxMessages, ShmRingDescriptor.CACHE_LINE_ALIGNMENT);
+    }
+
+    static MemorySegment newRing(final int capacity, final int maxMessageLength, final int maxMessages,
+                                 final int alignment) {
         final MemorySegment segment = Arena.ofAuto().allocate(ShmRingDescriptor.fileLength(capacity), 4096);
-        ShmRingDescriptor.initialise(segment, capacity, maxMessageLength, maxMessages);
+        ShmRingDescriptor.initialise(segment, capacity, maxMessageLength, maxMessages, alignment);
         return segment;
     }
 
@@ -69,11 +76,12 @@ class ShmRingTest {
         }
     }
 
-    @Test
-    void shouldWrapAroundAtEveryOffset() {
+    @ParameterizedTest(name = "record alignment {0}")
+    @ValueSource(ints = {8, 64})
+    void shouldWrapAroundAtEveryOffset(final int alignment) {
         final int max = ShmRingDescriptor.maxMessageLengthFor(CAPACITY);
         for (int first = 0; first <= max; first++) {
-            final MemorySegment ring = newRing(CAPACITY, max, 1000);
+            final MemorySegment ring = newRing(CAPACITY, max, 1000, alignment);
             final ShmRingWriter writer = new ShmRingWriter(ring);
             final ShmRingReader reader = new ShmRingReader(ring);
             final Collector collector = new Collector();
@@ -101,7 +109,7 @@ class ShmRingTest {
 
     @Test
     void shouldBackPressureWhenBytesAreFullAndResumeAfterPoll() {
-        final MemorySegment ring = newRing(CAPACITY, 200, 1000);
+        final MemorySegment ring = newRing(CAPACITY, 200, 1000, ShmRingDescriptor.MIN_ALIGNMENT);
         final ShmRingWriter writer = new ShmRingWriter(ring);
         final ShmRingReader reader = new ShmRingReader(ring);
         int written = 0;
@@ -216,15 +224,19 @@ class ShmRingTest {
     void shouldRefuseRingFilesWithBadMagicVersionOrSize(@TempDir final Path dir) throws Exception {
         final Path file = dir.resolve("ring");
         try (Arena arena = Arena.ofShared()) {
-            ShmRingFile.create(file, CAPACITY, 100, 10, arena);
+            ShmRingFile.create(file, CAPACITY, 100, 10, 64, arena);
             assertThat(ShmRingFile.map(file, CAPACITY, 100, arena)).isNotNull();
             assertThatThrownBy(() -> ShmRingFile.map(file, CAPACITY * 2, 100, arena))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("size=1536");
             assertThatThrownBy(() -> ShmRingFile.map(file, CAPACITY, 99, arena))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("maxMessageLength=100");
-            assertThatThrownBy(() -> ShmRingFile.create(file, CAPACITY, 100, 10, arena))
+            assertThatThrownBy(() -> ShmRingFile.create(file, CAPACITY, 100, 10, 64, arena))
                 .hasMessageContaining("already exists");
             final MemorySegment mapped = ShmRingFile.map(file, CAPACITY, 100, arena);
+            mapped.set(ValueLayout.JAVA_INT, ShmRingDescriptor.RECORD_ALIGNMENT_OFFSET, 24);
+            assertThatThrownBy(() -> ShmRingFile.map(file, CAPACITY, 100, arena))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("recordAlignment=24");
+            mapped.set(ValueLayout.JAVA_INT, ShmRingDescriptor.RECORD_ALIGNMENT_OFFSET, 64);
             mapped.set(ValueLayout.JAVA_INT, ShmRingDescriptor.VERSION_OFFSET, 77);
             assertThatThrownBy(() -> ShmRingFile.map(file, CAPACITY, 100, arena))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("version=77");
@@ -262,10 +274,11 @@ class ShmRingTest {
         assertThat(sum[0]).isEqualTo(70_000L * 45);
     }
 
-    @Test
+    @ParameterizedTest(name = "record alignment {0}")
+    @ValueSource(ints = {8, 64})
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    void shouldDeliverEveryMessageOnceInOrderUnderAProducerAndAConsumerThread() throws Exception {
-        final MemorySegment ring = newRing(4096, 500, 64);
+    void shouldDeliverEveryMessageOnceInOrderUnderAProducerAndAConsumerThread(final int alignment) throws Exception {
+        final MemorySegment ring = newRing(4096, 500, 64, alignment);
         final ShmRingWriter writer = new ShmRingWriter(ring);
         final ShmRingReader reader = new ShmRingReader(ring);
         final int count = 100_000;

@@ -77,6 +77,31 @@ class ShmSocketTest {
     }
 
     @Test
+    void shouldFollowTheServersRecordAlignmentWhateverTheClientAskedFor() throws Exception {
+        final UnixDomainSocketAddress address = UnixDomainSocketAddress.of(dir.resolve("packed.sock"));
+        try (ShmServerSocket server = new ShmServerSocket(address, options().recordAlignment(8))) {
+            final CompletableFuture<ShmSocket> accepted = CompletableFuture.supplyAsync(server::accept);
+            try (ShmSocket client = ShmSocket.connect(address, options().recordAlignment(64));
+                 ShmSocket served = accepted.get(10, TimeUnit.SECONDS)) {
+                final ShmRingWriter writer = client.writer();
+                for (int i = 0; i < 3; i++) {
+                    final long index = writer.tryClaim(12);
+                    writer.buffer().set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, index, i);
+                    writer.commit(index);
+                }
+                // 8 + 12 bytes packed at 8: records of 24 bytes, not 64
+                assertThat(writer.tailPosition()).isEqualTo(3 * 24);
+                final ShmRingTest.Collector collector = new ShmRingTest.Collector();
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (collector.messages.size() < 3 && System.nanoTime() < deadline) {
+                    served.reader().poll(collector, 10);
+                }
+                assertThat(collector.messages).hasSize(3);
+            }
+        }
+    }
+
+    @Test
     void shouldAllocateNothingPerMessageThroughTheStreamsOnEitherSide() throws Exception {
         final UnixDomainSocketAddress address = UnixDomainSocketAddress.of(dir.resolve("alloc.sock"));
         final int warmup = 30_000;

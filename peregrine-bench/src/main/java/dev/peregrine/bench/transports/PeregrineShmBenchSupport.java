@@ -11,6 +11,7 @@ import dev.peregrine.shm.ShmBusySpinWait;
 import dev.peregrine.shm.ShmFutexWait;
 import dev.peregrine.shm.ShmMessageHandler;
 import dev.peregrine.shm.ShmOptions;
+import dev.peregrine.shm.ShmRingDescriptor;
 import dev.peregrine.shm.ShmRingReader;
 import dev.peregrine.shm.ShmRingWriter;
 import dev.peregrine.shm.ShmServerSocket;
@@ -64,12 +65,21 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
             .resolve("peregrine-shm-" + config.port() + "-" + kind + ".sock"));
     }
 
-    static ShmOptions options(final BenchConfig config) {
+    ShmOptions options(final BenchConfig config) {
         int capacity = 1 << 20;
-        while (capacity / 2 - 16 < config.size()) {
+        while (ShmRingDescriptor.maxMessageLengthFor(capacity) < config.size()) {
             capacity <<= 1;
         }
-        return new ShmOptions().ringCapacity(capacity).maxMessageLength(config.size());
+        return new ShmOptions().ringCapacity(capacity).maxMessageLength(config.size()).recordAlignment(recordAlignment());
+    }
+
+    /**
+     * Where records start in the rings: the library's default, a cache line, unless an adapter packs them.
+     *
+     * @return the record alignment
+     */
+    int recordAlignment() {
+        return ShmRingDescriptor.CACHE_LINE_ALIGNMENT;
     }
 
     static ShmWaitStrategy spinOrBackoff(final BenchConfig config) {

@@ -33,7 +33,7 @@ class PeregrineShmBenchTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"peregrine-shm", "peregrine-shm-futex", "peregrine-shm-backoff"})
+    @ValueSource(strings = {"peregrine-shm", "peregrine-shm-packed", "peregrine-shm-futex", "peregrine-shm-backoff"})
     void shouldRoundTripInOrderWithoutAllocatingOnTheClientThread(final String name) throws Exception {
         final BenchTransport transport = find(name);
         final BenchConfig config = new BenchConfig("127.0.0.1", 17000, 32, dir, true);
@@ -60,7 +60,7 @@ class PeregrineShmBenchTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"peregrine-shm", "peregrine-shm-futex", "peregrine-shm-backoff"})
+    @ValueSource(strings = {"peregrine-shm", "peregrine-shm-packed", "peregrine-shm-futex", "peregrine-shm-backoff"})
     void shouldStreamEverySequenceInOrder(final String name) throws Exception {
         final BenchTransport transport = find(name);
         final BenchConfig config = new BenchConfig("127.0.0.1", 17002, 32, dir, true);
