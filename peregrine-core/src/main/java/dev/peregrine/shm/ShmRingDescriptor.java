@@ -34,14 +34,13 @@ import java.lang.invoke.VarHandle;
  * The writer keeps the free room just past its tail zeroed (topped up after each commit, a couple of KiB
  * ahead, so the zeroing is off the path of the next message) and never publishes a record before the header
  * that follows it is zero: the reader always meets either a zero (nothing yet) or a published length, never
- * a stale one from the previous lap.
+ * a stale one from the previous lap. A {@link #TYPE_PADDING} record fills the end of the data area when the
+ * next record does not fit before the wrap, and marks an aborted claim; readers skip it.
  *
  * <p>The record alignment is the ring's choice, stored in its header: {@link #CACHE_LINE_ALIGNMENT} (the
  * default) starts every record on a cache line, so a message of up to 56 bytes is one line for the reader to
  * fetch and never straddles two, the lower latency; {@link #MIN_ALIGNMENT} packs records, fewer lines per
- * small message, the higher one-way throughput. Measured on the reference machine (BENCHMARKS.md). A
- * {@link #TYPE_PADDING} record fills the end of the data area when the next record does not fit before
- * the wrap, and marks an aborted claim; readers skip it.
+ * small message, the higher one-way throughput (both measured in BENCHMARKS.md).
  *
  * <p>Futex wake-ups are a Dekker handshake on the futex word and the record length: the reader stores
  * {@link #FUTEX_SLEEPING}, full fence, re-checks the ring, then {@code FUTEX_WAIT}s expecting
