@@ -10,9 +10,9 @@ import dev.peregrine.reactor.BackoffIdleStrategy;
 public final class ShmBackoffWait implements ShmWaitStrategy {
     private final BackoffIdleStrategy backoff;
 
-    /** Creates the strategy with 1000 spins, 100 yields and parks from 1 µs to 1 ms. */
+    /** Creates the strategy with the reactor's defaults: 100 spins, 10 yields, parks from 1 µs to 1 ms. */
     public ShmBackoffWait() {
-        this(1000, 100, 1_000, 1_000_000);
+        this(100, 10, 1_000, 1_000_000);
     }
 
     /**

@@ -21,8 +21,8 @@ public final class PeregrineShmBackoffBench extends PeregrineShmBenchSupport {
 
     @Override
     public String description() {
-        return "Peregrine SPSC rings in memory-mapped files; the responder waits with ShmBackoffWait (1000 spins, "
-            + "100 yields, then parks from 1 us doubling to 1 ms): after an idle gap the round trip includes the rest "
+        return "Peregrine SPSC rings in memory-mapped files; the responder waits with ShmBackoffWait (100 spins, "
+            + "10 yields, then parks from 1 us doubling to 1 ms): after an idle gap the round trip includes the rest "
             + "of a park";
     }
 
