@@ -217,16 +217,13 @@ public final class ChildResponderSide implements ResponderSide {
 
     @Override
     public ResponderStats stats() {
+        send("STATS");
         try {
-            control.write("STATS\n".getBytes(StandardCharsets.US_ASCII));
-            control.flush();
             final String line = await("STATS", STATS_TIMEOUT_MS);
             if (line == null || !line.startsWith("STATS")) {
                 throw new IllegalStateException("the responder JVM gave no counters: " + line);
             }
             return ResponderStats.parse(line);
-        } catch (final IOException ex) {
-            throw new UncheckedIOException("the responder JVM (pid " + process.pid() + ") is gone", ex);
         } catch (final InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for the responder's counters", ex);
