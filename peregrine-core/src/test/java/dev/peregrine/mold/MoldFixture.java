@@ -113,23 +113,6 @@ final class MoldFixture {
         }
     }
 
-    /**
-     * Bytes the calling thread allocates in a round of {@code iterations} after {@code warmup}, repeating
-     * the round (at most {@code rounds} times) while it allocates: on a loaded two-core machine the JIT
-     * may still be compiling after the warm-up, and interpreted or C1 code allocates what C2's escape
-     * analysis removes (VarHandle and MemorySegment accessors). Steady state is the first clean round.
-     *
-     * @return 0 once a whole round allocated nothing, else the last round's bytes
-     */
-    static long steadyStateAllocation(final int warmup, final int iterations, final int rounds, final Runnable action) {
-        long allocated = dev.peregrine.testing.AllocationMeter.bytesAllocatedBy(warmup, iterations, action);
-        for (int round = 1; round < rounds && allocated != 0; round++) {
-            System.out.println("round " + round + " allocated " + allocated + " bytes in " + iterations + " iterations; measuring again");
-            allocated = dev.peregrine.testing.AllocationMeter.bytesAllocatedBy(0, iterations, action);
-        }
-        return allocated;
-    }
-
     static String hex(final byte[] bytes) {
         return HexFormat.of().formatHex(bytes);
     }

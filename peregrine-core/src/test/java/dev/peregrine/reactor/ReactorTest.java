@@ -1,6 +1,6 @@
 package dev.peregrine.reactor;
 
-import dev.peregrine.testing.AllocationMeter;
+import dev.peregrine.testkit.AllocationMeter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -1,6 +1,6 @@
 package dev.peregrine.reactor;
 
-import dev.peregrine.testing.AllocationMeter;
+import dev.peregrine.testkit.AllocationMeter;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;

