@@ -8,6 +8,7 @@ import org.HdrHistogram.Histogram;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -188,6 +189,7 @@ public final class BenchRunner {
         final Histogram all = PingPongLoop.newHistogram();
         long allocated = 0;
         boolean allocationKnown = true;
+        long lost = 0;
         long firstStart = Long.MAX_VALUE;
         long lastEnd = Long.MIN_VALUE;
         String note = null;
@@ -198,6 +200,7 @@ public final class BenchRunner {
             } else {
                 allocated += client.allocatedAfter - client.allocatedBefore;
             }
+            lost += client.lostAfter - client.lostBefore;
             firstStart = Math.min(firstStart, client.startNs);
             lastEnd = Math.max(lastEnd, client.endNs);
             final Throwable error = client.error.get();
@@ -208,13 +211,17 @@ public final class BenchRunner {
             }
         }
         final long measured = all.getTotalCount();
-        if (note == null && measured < spec.messages() * spec.clients()) {
-            note = "time limit of " + LatencyTable.number(spec.timeLimitSeconds(), 1) + " s reached: " + measured + " of "
-                + spec.messages() * spec.clients() + " messages measured";
+        if (note == null && measured + lost < spec.messages() * spec.clients()) {
+            note = "time limit of " + LatencyTable.number(spec.timeLimitSeconds(), 1) + " s reached: " + (measured + lost)
+                + " of " + spec.messages() * spec.clients() + " messages measured";
         }
         if (measured == 0) {
-            return noNumbers(spec, RunResult.Status.FAILED, note == null ? "nothing was measured" : note);
+            return noNumbers(spec, RunResult.Status.FAILED, note != null ? note
+                : lost > 0 ? "every one of " + lost + " messages was lost" : "nothing was measured");
         }
+        final String loss = lost == 0 ? null : String.format(Locale.ROOT, "%d of %d messages lost (%.2f%%): datagrams"
+            + " without a recovery layer; the percentiles are of the %d echoes that came back in order", lost,
+            lost + measured, 100.0 * lost / (lost + measured), measured);
         final double seconds = (lastEnd - firstStart) / 1e9;
         final double throughput = seconds > 0 ? measured / seconds : Double.NaN;
         final double clientPerMessage = allocationKnown ? (double)allocated / measured : Double.NaN;
@@ -226,7 +233,8 @@ public final class BenchRunner {
         return new RunResult(spec.scenario(), spec.transport().name(), spec.transport().path(),
             Transports.isPeregrine(spec.transport()), spec.size(), measured, spec.rate(), spec.clients(), all,
             throughput, clientPerMessage, responderPerMessage, clientRuntime, responderRuntime,
-            note == null ? RunResult.Status.OK : RunResult.Status.PARTIAL, note);
+            note == null ? RunResult.Status.OK : RunResult.Status.PARTIAL,
+            note == null ? loss : loss == null ? note : note + "; " + loss);
     }
 
     private static RunResult noNumbers(final RunSpec spec, final RunResult.Status status, final String note) {
@@ -248,6 +256,8 @@ public final class BenchRunner {
         volatile PingPongLoop loop;
         volatile long allocatedBefore = -1;
         volatile long allocatedAfter = -1;
+        volatile long lostBefore;
+        volatile long lostAfter;
         volatile long startNs;
         volatile long endNs;
 
@@ -279,7 +289,8 @@ public final class BenchRunner {
                 }
             }
             try (PingClient client = spec.transport().connect(config)) {
-                final PingPongLoop pingPong = new PingPongLoop(client, clientProgress, spec.busySpin());
+                final PingPongLoop pingPong = new PingPongLoop(client, clientProgress, spec.busySpin(),
+                    spec.transport().lossy());
                 loop = pingPong;
                 if (stopRequested) {
                     pingPong.requestStop();
@@ -294,11 +305,13 @@ public final class BenchRunner {
                 go.await();
                 startNs = System.nanoTime();
                 allocatedBefore = ThreadAllocation.currentThread();
+                lostBefore = pingPong.lost();
                 try {
                     run(pingPong, spec.warmup(), spec.messages(), intended, histogram,
                         limitNs == 0 ? 0 : startNs + limitNs);
                 } finally {
                     allocatedAfter = ThreadAllocation.currentThread();
+                    lostAfter = pingPong.lost();
                     endNs = System.nanoTime();
                 }
             } catch (final Throwable ex) {

@@ -10,11 +10,14 @@ import java.util.Locale;
  * <pre>{@code
  * {"transport":"tcp","size":256,"messages":1000000,"rate":null,
  *  "rtt_ns":{"mean":..,"p50":..,"p90":..,"p99":..,"p99_9":..,"p99_99":..,"p99_999":..,"max":..},
- *  "allocated_bytes_per_message":0.0,"scenario":"pingpong","clients":1,"throughput_msgs_per_s":..}
+ *  "allocated_bytes_per_message":0.0,"scenario":"pingpong","clients":1,"throughput_msgs_per_s":..,
+ *  "status":"ok","note":null}
  * }</pre>
  * one object for one run, an array for several. {@code rate} is null for one message in flight,
- * {@code rtt_ns} null for throughput runs, and any value that was not measured is null. Runs without
- * numbers (failed, unavailable) are left out.
+ * {@code rtt_ns} null for throughput runs, and any value that was not measured is null. {@code status} is
+ * {@code ok} or {@code partial} (interrupted, stopped by an error or by the time limit: the numbers cover
+ * what was measured), and {@code note} says why, or what else the numbers need to be read with, such as
+ * messages a lossy transport lost. Runs without numbers (failed, unavailable) are left out.
  */
 public final class JsonResults {
     private JsonResults() {
@@ -66,6 +69,8 @@ public final class JsonResults {
         out.append(",\"scenario\":").append(string(result.scenario()));
         out.append(",\"clients\":").append(result.clients());
         out.append(",\"throughput_msgs_per_s\":").append(decimal(result.throughputMsgsPerSecond(), 1));
+        out.append(",\"status\":").append(string(result.status().name().toLowerCase(Locale.ROOT)));
+        out.append(",\"note\":").append(string(result.note()));
         return out.append('}').toString();
     }
 

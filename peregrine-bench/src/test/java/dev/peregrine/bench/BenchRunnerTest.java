@@ -52,6 +52,22 @@ class BenchRunnerTest {
     }
 
     @Test
+    void shouldCountWhatALossyTransportLostAndMeasureTheRest() {
+        InMemoryBenchTransport.dropEvery(100);
+        try {
+            final RunResult result = new BenchRunner(progress).pingpong(spec(InMemoryBenchTransport.NAME, 20_000, 2, true));
+
+            // each client measures sequences 5000..24999, of which 200 end in 99
+            assertThat(result.status()).as(result.note()).isEqualTo(RunResult.Status.OK);
+            assertThat(result.messages()).isEqualTo(39_600);
+            assertThat(result.rtt().getTotalCount()).isEqualTo(39_600);
+            assertThat(result.note()).startsWith("400 of 40000 messages lost (1.00%): datagrams without a recovery layer");
+        } finally {
+            InMemoryBenchTransport.dropEvery(0);
+        }
+    }
+
+    @Test
     void shouldReportAnUnavailableTransportWithItsReason() {
         final RunResult result = new BenchRunner(progress).pingpong(spec("test-unavailable", 0, 1, true));
 

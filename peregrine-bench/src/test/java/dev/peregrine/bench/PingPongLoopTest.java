@@ -37,6 +37,7 @@ class PingPongLoopTest {
     @AfterEach
     void stop() {
         InMemoryBenchTransport.stallOnce(-1, 0);
+        InMemoryBenchTransport.dropEvery(0);
         client.close();
         responder.close();
     }
@@ -100,6 +101,43 @@ class PingPongLoopTest {
 
         assertThat(allocated).as("fewest bytes in a window of 10 000 messages").isZero();
         assertThat(histogram.getTotalCount()).isEqualTo(next[0]);
+    }
+
+    @Test
+    void shouldCountMessagesWithoutAnEchoAsLostOnALossyTransportAtAFixedRate() {
+        InMemoryBenchTransport.dropEvery(100); // 99, 199, ... 4999: the last message too
+        final PingPongLoop loop = new PingPongLoop(client, progress, false, true);
+        final Histogram histogram = PingPongLoop.newHistogram();
+
+        final long completed = loop.atRate(0, 5_000, 100_000, new long[5_000], histogram);
+
+        assertThat(completed).isEqualTo(5_000);
+        assertThat(loop.lost()).isEqualTo(50);
+        assertThat(histogram.getTotalCount()).isEqualTo(4_950);
+    }
+
+    @Test
+    void shouldCountAMessageWithoutAnEchoAsLostOnALossyTransportWithOneInFlight() {
+        InMemoryBenchTransport.dropEvery(1_000); // 999, 1999: each waits LOSS_WAIT_NS
+        final PingPongLoop loop = new PingPongLoop(client, progress, false, true);
+        final Histogram histogram = PingPongLoop.newHistogram();
+
+        final long completed = loop.oneInFlight(0, 2_500, histogram);
+
+        assertThat(completed).isEqualTo(2_500);
+        assertThat(loop.lost()).isEqualTo(2);
+        assertThat(histogram.getTotalCount()).isEqualTo(2_498);
+        assertThat(histogram.getMaxValue()).as("a lost message is not a sample").isLessThan(PingPongLoop.LOSS_WAIT_NS);
+    }
+
+    @Test
+    void shouldFailOnAMissingEchoWhenTheTransportIsNotLossy() {
+        InMemoryBenchTransport.dropEvery(100);
+        final PingPongLoop loop = new PingPongLoop(client, progress, false);
+
+        assertThatThrownBy(() -> loop.atRate(0, 1_000, 100_000, new long[1_000], PingPongLoop.newHistogram()))
+            .isInstanceOf(IllegalStateException.class).hasMessage("echo out of order: expected sequence=99 got=100");
+        assertThat(loop.lost()).isZero();
     }
 
     @Test

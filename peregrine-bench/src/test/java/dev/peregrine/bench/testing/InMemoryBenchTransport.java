@@ -15,7 +15,7 @@ import java.util.function.LongConsumer;
 /**
  * A test-only transport in one JVM: two rings of longs between a client and a responder thread, keyed by
  * port. The responder can be told to stall once (sleep) when it sees a given sequence, to test how the
- * harness records a stall.
+ * harness records a stall, or to drop some sequences, which makes the transport {@linkplain #lossy() lossy}.
  */
 public final class InMemoryBenchTransport implements BenchTransport {
     /** The name on the command line. */
@@ -23,6 +23,7 @@ public final class InMemoryBenchTransport implements BenchTransport {
     private static final Map<Integer, LongRing[]> CHANNELS = new ConcurrentHashMap<>();
     private static volatile long stallSequence = -1;
     private static volatile long stallMillis;
+    private static volatile long dropEvery;
 
     /**
      * Makes the next responder sleep once when it receives {@code sequence}.
@@ -33,6 +34,20 @@ public final class InMemoryBenchTransport implements BenchTransport {
     public static void stallOnce(final long sequence, final long millis) {
         stallMillis = millis;
         stallSequence = sequence;
+    }
+
+    /**
+     * Makes every responder drop (not echo) the sequences {@code n-1, 2n-1, ...}, and the transport lossy.
+     *
+     * @param n the period, or 0 to drop nothing
+     */
+    public static void dropEvery(final long n) {
+        dropEvery = n;
+    }
+
+    @Override
+    public boolean lossy() {
+        return dropEvery > 0;
     }
 
     @Override
@@ -64,6 +79,10 @@ public final class InMemoryBenchTransport implements BenchTransport {
                     } else {
                         Thread.yield(); // lets the client run on a machine with fewer free cores than threads
                     }
+                    continue;
+                }
+                final long drop = dropEvery;
+                if (drop > 0 && sequence % drop == drop - 1) {
                     continue;
                 }
                 if (sequence == stallSequence) {
