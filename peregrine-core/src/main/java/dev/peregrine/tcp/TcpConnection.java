@@ -45,6 +45,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
     private int readStart;
     private int readEnd;
     private boolean writePending;
+    private boolean readingPaused;
     private boolean dispatching;
     private boolean releaseAfterDispatch;
     private String failureBeforeSocket;
@@ -108,6 +109,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
         readStart = 0;
         readEnd = 0;
         writePending = false;
+        readingPaused = false;
         releaseAfterDispatch = false;
         outbound.clear();
         connectTimerId = -1;
@@ -155,6 +157,47 @@ final class TcpConnection implements SelectHandler, FrameSink {
         }
     }
 
+    boolean readingPaused() {
+        return readingPaused;
+    }
+
+    /**
+     * Stops reading: the socket is no longer read (no read interest, out of the poller), and a frame being
+     * delivered is the last until {@link #resumeReading()}; what was read past it waits in the receive buffer.
+     */
+    void pauseReading() {
+        if (!readingPaused) {
+            readingPaused = true;
+            if (poller != null) {
+                poller.remove(this);
+            }
+            updateInterest();
+        }
+    }
+
+    /**
+     * Starts reading again.
+     *
+     * @return true if bytes read before the pause wait in the receive buffer and are not being decoded now:
+     *     the caller has them decoded on a later cycle ({@link #decodeRemainder()})
+     */
+    boolean resumeReading() {
+        if (!readingPaused) {
+            return false;
+        }
+        readingPaused = false;
+        startReading();
+        updateInterest();
+        return !dispatching && readEnd > readStart;
+    }
+
+    /** Decodes frames left in the receive buffer by a pause, if reading is on again. */
+    void decodeRemainder() {
+        if (state == CONNECTED && !readingPaused && !dispatching && readEnd > readStart) {
+            decode();
+        }
+    }
+
     int pollIndex() {
         return pollIndex;
     }
@@ -169,7 +212,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
      * @return 1 if bytes (or the end of the stream) arrived, else 0
      */
     int pollRead() {
-        if (state != CONNECTED) {
+        if (state != CONNECTED || readingPaused) {
             return 0;
         }
         try {
@@ -195,7 +238,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
                 return;
             }
             final int ready = selected.readyOps();
-            if ((ready & SelectionKey.OP_READ) != 0) {
+            if ((ready & SelectionKey.OP_READ) != 0 && !readingPaused) { // paused by a handler earlier in this cycle
                 onReadable();
             }
             if (state == CONNECTED && (ready & SelectionKey.OP_WRITE) != 0) {
@@ -290,7 +333,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
     @Override
     public boolean onFrame(final MemorySegment buffer, final long offset, final int length) {
         handler.onMessage(id, buffer, offset, length);
-        return state == CONNECTED;
+        return state == CONNECTED && !readingPaused;
     }
 
     private void onWritable() {
@@ -358,7 +401,11 @@ final class TcpConnection implements SelectHandler, FrameSink {
 
     private void writePending(final boolean pending) {
         writePending = pending;
-        key.interestOps(pending ? readInterest | SelectionKey.OP_WRITE : readInterest);
+        updateInterest();
+    }
+
+    private void updateInterest() {
+        key.interestOps((readingPaused ? 0 : readInterest) | (writePending ? SelectionKey.OP_WRITE : 0));
     }
 
     private void closeOnFailure(final String operation, final IOException ex) {

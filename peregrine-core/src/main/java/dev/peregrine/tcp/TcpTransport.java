@@ -280,6 +280,61 @@ public final class TcpTransport implements Transport {
     }
 
     /**
+     * Stops reading a channel, to pass back-pressure on to its peer: no {@link ChannelHandler#onMessage} for
+     * it follows until {@link #resumeReading}, not even for frames already read (when called from
+     * {@code onMessage}, the frame being delivered is the last). What the peer sends waits in the kernel's
+     * socket buffers, and once they are full TCP's flow control stops the peer: its writes back up, where
+     * they are bounded by its own buffers. Sending on the channel goes on. A paused channel notices that its
+     * peer closed only once resumed. Pausing a paused channel does nothing.
+     *
+     * <p>The usual use: an application that answers every message pauses the channel when
+     * {@link #send} returns more pending bytes than it wants to hold, and resumes it when
+     * {@link ChannelHandler#onSent} reports the outbound buffer drained below a lower mark.
+     *
+     * @param channelId the channel
+     * @return 0, or a negative {@link SendResult} code ({@link SendResult#NOT_CONNECTED},
+     *     {@link SendResult#CLOSED}) if the id names no connected channel
+     */
+    public long pauseReading(final long channelId) {
+        final TcpConnection connection = connected(channelId);
+        if (connection == null) {
+            return notConnected(channelId);
+        }
+        connection.pauseReading();
+        return 0;
+    }
+
+    /**
+     * Reads a paused channel again. Frames read before the pause are delivered on a later duty cycle, never
+     * from inside this call, and before anything read after it. Resuming a channel that is not paused does
+     * nothing.
+     *
+     * @param channelId the channel
+     * @return 0, or a negative {@link SendResult} code if the id names no connected channel
+     */
+    public long resumeReading(final long channelId) {
+        final TcpConnection connection = connected(channelId);
+        if (connection == null) {
+            return notConnected(channelId);
+        }
+        if (connection.resumeReading()) {
+            deferEvent(channelId);
+        }
+        return 0;
+    }
+
+    /**
+     * Whether a channel's reading is paused ({@link #pauseReading}).
+     *
+     * @param channelId the channel
+     * @return true if it names a connected channel whose reading is paused
+     */
+    public boolean isReadingPaused(final long channelId) {
+        final TcpConnection connection = connected(channelId);
+        return connection != null && connection.readingPaused();
+    }
+
+    /**
      * The address a server is bound to (with the real port when port 0 was asked).
      *
      * @param serverId a server id
@@ -454,7 +509,14 @@ public final class TcpTransport implements Transport {
 
     private void onConnectionTimer(final long id) {
         final TcpConnection connection = connection(id);
-        if (connection == null || connection.state() != TcpConnection.CONNECTING) {
+        if (connection == null) {
+            return;
+        }
+        if (connection.state() == TcpConnection.CONNECTED) {
+            connection.decodeRemainder(); // deferred by resumeReading
+            return;
+        }
+        if (connection.state() != TcpConnection.CONNECTING) {
             return;
         }
         if (connection.hasFailedBeforeSocket()) {

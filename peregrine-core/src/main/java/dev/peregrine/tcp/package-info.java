@@ -15,6 +15,7 @@
  * tcp.listen(new InetSocketAddress(9999));         // -> handler.onListening, then onAccepted per client
  * long id = tcp.connect(new InetSocketAddress("localhost", 9999)); // -> onConnected or onConnectFailed
  * tcp.send(id, segment, 0, length);                // >= 0 taken; BACK_PRESSURED: wait for onSent(.., 0)
+ * tcp.pauseReading(id);                            // no onMessage until resumeReading(id); TCP holds the peer
  * long at = tcp.tryClaim(id, 8);                   // zero copy: write the payload in place
  * tcp.claimBuffer().set(ValueLayout.JAVA_LONG_UNALIGNED, at, 42L);
  * tcp.commit();

@@ -5,6 +5,7 @@ import dev.peregrine.channel.SendResult;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.reactor.Reactor;
+import dev.peregrine.tcp.TcpOptions;
 import dev.peregrine.tcp.TcpTransport;
 
 import java.io.IOException;
@@ -16,17 +17,28 @@ import java.util.concurrent.TimeUnit;
 /**
  * The echo side: a reactor on its own thread (busy-spinning when the run asks for it) that sends every
  * message back on the channel it came from, for any number of clients.
+ *
+ * <p>A client that sends faster than it reads its echoes is slowed, not dropped: once more than half the
+ * channel's outbound buffer waits, the responder stops reading that channel ({@link TcpTransport#pauseReading})
+ * until the buffer has drained to an eighth, so TCP's flow control holds the client's sends back and memory
+ * stays bounded on both sides.
  */
 final class PeregrineTcpResponder implements Responder, ChannelHandler {
     private final Reactor reactor;
     private final TcpTransport transport;
     private final CountDownLatch ready = new CountDownLatch(1);
+    private final long pauseAbove;
+    private final long resumeBelow;
     private volatile long messages;
+    private volatile long pauses;
     private volatile String failure;
 
     private PeregrineTcpResponder(final BenchConfig config) {
         this.reactor = new Reactor(PeregrineTcpBench.reactorOptions(config, "peregrine-tcp-responder"));
-        this.transport = new TcpTransport(reactor, PeregrineTcpBench.options(config), this);
+        final TcpOptions options = PeregrineTcpBench.options(config);
+        this.transport = new TcpTransport(reactor, options, this);
+        this.pauseAbove = options.outboundBufferSize() / 2;
+        this.resumeBelow = options.outboundBufferSize() / 8;
     }
 
     static PeregrineTcpResponder start(final BenchConfig config) throws IOException, InterruptedException {
@@ -60,13 +72,33 @@ final class PeregrineTcpResponder implements Responder, ChannelHandler {
     public void onMessage(final long channelId, final MemorySegment buffer, final long offset, final int length) {
         final long result = transport.send(channelId, buffer, offset, length);
         if (result == SendResult.BACK_PRESSURED) {
-            // an echo is never dropped silently: a client that does not read loses its connection, loudly
-            reactor.errorHandler().onError(new IllegalStateException("client on channel " + channelId
-                + " does not read its echoes; closing it"));
+            // cannot happen while reads pause at half the buffer; an echo is never dropped silently all the same
+            reactor.errorHandler().onError(new IllegalStateException("no room for an echo on channel " + channelId
+                + " with reading paused at " + pauseAbove + " bytes pending; closing it"));
             transport.close(channelId);
             return;
         }
         messages++; // single writer: the reactor thread
+        if (result > pauseAbove && !transport.isReadingPaused(channelId)) {
+            transport.pauseReading(channelId); // the client sends faster than it reads: let TCP slow it down
+            pauses++;
+        }
+    }
+
+    @Override
+    public void onSent(final long channelId, final long bytesWritten, final long bytesBuffered) {
+        if (bytesBuffered < resumeBelow) {
+            transport.resumeReading(channelId); // nothing if not paused
+        }
+    }
+
+    /**
+     * How often a channel's reading was paused because its client did not read its echoes fast enough.
+     *
+     * @return the count
+     */
+    long pauses() {
+        return pauses;
     }
 
     @Override

@@ -8,11 +8,17 @@ import dev.peregrine.testkit.AllocationMeter;
 import dev.peregrine.peers.StreamReceiver;
 import dev.peregrine.peers.StreamSender;
 
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Path;
 import java.util.ServiceLoader;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -80,6 +86,49 @@ class PeregrineTcpBenchTest {
                 Thread.onSpinWait();
             }
             assertThat(responder.messages()).isEqualTo(sent);
+        }
+    }
+
+    @Test
+    void shouldSlowAClientThatDoesNotReadItsEchoesInsteadOfDroppingIt() throws Exception {
+        final BenchConfig config = config();
+        final int frames = 40_000; // 10 MB of 256-byte messages each way: far past every buffer on the way
+        try (PeregrineTcpResponder responder = PeregrineTcpResponder.start(config);
+             Socket client = new Socket(config.host(), config.port())) {
+            final CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
+                try {
+                    final DataOutputStream out = new DataOutputStream(new BufferedOutputStream(client.getOutputStream(), 1 << 16));
+                    final byte[] padding = new byte[config.size() - 8];
+                    for (long sequence = 0; sequence < frames; sequence++) {
+                        out.writeInt(config.size());
+                        out.writeLong(sequence);
+                        out.write(padding);
+                    }
+                    out.flush();
+                } catch (final IOException ex) {
+                    throw new IllegalStateException(ex);
+                }
+            });
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (responder.pauses() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(responder.pauses()).as("the responder paused reading the client").isPositive();
+            Thread.sleep(300);
+            assertThat(writer).as("TCP flow control holds the client's writes back").isNotDone();
+
+            final DataInputStream in = new DataInputStream(new BufferedInputStream(client.getInputStream(), 1 << 16));
+            final byte[] rest = new byte[config.size() - 8];
+            for (long sequence = 0; sequence < frames; sequence++) {
+                assertThat(in.readInt()).isEqualTo(config.size());
+                final long echoed = in.readLong();
+                if (echoed != sequence) {
+                    throw new AssertionError("echo " + echoed + " where " + sequence + " was due");
+                }
+                in.readFully(rest);
+            }
+            writer.get(10, TimeUnit.SECONDS);
+            assertThat(responder.messages()).isEqualTo(frames);
         }
     }
 

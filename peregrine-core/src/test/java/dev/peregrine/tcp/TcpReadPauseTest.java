@@ -1,0 +1,171 @@
+package dev.peregrine.tcp;
+
+import dev.peregrine.channel.ChannelEvent;
+import dev.peregrine.channel.ChannelHandler;
+import dev.peregrine.channel.SendResult;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.Socket;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Pausing a channel's reading: nothing is delivered while paused, not even frames already read; TCP's flow
+ * control then stops the peer, whose writes back up; resuming delivers everything, in order, on a later
+ * cycle. Both with reads on selector readiness and with read polling.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class TcpReadPauseTest {
+    private static final int PAYLOAD = 1000;
+    private static final ValueLayout.OfInt BIG_ENDIAN_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    /** Pauses the channel on the message with the given number; records every number it gets. */
+    private static final class Pauser implements ChannelHandler {
+        final List<Integer> numbers = new ArrayList<>();
+        TcpTransport transport;
+        int pauseOn = -1;
+
+        @Override
+        public void onMessage(final long channelId, final MemorySegment buffer, final long offset, final int length) {
+            final int number = buffer.get(BIG_ENDIAN_INT, offset);
+            numbers.add(number);
+            if (number == pauseOn) {
+                assertThat(transport.pauseReading(channelId)).isZero();
+            }
+        }
+    }
+
+    private static TcpOptions options(final boolean readPolling) {
+        return new TcpOptions().readPolling(readPolling).framing(Framing.parse("length:4be")).receiveBufferSize(64 * 1024)
+            .socketReceiveBufferSize(16 * 1024);
+    }
+
+    private static void writeFrames(final DataOutputStream out, final int first, final int count) throws IOException {
+        final byte[] payload = new byte[PAYLOAD];
+        for (int number = first; number < first + count; number++) {
+            out.writeInt(PAYLOAD);
+            payload[0] = (byte)(number >>> 24);
+            payload[1] = (byte)(number >>> 16);
+            payload[2] = (byte)(number >>> 8);
+            payload[3] = (byte)number;
+            out.write(payload);
+        }
+        out.flush();
+    }
+
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldDeliverNothingWhilePausedEvenWhatWasReadAndEverythingInOrderOnceResumed(final boolean readPolling)
+        throws Exception {
+        final Pauser pauser = new Pauser();
+        try (TcpTestRig rig = new TcpTestRig(options(readPolling), pauser); Socket peer = new Socket()) {
+            pauser.transport = rig.transport;
+            peer.connect(rig.listen());
+            rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));
+            final long id = rig.first(ChannelEvent.Accepted.class).channelId();
+            pauser.pauseOn = 2;
+
+            writeFrames(new DataOutputStream(peer.getOutputStream()), 0, 20); // 20 KB: one read takes several frames
+            rig.pollUntil(() -> pauser.numbers.size() == 3);
+            rig.pollFor(100);
+
+            assertThat(pauser.numbers).as("the frame that paused is the last").containsExactly(0, 1, 2);
+            assertThat(rig.transport.isReadingPaused(id)).isTrue();
+            assertThat(rig.transport.pauseReading(id)).as("pausing twice does nothing").isZero();
+
+            assertThat(rig.transport.resumeReading(id)).isZero();
+            assertThat(pauser.numbers).as("nothing is delivered from inside resumeReading").hasSize(3);
+            assertThat(rig.transport.isReadingPaused(id)).isFalse();
+            rig.pollUntil(() -> pauser.numbers.size() == 20);
+
+            final List<Integer> expected = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                expected.add(i);
+            }
+            assertThat(pauser.numbers).isEqualTo(expected);
+            assertThat(rig.transport.resumeReading(id)).as("resuming twice does nothing").isZero();
+            assertThat(rig.errors).isEmpty();
+        }
+    }
+
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldStopAPeerThatKeepsWritingThroughFlowControlAndLoseNothing(final boolean readPolling) throws Exception {
+        final Pauser pauser = new Pauser();
+        try (TcpTestRig rig = new TcpTestRig(options(readPolling), pauser); Socket peer = new Socket()) {
+            pauser.transport = rig.transport;
+            peer.setSendBufferSize(16 * 1024);
+            peer.connect(rig.listen());
+            rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));
+            final long id = rig.first(ChannelEvent.Accepted.class).channelId();
+            pauser.pauseOn = 0;
+
+            // the peer writes 20 MB with a blocking socket: while paused, its writes must stop part way
+            final int frames = 20_000;
+            final CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
+                try {
+                    writeFrames(new DataOutputStream(peer.getOutputStream()), 0, frames);
+                } catch (final IOException ex) {
+                    throw new IllegalStateException(ex);
+                }
+            });
+            rig.pollUntil(() -> rig.transport.isReadingPaused(id));
+            rig.pollFor(500);
+            assertThat(writer).as("the peer is held back by TCP flow control").isNotDone();
+            assertThat(pauser.numbers).containsExactly(0);
+
+            int pauses = 1;
+            while (!(writer.isDone() && pauser.numbers.size() == frames)) { // resume, take some, pause again
+                assertThat(rig.transport.resumeReading(id)).isZero();
+                final int before = pauser.numbers.size();
+                pauser.pauseOn = before + 2_000;
+                rig.pollUntil(() -> rig.transport.isReadingPaused(id) || pauser.numbers.size() == frames);
+                assertThat(pauser.numbers.size()).isGreaterThan(before);
+                pauses++;
+            }
+
+            writer.get(10, TimeUnit.SECONDS);
+            for (int i = 0; i < frames; i++) {
+                assertThat(pauser.numbers.get(i)).isEqualTo(i);
+            }
+            assertThat(pauses).isGreaterThanOrEqualTo(frames / 2_000);
+            assertThat(rig.errors).isEmpty();
+        }
+    }
+
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldKeepSendingOnAPausedChannelAndRefuseUnknownIds(final boolean readPolling) throws Exception {
+        try (TcpTestRig rig = new TcpTestRig(options(readPolling)); Socket peer = new Socket()) {
+            peer.connect(rig.listen());
+            rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));
+            final long id = rig.first(ChannelEvent.Accepted.class).channelId();
+
+            assertThat(rig.transport.pauseReading(id)).isZero();
+            assertThat(rig.transport.send(id, TcpTestRig.text("abc"), 0, 3)).isZero();
+            final DataInputStream in = new DataInputStream(peer.getInputStream());
+            assertThat(in.readInt()).isEqualTo(3);
+
+            rig.transport.close(id);
+            rig.pollFor(20);
+            assertThat(rig.transport.pauseReading(id)).isEqualTo(SendResult.NOT_CONNECTED);
+            assertThat(rig.transport.resumeReading(id)).isEqualTo(SendResult.NOT_CONNECTED);
+            assertThat(rig.transport.isReadingPaused(id)).isFalse();
+            assertThat(rig.transport.pauseReading(12345)).isEqualTo(SendResult.NOT_CONNECTED);
+            assertThat(rig.errors).isEmpty();
+        }
+    }
+}
