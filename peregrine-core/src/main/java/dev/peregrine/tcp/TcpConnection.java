@@ -47,6 +47,8 @@ final class TcpConnection implements SelectHandler, FrameSink {
     private boolean writePending;
     private boolean readingPaused;
     private boolean dispatching;
+    private boolean flushAfterDispatch;
+    private long socketWrites;
     private boolean releaseAfterDispatch;
     private String failureBeforeSocket;
 
@@ -82,6 +84,11 @@ final class TcpConnection implements SelectHandler, FrameSink {
         return state == CONNECTING || state == CONNECTED;
     }
 
+    /** Writes to the socket since the slot was made (for tests of write coalescing). */
+    long socketWrites() {
+        return socketWrites;
+    }
+
     int pendingBytes() {
         return outbound.pending();
     }
@@ -110,6 +117,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
         readEnd = 0;
         writePending = false;
         readingPaused = false;
+        flushAfterDispatch = false;
         releaseAfterDispatch = false;
         outbound.clear();
         connectTimerId = -1;
@@ -305,6 +313,12 @@ final class TcpConnection implements SelectHandler, FrameSink {
         } finally {
             dispatching = false;
         }
+        if (flushAfterDispatch) {
+            flushAfterDispatch = false;
+            if (state == CONNECTED) {
+                flush(); // what the handlers answered to this read, in one write
+            }
+        }
         if (state != CONNECTED) {
             if (releaseAfterDispatch) {
                 releaseAfterDispatch = false;
@@ -338,6 +352,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
 
     private void onWritable() {
         final int written;
+        socketWrites++;
         try {
             written = outbound.writeTo(channel);
         } catch (final IOException ex) {
@@ -384,19 +399,35 @@ final class TcpConnection implements SelectHandler, FrameSink {
         return flushAfterAppend();
     }
 
+    /**
+     * Writes what was appended unless bytes are already waiting for the socket. While this connection's own
+     * frames are being delivered, the write waits until the read's last frame has been handled (unless half
+     * the buffer is taken), so a batch of answers to one read goes out in one syscall, not one each.
+     */
     private long flushAfterAppend() {
-        if (!writePending) {
-            try {
-                outbound.writeTo(channel);
-            } catch (final IOException ex) {
-                closeOnFailure("write", ex);
-                return SendResult.CLOSED;
-            }
-            if (outbound.pending() > 0) {
-                writePending(true);
-            }
+        if (writePending) {
+            return outbound.pending();
         }
-        return outbound.pending();
+        if (dispatching && outbound.pending() < outbound.capacity() / 2) {
+            flushAfterDispatch = true;
+            return outbound.pending();
+        }
+        return flush() ? outbound.pending() : SendResult.CLOSED;
+    }
+
+    /** Writes what the socket takes now and asks for OP_WRITE if some is left; false if the write failed. */
+    private boolean flush() {
+        socketWrites++;
+        try {
+            outbound.writeTo(channel);
+        } catch (final IOException ex) {
+            closeOnFailure("write", ex);
+            return false;
+        }
+        if (outbound.pending() > 0) {
+            writePending(true);
+        }
+        return true;
     }
 
     private void writePending(final boolean pending) {

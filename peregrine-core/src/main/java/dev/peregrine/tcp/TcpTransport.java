@@ -27,8 +27,11 @@ import java.util.Arrays;
  * <p>Sending: {@link #send} assembles the frame (header, payload, trailer) in the connection's off-heap
  * outbound buffer, one copy of the payload, and writes it to the socket at once with one syscall when
  * nothing is waiting (a write straight from the caller's segment would need a {@code ByteBuffer} view made
- * per call, or a second syscall for the header); whatever the socket does not take waits, in order, in the connection's bounded outbound buffer and is written when the
- * socket is writable ({@link ChannelHandler#onSent} reports progress). A frame that does not fit is
+ * per call, or a second syscall for the header); whatever the socket does not take waits, in order, in the
+ * connection's bounded outbound buffer and is written when the socket is writable
+ * ({@link ChannelHandler#onSent} reports progress). Answers sent on a channel from inside its own
+ * {@code onMessage} are the exception: they are written together once the last frame of that read has
+ * been handled (or at once when half the outbound buffer is taken), one syscall for a batch of answers. A frame that does not fit is
  * refused whole with {@link SendResult#BACK_PRESSURED}. The zero-copy path is
  * {@link #tryClaim}/{@link #commit}: the payload is written straight into the outbound buffer, from
  * which commit writes it to the socket with no copy at all.
@@ -352,6 +355,12 @@ public final class TcpTransport implements Transport {
      */
     public TcpOptions options() {
         return options;
+    }
+
+    /** Writes to the socket by the slot holding this channel so far, or -1 if it names none (for tests). */
+    long socketWrites(final long channelId) {
+        final TcpConnection connection = connected(channelId);
+        return connection == null ? -1 : connection.socketWrites();
     }
 
     /** The poller that reads connections each cycle, or null when reads wait for the selector. */

@@ -128,7 +128,7 @@ class TcpReadPauseTest {
             assertThat(pauser.numbers).containsExactly(0);
 
             int pauses = 1;
-            while (!(writer.isDone() && pauser.numbers.size() == frames)) { // resume, take some, pause again
+            while (pauser.numbers.size() < frames) { // resume, take some, pause again
                 assertThat(rig.transport.resumeReading(id)).isZero();
                 final int before = pauser.numbers.size();
                 pauser.pauseOn = before + 2_000;
