@@ -172,16 +172,17 @@ public final class BenchRunner {
         for (final ClientRun client : clients) {
             client.thread.join(TimeUnit.SECONDS.toMillis(5));
         }
+        boolean stopped = false;
         for (final ClientRun client : clients) {
             final Throwable error = client.error.get();
-            if (error != null) {
-                if (error instanceof PingPongLoop.StoppedException) {
-                    return noNumbers(spec, RunResult.Status.FAILED, "stopped before measuring (Ctrl-C)");
-                }
+            if (error instanceof PingPongLoop.StoppedException) {
+                stopped = true; // by Ctrl-C, or because another client failed: that failure is the reason
+            } else if (error != null) {
                 return noNumbers(spec, RunResult.Status.FAILED, ResponderCommand.oneLine(error));
             }
         }
-        return noNumbers(spec, RunResult.Status.FAILED, "a client thread ended without a result");
+        return noNumbers(spec, RunResult.Status.FAILED, !stopped ? "a client thread ended without a result"
+            : stopRequested ? "stopped before measuring (Ctrl-C)" : "stopped before measuring");
     }
 
     private RunResult collect(final RunSpec spec, final ClientRun[] clients, final ResponderStats before,

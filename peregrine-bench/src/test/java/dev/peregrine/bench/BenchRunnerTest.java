@@ -1,5 +1,6 @@
 package dev.peregrine.bench;
 
+import dev.peregrine.bench.testing.BrokenBenchTransport;
 import dev.peregrine.bench.testing.InMemoryBenchTransport;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -82,6 +83,20 @@ class BenchRunnerTest {
 
         assertThat(result.status()).isEqualTo(RunResult.Status.FAILED);
         assertThat(result.note()).contains("connection refused by design");
+    }
+
+    @Test
+    void shouldReportTheFailureOfOneClientNotTheStopOfTheOthers() {
+        BrokenBenchTransport.firstClientConnects(true);
+        try {
+            final RunResult result = new BenchRunner(progress).pingpong(spec("test-broken", 1000, 3, true));
+
+            // client 0 waits for an echo when clients 1 and 2 fail: it is stopped, and that is not the reason
+            assertThat(result.status()).isEqualTo(RunResult.Status.FAILED);
+            assertThat(result.note()).contains("connection refused by design").doesNotContain("Ctrl-C");
+        } finally {
+            BrokenBenchTransport.firstClientConnects(false);
+        }
     }
 
     @Test

@@ -5,10 +5,27 @@ import dev.peregrine.peers.BenchTransport;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
 
+import java.util.concurrent.atomic.AtomicInteger;
+
 /**
  * A test-only transport whose client cannot connect, to check a failure is reported and the run goes on.
+ * Told to, it lets the first client connect to a responder that never answers, so that client is still
+ * waiting when the others fail.
  */
 public final class BrokenBenchTransport implements BenchTransport {
+    private static final AtomicInteger CONNECTS = new AtomicInteger();
+    private static volatile boolean firstConnects;
+
+    /**
+     * Whether the next run's first client connects (and then waits for echoes that never come).
+     *
+     * @param connects true for a first client that connects
+     */
+    public static void firstClientConnects(final boolean connects) {
+        CONNECTS.set(0);
+        firstConnects = connects;
+    }
+
     @Override
     public String name() {
         return "test-broken";
@@ -40,6 +57,22 @@ public final class BrokenBenchTransport implements BenchTransport {
 
     @Override
     public PingClient connect(final BenchConfig config) {
+        if (firstConnects && CONNECTS.getAndIncrement() == 0) {
+            return new PingClient() {
+                @Override
+                public void send(final long sequence) {
+                }
+
+                @Override
+                public long poll() {
+                    return -1;
+                }
+
+                @Override
+                public void close() {
+                }
+            };
+        }
         throw new IllegalStateException("connection refused by design");
     }
 }
