@@ -14,6 +14,7 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Path;
@@ -92,9 +93,13 @@ class PeregrineTcpBenchTest {
     @Test
     void shouldSlowAClientThatDoesNotReadItsEchoesInsteadOfDroppingIt() throws Exception {
         final BenchConfig config = config();
-        final int frames = 40_000; // 10 MB of 256-byte messages each way: far past every buffer on the way
-        try (PeregrineTcpResponder responder = PeregrineTcpResponder.start(config);
-             Socket client = new Socket(config.host(), config.port())) {
+        // 100 MB of 256-byte messages each way: far past every buffer on the way, the kernel's included (its
+        // receive buffers autotune up to tcp_rmem's maximum, 32 MB on this machine)
+        final int frames = 400_000;
+        try (PeregrineTcpResponder responder = PeregrineTcpResponder.start(config); Socket client = new Socket()) {
+            client.setSendBufferSize(64 * 1024);
+            client.setReceiveBufferSize(64 * 1024);
+            client.connect(new InetSocketAddress(config.host(), config.port()));
             final CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
                 try {
                     final DataOutputStream out = new DataOutputStream(new BufferedOutputStream(client.getOutputStream(), 1 << 16));
@@ -115,7 +120,8 @@ class PeregrineTcpBenchTest {
             }
             assertThat(responder.pauses()).as("the responder paused reading the client").isPositive();
             Thread.sleep(300);
-            assertThat(writer).as("TCP flow control holds the client's writes back").isNotDone();
+            assertThat(writer).as("TCP flow control holds the client's writes back; %d echoed", responder.messages())
+                .isNotDone();
 
             final DataInputStream in = new DataInputStream(new BufferedInputStream(client.getInputStream(), 1 << 16));
             final byte[] rest = new byte[config.size() - 8];
