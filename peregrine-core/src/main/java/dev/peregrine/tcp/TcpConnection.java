@@ -454,6 +454,17 @@ final class TcpConnection implements SelectHandler, FrameSink {
             return;
         }
         final boolean wasConnecting = state == CONNECTING;
+        if (flushAfterDispatch) {
+            // answers held for the end of this read go out as they would have without coalescing: say, a
+            // last reply sent just before closing from onMessage
+            flushAfterDispatch = false;
+            try {
+                socketWrites++;
+                outbound.writeTo(channel);
+            } catch (final IOException ex) {
+                // closing anyway; the close is what gets reported
+            }
+        }
         state = CLOSED;
         transport.cancelTimer(connectTimerId);
         connectTimerId = -1;

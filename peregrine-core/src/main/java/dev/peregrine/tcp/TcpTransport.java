@@ -31,8 +31,9 @@ import java.util.Arrays;
  * connection's bounded outbound buffer and is written when the socket is writable
  * ({@link ChannelHandler#onSent} reports progress). Answers sent on a channel from inside its own
  * {@code onMessage} are the exception: they are written together once the last frame of that read has
- * been handled (or at once when half the outbound buffer is taken), one syscall for a batch of answers. A frame that does not fit is
- * refused whole with {@link SendResult#BACK_PRESSURED}. The zero-copy path is
+ * been handled (or at once when half the outbound buffer is taken, or when the channel is closed first),
+ * one syscall for a batch of answers. A frame that does not fit is refused whole with
+ * {@link SendResult#BACK_PRESSURED}. The zero-copy path is
  * {@link #tryClaim}/{@link #commit}: the payload is written straight into the outbound buffer, from
  * which commit writes it to the socket with no copy at all.
  *

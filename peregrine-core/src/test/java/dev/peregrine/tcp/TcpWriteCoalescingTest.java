@@ -85,6 +85,31 @@ class TcpWriteCoalescingTest {
 
     @ParameterizedTest(name = "readPolling={0}")
     @ValueSource(booleans = {false, true})
+    void shouldWriteALastReplySentJustBeforeClosingFromOnMessage(final boolean readPolling) throws Exception {
+        final TcpTransport[] transport = new TcpTransport[1];
+        final ChannelHandler replyAndClose = (channelId, buffer, offset, length) -> {
+            transport[0].send(channelId, TcpTestRig.text("bye"), 0, 3);
+            transport[0].close(channelId);
+        };
+        final TcpOptions options = new TcpOptions().readPolling(readPolling).framing(Framing.parse("length:4be"));
+        try (TcpTestRig rig = new TcpTestRig(options, replyAndClose); Socket peer = new Socket()) {
+            transport[0] = rig.transport;
+            peer.connect(rig.listen());
+            rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));
+
+            writeFrames(peer, 1, 64);
+            rig.pollUntil(() -> rig.has(ChannelEvent.Closed.class));
+
+            final DataInputStream in = new DataInputStream(peer.getInputStream());
+            assertThat(in.readInt()).isEqualTo(3);
+            assertThat(in.readNBytes(3)).isEqualTo("bye".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            assertThat(in.read()).as("then the end of the stream").isEqualTo(-1);
+            assertThat(rig.errors).isEmpty();
+        }
+    }
+
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
     void shouldWriteABatchLargerThanHalfTheOutboundBufferAsItGrowsWithoutRefusingAnything(final boolean readPolling)
         throws Exception {
         final Echo echo = new Echo();
