@@ -192,7 +192,8 @@ public final class TcpTransport implements Transport {
     }
 
     /**
-     * Sends the claimed frame: it is written at once unless bytes are already waiting.
+     * Sends the claimed frame: it is written at once unless bytes are already waiting, or, committed from
+     * inside the channel's own {@code onMessage}, with the other answers to that read (see the class comment).
      *
      * @return bytes left in the channel's outbound buffer, or {@link SendResult#CLOSED} if the channel
      *     closed since the claim (or failed on this write)
