@@ -274,16 +274,13 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
      * @return the number of datagrams handled
      */
     public int receive(final long nowNs) {
-        if (connectedReadWrite) {
-            return read(nowNs);
-        }
         int received = 0;
         final ByteBuffer buffer = receiveBuffer;
         while (received < receiveBatch && !closed) {
             buffer.clear();
             final InetSocketAddress sender;
             try {
-                sender = (InetSocketAddress)channel.receive(buffer);
+                sender = connectedReadWrite ? readConnected(buffer) : (InetSocketAddress)channel.receive(buffer);
             } catch (final PortUnreachableException ex) {
                 receiveErrors++; // an earlier send hit a closed port; the socket itself is fine
                 continue;
@@ -291,7 +288,9 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
                 return received;
             } catch (final IOException ex) {
                 receiveErrors++;
-                errorHandler.onError(new UncheckedIOException("UDP receive on " + localAddress + " failed: " + ex.getMessage(), ex));
+                errorHandler.onError(new UncheckedIOException((connectedReadWrite
+                    ? "UDP read on " + localAddress + " from " + remoteAddress
+                    : "UDP receive on " + localAddress) + " failed: " + ex.getMessage(), ex));
                 return received;
             }
             if (sender == null) {
@@ -309,38 +308,14 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         return received;
     }
 
-    /** {@link #receive} of a connected endpoint with {@link UdpOptions#connectedReadWrite}: read(2), no address. */
-    private int read(final long nowNs) {
-        int received = 0;
-        final ByteBuffer buffer = receiveBuffer;
-        while (received < receiveBatch && !closed) {
-            buffer.clear();
-            final int length;
-            try {
-                length = channel.read(buffer);
-            } catch (final PortUnreachableException ex) {
-                receiveErrors++; // an earlier send hit a closed port; the socket itself is fine
-                continue;
-            } catch (final ClosedChannelException ex) {
-                return received;
-            } catch (final IOException ex) {
-                receiveErrors++;
-                errorHandler.onError(new UncheckedIOException("UDP read on " + localAddress + " from " + remoteAddress
-                    + " failed: " + ex.getMessage(), ex));
-                return received;
-            }
-            if (length <= 0) {
-                break; // nothing queued (an empty datagram reads the same and is consumed)
-            }
-            received++;
-            if (length == buffer.capacity()) {
-                truncated++; // the kernel cut it to fit: never hand a partial datagram on
-                continue;
-            }
-            datagramsReceived++;
-            handler.onDatagram(this, receiveSegment, 0, length, remoteAddress, nowNs);
-        }
-        return received;
+    /**
+     * One read(2) on a connected endpoint with {@link UdpOptions#connectedReadWrite}: no address to fetch.
+     *
+     * @return the connected peer, or null when nothing is queued (an empty datagram reads the same and is
+     *     consumed)
+     */
+    private InetSocketAddress readConnected(final ByteBuffer buffer) throws IOException {
+        return channel.read(buffer) > 0 ? remoteAddress : null;
     }
 
     /**
