@@ -1,12 +1,13 @@
 package dev.peregrine.bench.transports;
 
+import dev.peregrine.bench.Transports;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
-import dev.peregrine.testkit.AllocationMeter;
 import dev.peregrine.peers.StreamReceiver;
 import dev.peregrine.peers.StreamSender;
+import dev.peregrine.testkit.AllocationMeter;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -14,7 +15,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
-import java.util.ServiceLoader;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,15 +24,10 @@ class PeregrineShmBenchTest {
     @TempDir
     Path dir;
 
-    private static BenchTransport find(final String name) {
-        return ServiceLoader.load(BenchTransport.class).stream().map(ServiceLoader.Provider::get)
-            .filter(t -> t.name().equals(name)).findFirst().orElseThrow(() -> new AssertionError(name + " not registered"));
-    }
-
     @ParameterizedTest
     @ValueSource(strings = {"peregrine-shm", "peregrine-shm-packed", "peregrine-shm-futex", "peregrine-shm-backoff"})
     void shouldRoundTripInOrderWithoutAllocatingOnTheClientThread(final String name) throws Exception {
-        final BenchTransport transport = find(name);
+        final BenchTransport transport = Transports.byName(name);
         final BenchConfig config = new BenchConfig("127.0.0.1", 17000, 32, dir, true);
         Assumptions.assumeTrue(transport.unavailableReason(config) == null, transport.unavailableReason(config));
         assertThat(transport.path()).isEqualTo("shm");
@@ -57,7 +52,7 @@ class PeregrineShmBenchTest {
     @ParameterizedTest
     @ValueSource(strings = {"peregrine-shm", "peregrine-shm-packed", "peregrine-shm-futex", "peregrine-shm-backoff"})
     void shouldStreamEverySequenceInOrder(final String name) throws Exception {
-        final BenchTransport transport = find(name);
+        final BenchTransport transport = Transports.byName(name);
         final BenchConfig config = new BenchConfig("127.0.0.1", 17002, 32, dir, true);
         Assumptions.assumeTrue(transport.unavailableReason(config) == null, transport.unavailableReason(config));
         assertThat(transport.supportsStream()).isTrue();

@@ -4,9 +4,9 @@ import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
-import dev.peregrine.testkit.AllocationMeter;
 import dev.peregrine.peers.StreamReceiver;
 import dev.peregrine.peers.StreamSender;
+import dev.peregrine.testkit.AllocationMeter;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;

@@ -1,5 +1,6 @@
 package dev.peregrine.bench.transports;
 
+import dev.peregrine.bench.Transports;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import dev.peregrine.peers.PingClient;
@@ -11,7 +12,6 @@ import org.junit.jupiter.api.Timeout;
 
 import java.net.DatagramSocket;
 import java.nio.file.Path;
-import java.util.ServiceLoader;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -50,8 +50,7 @@ class PeregrineUdpBenchTest {
     @ParameterizedTest(name = "{0} busySpin={1}")
     @CsvSource({"peregrine-udp, true", "peregrine-udp, false", "peregrine-mold, true", "peregrine-mold, false"})
     void shouldEchoTenThousandMessagesInOrderWithoutAllocating(final String name, final boolean busySpin) throws Exception {
-        final BenchTransport transport = ServiceLoader.load(BenchTransport.class).stream().map(ServiceLoader.Provider::get)
-            .filter(t -> t.name().equals(name)).findFirst().orElseThrow();
+        final BenchTransport transport = Transports.byName(name);
         final BenchConfig config = new BenchConfig("127.0.0.1", freePorts(6), 256, Path.of("target"), busySpin);
         assertThat(transport.path()).isEqualTo("udp");
         assertThat(transport.unavailableReason(config)).isNull();
@@ -75,8 +74,7 @@ class PeregrineUdpBenchTest {
     @ParameterizedTest(name = "{0} busySpin={1}")
     @CsvSource({"peregrine-udp, true", "peregrine-udp, false", "peregrine-mold, true", "peregrine-mold, false"})
     void shouldHandBackEveryEchoInOrderWithSeveralMessagesInFlight(final String name, final boolean busySpin) throws Exception {
-        final BenchTransport transport = ServiceLoader.load(BenchTransport.class).stream().map(ServiceLoader.Provider::get)
-            .filter(t -> t.name().equals(name)).findFirst().orElseThrow();
+        final BenchTransport transport = Transports.byName(name);
         final BenchConfig config = new BenchConfig("127.0.0.1", freePorts(6), 256, Path.of("target"), busySpin);
         try (Responder responder = transport.startResponder(config); PingClient client = transport.connect(config)) {
             long sent = 0;
