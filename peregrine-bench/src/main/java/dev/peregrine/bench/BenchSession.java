@@ -59,7 +59,19 @@ public final class BenchSession implements AutoCloseable {
      * @return its result, or null if the session is stopping
      */
     public RunResult throughput(final RunSpec spec, final ThroughputRunner.Window window) {
-        return run(() -> throughput.run(spec, window));
+        return throughput(spec, window, ThroughputRunner.DEFAULT_BATCH);
+    }
+
+    /**
+     * Runs a throughput run, flushing the sender after every {@code batch} messages.
+     *
+     * @param spec the run
+     * @param window warm-up and measured time, or {@link ThroughputRunner.Window#COUNTED}
+     * @param batch messages offered between two flushes
+     * @return its result, or null if the session is stopping
+     */
+    public RunResult throughput(final RunSpec spec, final ThroughputRunner.Window window, final int batch) {
+        return run(() -> throughput.run(spec, window, batch));
     }
 
     /**

@@ -111,8 +111,11 @@ final class StreamReceiverChild {
         final RuntimeCounters before = RuntimeCounters.now();
         final StreamChecker checker = new StreamChecker(warmup, messages, window, transport.name(), null,
             transport.lossy());
-        try (StreamReceiver receiver = transport.startStreamReceiver(config)) {
-            final Thread draining = new Thread(() -> checker.drain(receiver), "bench-stream-receiver");
+        try {
+            // closed by the draining thread when it is done: see ThroughputRunner.drainAndClose
+            final StreamReceiver receiver = transport.startStreamReceiver(config);
+            final Thread draining = new Thread(() -> ThroughputRunner.drainAndClose(checker, receiver),
+                "bench-stream-receiver");
             draining.setDaemon(true);
             out.println("READY port=" + config.port() + " pid=" + ProcessHandle.current().pid());
             out.flush();

@@ -14,9 +14,16 @@ import java.util.concurrent.TimeUnit;
  * that every sequence number arrives once and in order, and the rate is taken over the measured window as the
  * receiver saw it. The window is a time (warm-up, then measured seconds: the default, so a fast transport is
  * not measured over a few milliseconds of still-compiling code) or a count of messages. Both sides run in
- * this JVM on two threads ({@code --in-process}) or, by default, the receiver in a JVM of its own.
+ * this JVM on two threads ({@code --in-process}) or, by default, the receiver in a JVM of its own. The sender
+ * offers messages in batches and flushes after each one ({@link StreamSender#flush()}), as an application with
+ * many messages at once does, and flushes until nothing is left after the last.
  */
 public final class ThroughputRunner {
+    /** Messages offered between two flushes unless told otherwise. */
+    public static final int DEFAULT_BATCH = 256;
+    /** How long the sender may take to hand its last batch to the kernel once it stopped offering. */
+    private static final long FINAL_FLUSH_NS = PingPongLoop.NO_ECHO_TIMEOUT_NS;
+
     private final Progress progress;
     private volatile boolean stopRequested;
 
@@ -42,6 +49,22 @@ public final class ThroughputRunner {
      * @return the result, whatever happened
      */
     public RunResult run(final RunSpec spec, final Window window) {
+        return run(spec, window, DEFAULT_BATCH);
+    }
+
+    /**
+     * Measures one transport at one size, offering messages in batches: the sender is flushed after every
+     * {@code batch} messages and, until nothing waits in it, after the last one.
+     *
+     * @param spec what to run ({@code rate} and {@code clients} are ignored)
+     * @param window warm-up and measured time, or {@link Window#COUNTED}
+     * @param batch messages offered between two flushes, at least 1
+     * @return the result, whatever happened
+     */
+    public RunResult run(final RunSpec spec, final Window window, final int batch) {
+        if (batch < 1) {
+            throw new IllegalArgumentException("batch=" + batch + " must be at least 1");
+        }
         final BenchTransport transport = spec.transport();
         final Path folder = RunEnvironment.freshFolder();
         try {
@@ -54,7 +77,7 @@ public final class ThroughputRunner {
             if (!transport.supportsStream()) {
                 return noNumbers(spec, RunResult.Status.UNAVAILABLE, transport.name() + " has no one-way stream mode");
             }
-            return measure(spec, window, config);
+            return measure(spec, window, config, batch);
         } catch (final Exception | LinkageError ex) {
             return noNumbers(spec, RunResult.Status.FAILED, ResponderCommand.oneLine(ex));
         } finally {
@@ -63,7 +86,8 @@ public final class ThroughputRunner {
         }
     }
 
-    private RunResult measure(final RunSpec spec, final Window window, final BenchConfig config) throws Exception {
+    private RunResult measure(final RunSpec spec, final Window window, final BenchConfig config, final int batch)
+        throws Exception {
         final boolean timed = window.seconds() > 0;
         try (ReceivingEnd receiving = spec.inProcess() ? new ThreadEnd(spec, window, config, progress)
                 : new ChildEnd(spec, window, config);
@@ -76,9 +100,14 @@ public final class ThroughputRunner {
             final long deadline = System.nanoTime() + limitNs;
             long sequence = 0;
             long spins = 0;
+            int untilFlush = batch;
             while (sequence < cap) {
                 if (sender.offer(sequence)) {
                     sequence++;
+                    if (--untilFlush == 0) {
+                        untilFlush = batch;
+                        sender.flush();
+                    }
                     // the flags are read every 256 messages: a volatile read per message would cost more
                     // than some transports' whole offer
                     if ((sequence & 255) == 0) {
@@ -94,6 +123,7 @@ public final class ThroughputRunner {
                 }
             }
             final long allocatedAfter = ThreadAllocation.currentThread();
+            final String unflushed = flushAll(sender, receiving);
             final StreamReceiverChild.Result outcome = receiving.finish(sequence);
             final RuntimeCounters runtime = RuntimeCounters.now().since(before);
             final long measured = outcome.measured();
@@ -109,6 +139,7 @@ public final class ThroughputRunner {
                 outcome.lost() + measured, 100.0 * outcome.lost() / (outcome.lost() + measured));
             final String note = status == RunResult.Status.OK ? loss
                 : !outcome.failure().isEmpty() ? "stopped: " + outcome.failure()
+                : unflushed != null ? unflushed
                 : "received " + outcome.received() + " of " + sequence + (outcome.windowEnded() ? "" : ", measurement cut short");
             return new RunResult(spec.scenario(), spec.transport().name(), spec.transport().path(),
                 Transports.isPeregrine(spec.transport()), spec.size(), measured, 0, 1, null,
@@ -116,6 +147,23 @@ public final class ThroughputRunner {
                 allocatedBefore < 0 ? Double.NaN : (double)(allocatedAfter - allocatedBefore) / sequence,
                 outcome.allocatedPerMessage(), runtime, receiving.runtime(), status, note);
         }
+    }
+
+    /**
+     * Flushes until nothing waits in the sender, so that everything offered reaches the receiver.
+     *
+     * @return null, or why some messages may still wait in the sender
+     */
+    private static String flushAll(final StreamSender sender, final ReceivingEnd receiving) {
+        final long deadline = System.nanoTime() + FINAL_FLUSH_NS;
+        int spins = 0;
+        while (!sender.flush()) {
+            if ((++spins & 1023) == 0 && (System.nanoTime() - deadline > 0 || !receiving.isAlive())) {
+                return "the sender still held messages " + FINAL_FLUSH_NS / 1_000_000 + " ms after the last offer";
+            }
+            Thread.onSpinWait();
+        }
+        return null;
     }
 
     /** Where the messages go: a thread of this JVM, or a JVM of its own. */
@@ -150,7 +198,7 @@ public final class ThroughputRunner {
             this.checker = new StreamChecker(spec.warmup(), spec.messages(), window, spec.label(), progress,
                 spec.transport().lossy());
             this.receiver = spec.transport().startStreamReceiver(config);
-            this.thread = new Thread(() -> checker.drain(receiver), "bench-stream-receiver");
+            this.thread = new Thread(() -> drainAndClose(checker, receiver), "bench-stream-receiver");
             thread.setDaemon(true);
             thread.start();
         }
@@ -187,7 +235,34 @@ public final class ThroughputRunner {
         @Override
         public void close() {
             checker.stop = true;
-            receiver.close();
+            try {
+                thread.join(TimeUnit.NANOSECONDS.toMillis(PingPongLoop.NO_ECHO_TIMEOUT_NS) + 1000);
+            } catch (final InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            if (thread.isAlive()) {
+                receiver.close(); // the receiving thread is stuck: release what can be released from here
+            }
+        }
+    }
+
+    /**
+     * Drains on the receiving thread, then closes the receiver on that same thread: a receiver driven by its
+     * polling thread (Netty's {@code ManualIoEventLoop}) can be shut down only by that thread.
+     *
+     * @param checker the checker
+     * @param receiver the receiver
+     */
+    static void drainAndClose(final StreamChecker checker, final StreamReceiver receiver) {
+        try {
+            checker.drain(receiver);
+        } finally {
+            try {
+                receiver.close();
+            } catch (final RuntimeException ex) {
+                checker.failure.compareAndSet(null, new IllegalStateException("closing the receiver failed: "
+                    + ResponderCommand.oneLine(ex), ex));
+            }
         }
     }
 

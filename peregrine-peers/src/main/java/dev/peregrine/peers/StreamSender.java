@@ -2,6 +2,11 @@ package dev.peregrine.peers;
 
 /**
  * Sending side of a one-way stream. Used by one thread; allocates nothing per message.
+ *
+ * <p>Messages are offered in batches, as an application with many messages at once sends them: a sender may
+ * hold offered messages back (in a buffered stream, a channel's outbound buffer, a large direct buffer) and
+ * hand them to the kernel when its buffer is full or when {@link #flush()} ends the batch. A sender that
+ * holds messages back hands them on before it refuses one, so that a refused offer never waits for a flush.
  */
 public interface StreamSender extends AutoCloseable {
     /**
@@ -11,6 +16,17 @@ public interface StreamSender extends AutoCloseable {
      * @return false if the transport is back-pressured (nothing taken; offer again)
      */
     boolean offer(long sequence);
+
+    /**
+     * Ends a batch: hands every message offered so far to the kernel (or to the transport's own sending
+     * machinery), as far as it takes them; a blocking transport may block here like its users' flush does.
+     * Called after every batch and, repeatedly until it returns true, after the last message.
+     *
+     * @return true if no offered message is left waiting in this sender
+     */
+    default boolean flush() {
+        return true;
+    }
 
     @Override
     void close();

@@ -30,6 +30,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 abstract class BenchTransportConformanceTest {
     static final int ROUND_TRIPS = 5_000;
     static final int STREAM_MESSAGES = 50_000;
+    /** Messages offered between two flushes; 50,000 is not a multiple, so the last batch ends with the final flush. */
+    static final int STREAM_BATCH = 256;
     static final int BUSY_SPIN_ROUND_TRIPS = 500;
 
     @TempDir
@@ -217,6 +219,13 @@ abstract class BenchTransportConformanceTest {
                         while (!streamSender.offer(sequence)) {
                             Thread.onSpinWait();
                         }
+                        if (sequence % STREAM_BATCH == STREAM_BATCH - 1) {
+                            streamSender.flush();
+                        }
+                    }
+                    // a batching sender may hold the last messages until flushed
+                    while (!streamSender.flush()) {
+                        Thread.onSpinWait();
                     }
                     // keep the connection open until the receiver has read everything
                     while (!Thread.currentThread().isInterrupted()) {
@@ -246,6 +255,48 @@ abstract class BenchTransportConformanceTest {
             assertThat(wrong).as("sequences out of order or repeated").isEmpty();
             assertThat(next[0]).isEqualTo(STREAM_MESSAGES);
             assertThat(receiver.poll(sequence -> wrong.add(sequence))).isZero();
+        }
+    }
+
+    /**
+     * Whether the stream sender holds offered messages back until a flush (or a full buffer), as an application
+     * sending many messages at once does with this API.
+     *
+     * @return false unless overridden
+     */
+    boolean batchesUntilFlush() {
+        return false;
+    }
+
+    @Test
+    void shouldHoldABatchBackUntilFlushedThenDeliverItInOrder() throws Exception {
+        final BenchTransport transport = transport();
+        assumeTrue(batchesUntilFlush(), () -> transport.name() + " hands every message on at once");
+        final BenchConfig config = config(64);
+        try (StreamReceiver receiver = transport.startStreamReceiver(config);
+             StreamSender sender = transport.connectStreamSender(config)) {
+            final List<Long> received = new ArrayList<>();
+            // the receiver may need polls to accept the connection before the batch can arrive
+            for (int i = 0; i < 1000; i++) {
+                receiver.poll(received::add);
+            }
+            for (long sequence = 0; sequence < 3; sequence++) {
+                assertThat(sender.offer(sequence)).isTrue();
+            }
+            final long quietUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
+            while (System.nanoTime() < quietUntil) {
+                receiver.poll(received::add);
+            }
+            assertThat(received).as("delivered before the flush").isEmpty();
+
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!sender.flush() && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            while (received.size() < 3 && System.nanoTime() < deadline) {
+                receiver.poll(received::add);
+            }
+            assertThat(received).containsExactly(0L, 1L, 2L);
         }
     }
 

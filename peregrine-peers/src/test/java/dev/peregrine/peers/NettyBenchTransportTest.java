@@ -18,4 +18,9 @@ class NettyBenchTransportTest extends BenchTransportConformanceTest {
     boolean isSharedLibraryThread(final String name) {
         return name.startsWith("globalEventExecutor");
     }
+
+    @Override
+    boolean batchesUntilFlush() {
+        return true;
+    }
 }

@@ -13,4 +13,9 @@ class NioBenchTransportTest extends BenchTransportConformanceTest {
     boolean busySpin() {
         return true;
     }
+
+    @Override
+    boolean batchesUntilFlush() {
+        return true;
+    }
 }

@@ -7,4 +7,9 @@ class SocketBenchTransportTest extends BenchTransportConformanceTest {
     BenchTransport transport() {
         return new SocketBenchTransport();
     }
+
+    @Override
+    boolean batchesUntilFlush() {
+        return true;
+    }
 }

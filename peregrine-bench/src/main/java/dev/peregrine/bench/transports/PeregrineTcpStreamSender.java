@@ -10,7 +10,8 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * One-way sender: claim, write the sequence, commit; it drives its reactor whenever bytes wait in the
- * outbound buffer (so they are flushed when the socket is writable) and when back-pressured.
+ * outbound buffer (so they are flushed when the socket is writable), when back-pressured, and at the end of
+ * a batch ({@link #flush()}).
  */
 final class PeregrineTcpStreamSender extends PeregrineTcpClientSide implements StreamSender {
     private static final ValueLayout.OfLong SEQUENCE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
@@ -43,6 +44,24 @@ final class PeregrineTcpStreamSender extends PeregrineTcpClientSide implements S
         }
         pending = result;
         return true;
+    }
+
+    /**
+     * Drives the reactor while bytes wait, so that they leave when the socket takes them.
+     *
+     * @return true once nothing waits in the channel's outbound buffer
+     */
+    @Override
+    public boolean flush() {
+        if (pending > 0) {
+            reactor.doWork();
+            pending = transport.pendingBytes(channelId);
+            if (pending < 0) {
+                checkConnected();
+                throw new IllegalStateException("send failed: " + SendResult.describe(pending));
+            }
+        }
+        return pending == 0;
     }
 
     @Override

@@ -30,9 +30,10 @@ public final class NettyBenchTransport implements BenchTransport {
             + ", 0, 4) on [int32 length][payload]; responder: one event-loop thread echoing each frame, flushed at "
             + "channelReadComplete, polling epoll_wait with timeout 0 in a loop when busy-spinning (default select "
             + "otherwise); client: a ManualIoEventLoop driven by the calling thread (send = writeAndFlush with the void "
-            + "promise on that thread, poll = runNow), so no thread hand-off on the client side; stream: the same client flushing "
-            + "every frame (refused while over the write high-water mark), the receiver's connection on a ManualIoEventLoop "
-            + "driven by the polling thread";
+            + "promise on that thread, poll = runNow), so no thread hand-off on the client side; stream: the same client writing "
+            + "every frame and flushing once per batch (refused while over the write high-water mark, after a flush), the "
+            + "receiver's connection on a ManualIoEventLoop driven by the polling thread, reading up to "
+            + NettyStreamReceiver.RECEIVE_BUFFER_MAX / 1024 + " KiB at a time (AdaptiveRecvByteBufAllocator)";
     }
 
     @Override

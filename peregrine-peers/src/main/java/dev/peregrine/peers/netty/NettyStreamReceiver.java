@@ -5,6 +5,7 @@ import dev.peregrine.peers.StreamReceiver;
 import dev.peregrine.peers.support.TcpFrameLayout;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -23,6 +24,9 @@ import java.util.function.LongConsumer;
  * accepted connection to a {@link ManualIoEventLoop} that the thread calling {@link #poll} drives.
  */
 final class NettyStreamReceiver implements StreamReceiver {
+    /** The largest buffer one read fills. */
+    static final int RECEIVE_BUFFER_MAX = 256 * 1024;
+
     private final EventLoopGroup acceptor;
     private final ManualIoEventLoop loop;
     private final Channel server;
@@ -51,6 +55,9 @@ final class NettyStreamReceiver implements StreamReceiver {
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+                // large reads for a stream: start at 64 KiB, grow to 256 KiB while reads fill the buffer
+                .childOption(ChannelOption.RECVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator(4096, 64 * 1024,
+                    RECEIVE_BUFFER_MAX))
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(final Channel channel) {

@@ -11,9 +11,10 @@ import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.ManualIoEventLoop;
 
 /**
- * Writes and flushes each frame from the calling thread's own event loop, running the loop until a frame the
- * kernel took only in part has left; when the channel is over its write-buffer high-water mark it runs the loop
- * once and, if still unwritable, refuses the message.
+ * Writes each frame from the calling thread's own event loop and flushes once per batch ({@link #flush()}), as a
+ * Netty application with many messages at once does ({@code write} per message, one {@code flush}); when the
+ * channel is over its write-buffer high-water mark it flushes, runs the loop once and, if still unwritable,
+ * refuses the message.
  */
 final class NettyStreamSender implements StreamSender {
     private final Channel channel;
@@ -41,6 +42,7 @@ final class NettyStreamSender implements StreamSender {
             loop = eventLoop;
         }
         if (!channel.isWritable()) {
+            channel.flush();
             eventLoop.runNow();
             if (!channel.isWritable()) {
                 if (!channel.isActive()) {
@@ -51,13 +53,24 @@ final class NettyStreamSender implements StreamSender {
         }
         final ByteBuf frame = channel.alloc().directBuffer(TcpFrameLayout.HEADER_LENGTH + size);
         frame.writeInt(size).writeLongLE(sequence).writeZero(size - Long.BYTES);
-        channel.writeAndFlush(frame, channel.voidPromise());
-        // finish a frame the kernel took only in part, as the NIO peer does: the SPI has no flush, so a tail
-        // left queued here would never leave if the caller stops offering
-        while (hasPendingWrites()) {
-            eventLoop.runNow();
-        }
+        channel.write(frame, channel.voidPromise());
         return true;
+    }
+
+    @Override
+    public boolean flush() {
+        final ManualIoEventLoop eventLoop = loop;
+        if (eventLoop == null) {
+            return true; // nothing was offered
+        }
+        channel.flush(); // on the loop's own thread: written to the socket now, as far as the kernel takes it
+        if (hasPendingWrites()) {
+            eventLoop.runNow(); // a socket that was full: the rest leaves when it is writable again
+        }
+        if (!channel.isActive()) {
+            throw new IllegalStateException("channel closed: " + channel);
+        }
+        return !hasPendingWrites();
     }
 
     private boolean hasPendingWrites() {
@@ -72,6 +85,7 @@ final class NettyStreamSender implements StreamSender {
             eventLoop = NettyChannels.bind(channel, factory);
         }
         // flush what the kernel has not taken yet before closing, within the bound
+        channel.flush();
         final long deadline = System.nanoTime() + NettyChannels.TIMEOUT_NS;
         while (hasPendingWrites() && System.nanoTime() - deadline < 0) {
             eventLoop.runNow();

@@ -4,27 +4,77 @@ import dev.peregrine.peers.StreamSender;
 import dev.peregrine.peers.support.TcpFrameLayout;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 
 /**
- * One non-blocking write per frame; a write the kernel refuses entirely is reported as back-pressure, a
- * partly taken frame is finished before returning (a frame is never left half-sent).
+ * Frames go into one direct buffer of {@value NioBenchTransport#BUFFER_SIZE} bytes, written with one
+ * non-blocking write when it is full or when {@link #flush()} ends a batch; what the kernel does not take
+ * stays at the front of the buffer for the next write. A frame that finds the buffer full after that write
+ * is refused (back-pressure).
  */
 final class NioStreamSender implements StreamSender {
     private final SocketChannel channel;
-    private final ByteBuffer frame;
+    private final ByteBuffer buffer = ByteBuffer.allocateDirect(NioBenchTransport.BUFFER_SIZE);
+    private final int size;
+    private final int frameLength;
+    /** Bytes of {@link #buffer} already written to the channel. */
+    private int start;
+    /** Bytes of {@link #buffer} filled with frames. */
+    private int end;
 
     NioStreamSender(final SocketChannel channel, final int size) {
+        if (TcpFrameLayout.HEADER_LENGTH + size > NioBenchTransport.BUFFER_SIZE) {
+            throw new IllegalArgumentException("size=" + size + " does not fit the send buffer of "
+                + NioBenchTransport.BUFFER_SIZE + " bytes");
+        }
         this.channel = channel;
-        this.frame = ByteBuffer.allocateDirect(TcpFrameLayout.HEADER_LENGTH + size);
-        frame.putInt(0, size);
+        this.size = size;
+        this.frameLength = TcpFrameLayout.HEADER_LENGTH + size;
     }
 
     @Override
     public boolean offer(final long sequence) {
-        frame.putLong(TcpFrameLayout.SEQUENCE_OFFSET, Long.reverseBytes(sequence)).clear();
-        return NioWriter.writeFully(channel, frame, true);
+        if (buffer.capacity() - end < frameLength) {
+            write();
+            if (buffer.capacity() - end < frameLength) {
+                return false;
+            }
+        }
+        // the padding after the sequence is whatever the buffer held: its content is not part of the contract
+        buffer.putInt(end, size);
+        buffer.putLong(end + TcpFrameLayout.SEQUENCE_OFFSET, Long.reverseBytes(sequence));
+        end += frameLength;
+        return true;
+    }
+
+    @Override
+    public boolean flush() {
+        if (end > start) {
+            write();
+        }
+        return end == start;
+    }
+
+    /** One non-blocking write of what is buffered; the rest moves to the front. */
+    private void write() {
+        buffer.limit(end).position(start);
+        try {
+            channel.write(buffer);
+        } catch (final IOException ex) {
+            throw new UncheckedIOException("write to " + NioWriter.remote(channel), ex);
+        }
+        start = buffer.position();
+        buffer.limit(buffer.capacity()); // the frames are put with absolute indexes, checked against the limit
+        if (start == end) {
+            start = 0;
+            end = 0;
+        } else if (start > 0) {
+            buffer.put(0, buffer, start, end - start);
+            end -= start;
+            start = 0;
+        }
     }
 
     @Override
