@@ -93,8 +93,19 @@ public final class CommonOptions {
      * @param out where to say what was written
      */
     void writeFiles(final List<RunResult> results, final PrintStream out) {
+        writeFiles(results, out, JsonResults.toJson(results));
+    }
+
+    /**
+     * Writes {@code --json} (with the given text) and {@code --hgrm} if asked for.
+     *
+     * @param results the runs
+     * @param out where to say what was written
+     * @param jsonText what {@code --json} gets
+     */
+    void writeFiles(final List<RunResult> results, final PrintStream out, final String jsonText) {
         if (json != null) {
-            write(json, JsonResults.toJson(results));
+            write(json, jsonText);
             out.println("json: " + json.toAbsolutePath());
         }
         if (hgrm != null) {

@@ -47,6 +47,45 @@ public final class FloorRunner {
      * @return the outcome; never throws
      */
     public static Outcome run(final String command, final long timeoutSeconds) {
+        final Output output = capture(command, timeoutSeconds);
+        if (output.error() != null) {
+            return new Outcome(command, List.of(), output.error());
+        }
+        final String text = output.text();
+        final List<FloorResult> results = FloorResult.parseAll(text);
+        if (output.exitCode() != 0 || results.isEmpty()) {
+            return new Outcome(command, results, "exit code " + output.exitCode()
+                + (results.isEmpty() ? ", no floor lines in its output: " + output.tail() : ""));
+        }
+        return new Outcome(command, results, null);
+    }
+
+    /**
+     * What a command printed.
+     *
+     * @param exitCode its exit code, or -1 if it did not finish
+     * @param text its stdout and stderr together
+     * @param error why it could not be run or did not finish, or null
+     */
+    record Output(int exitCode, String text, String error) {
+        /**
+         * The end of the text, for a message.
+         *
+         * @return at most its last 300 characters, stripped
+         */
+        String tail() {
+            return (text.length() > 300 ? text.substring(text.length() - 300) : text).strip();
+        }
+    }
+
+    /**
+     * Runs a command through {@code sh -c} with a time limit and takes its output (stderr with stdout).
+     *
+     * @param command the command
+     * @param timeoutSeconds how long it may take before it is killed
+     * @return what it printed; never throws
+     */
+    static Output capture(final String command, final long timeoutSeconds) {
         try {
             final Process process = new ProcessBuilder("sh", "-c", command).redirectErrorStream(true).start();
             process.getOutputStream().close();
@@ -62,22 +101,16 @@ public final class FloorRunner {
             if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
                 process.descendants().forEach(ProcessHandle::destroyForcibly);
                 process.destroyForcibly();
-                return new Outcome(command, List.of(), "did not finish within " + timeoutSeconds + " s");
+                return new Output(-1, "", "did not finish within " + timeoutSeconds + " s");
             }
             reader.join(5000);
-            final String text = output[0] == null ? "" : new String(output[0], StandardCharsets.UTF_8);
-            final List<FloorResult> results = FloorResult.parseAll(text);
-            if (process.exitValue() != 0 || results.isEmpty()) {
-                final String tail = text.length() > 300 ? text.substring(text.length() - 300) : text;
-                return new Outcome(command, results, "exit code " + process.exitValue()
-                    + (results.isEmpty() ? ", no floor lines in its output: " + tail.strip() : ""));
-            }
-            return new Outcome(command, results, null);
+            return new Output(process.exitValue(), output[0] == null ? "" : new String(output[0], StandardCharsets.UTF_8),
+                null);
         } catch (final IOException ex) {
-            return new Outcome(command, List.of(), ResponderCommand.oneLine(ex));
+            return new Output(-1, "", ResponderCommand.oneLine(ex));
         } catch (final InterruptedException ex) {
             Thread.currentThread().interrupt();
-            return new Outcome(command, List.of(), "interrupted");
+            return new Output(-1, "", "interrupted");
         }
     }
 
@@ -108,13 +141,24 @@ public final class FloorRunner {
      * @return the script, or null
      */
     public static Path findDefault() {
+        return findScript("run");
+    }
+
+    /**
+     * A program of the floor folder next to the repository, if there is one: {@code ../shared/floor/NAME} from
+     * the repository root (or from its parent, for a git worktree one level deeper).
+     *
+     * @param name the program, e.g. {@code run} or {@code stream}
+     * @return the executable, or null
+     */
+    public static Path findScript(final String name) {
         final Path root = repositoryRoot();
         if (root == null) {
             return null;
         }
         for (Path dir = root.getParent(); dir != null && dir.getNameCount() >= root.getNameCount() - 2;
              dir = dir.getParent()) {
-            final Path script = dir.resolve("shared").resolve("floor").resolve("run");
+            final Path script = dir.resolve("shared").resolve("floor").resolve(name);
             if (Files.isExecutable(script)) {
                 return script;
             }

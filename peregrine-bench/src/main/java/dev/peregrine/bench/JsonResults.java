@@ -74,6 +74,52 @@ public final class JsonResults {
         return out.append('}').toString();
     }
 
+    /**
+     * The JSON text of a throughput summary ({@code bench throughput}): an array of one object per row,
+     * <pre>{@code
+     * {"transport":"netty","size":256,"messages":..,"rate":null,"rtt_ns":null,"allocated_bytes_per_message":..,
+     *  "scenario":"throughput","clients":1,"throughput_msgs_per_s":<median>,"status":"ok","note":null,
+     *  "rounds":3,"throughput_msgs_per_s_min":..,"throughput_msgs_per_s_max":..,"bytes_per_s":<median x size>,
+     *  "ratio_to_tcp_stream_c":..,"floor":false,"batch":256}
+     * }</pre>
+     * the C floor's row first ({@code "transport":"tcp-stream-c","floor":true}, with {@code "status":"skipped"}
+     * and the reason in {@code note} when it did not run). Transport rows without numbers are left out, as
+     * in {@link #toJson}.
+     *
+     * @param rows the rows ({@link ThroughputRows#of})
+     * @param batch messages offered between two flushes
+     * @return the array
+     */
+    public static String throughput(final List<ThroughputRows.Row> rows, final int batch) {
+        final List<ThroughputRows.Row> shown = rows.stream().filter(r -> r.floor() || r.measured()).toList();
+        final StringBuilder out = new StringBuilder("[");
+        for (int i = 0; i < shown.size(); i++) {
+            final ThroughputRows.Row r = shown.get(i);
+            final ThroughputRows.Row floor = ThroughputRows.floorFor(rows, r.size());
+            out.append(i == 0 ? "\n  " : ",\n  ").append('{');
+            out.append("\"transport\":").append(string(r.transport()));
+            out.append(",\"size\":").append(r.size());
+            out.append(",\"messages\":").append(r.messages());
+            out.append(",\"rate\":null,\"rtt_ns\":null");
+            out.append(",\"allocated_bytes_per_message\":").append(decimal(r.senderAllocated(), 2));
+            out.append(",\"scenario\":\"throughput\",\"clients\":1");
+            out.append(",\"throughput_msgs_per_s\":").append(decimal(r.median(), 1));
+            out.append(",\"status\":").append(string(r.floor() && !r.measured() ? "skipped"
+                : r.status().name().toLowerCase(Locale.ROOT)));
+            out.append(",\"note\":").append(string(r.note()));
+            out.append(",\"rounds\":").append(r.rounds());
+            out.append(",\"throughput_msgs_per_s_min\":").append(decimal(r.min(), 1));
+            out.append(",\"throughput_msgs_per_s_max\":").append(decimal(r.max(), 1));
+            out.append(",\"bytes_per_s\":").append(decimal(r.bytesPerSecond(), 1));
+            out.append(",\"ratio_to_tcp_stream_c\":").append(floor == null ? "null"
+                : decimal(r.median() / floor.median(), 6));
+            out.append(",\"floor\":").append(r.floor());
+            out.append(",\"batch\":").append(r.floor() ? "null" : Integer.toString(batch));
+            out.append('}');
+        }
+        return out.append(shown.isEmpty() ? "]\n" : "\n]\n").toString();
+    }
+
     private static String decimal(final double value, final int decimals) {
         return Double.isNaN(value) || Double.isInfinite(value) ? "null"
             : String.format(Locale.ROOT, "%." + decimals + "f", value);

@@ -95,27 +95,60 @@ public final class Summary {
     }
 
     /**
-     * The throughput summary.
+     * The throughput summary of runs without a floor, flushed every {@link ThroughputRunner#DEFAULT_BATCH}.
      *
      * @param results every run (other scenarios are ignored)
      * @return the table
      */
     public static Table throughput(final List<RunResult> results) {
-        final Table table = new Table("Throughput: one way, every sequence number checked",
-            List.of("transport", "size", "messages", "msg/s", "MB/s", "alloc B/msg (sender/receiver)", "status"));
+        return throughput(ThroughputRows.of(results, List.of()), ThroughputRunner.DEFAULT_BATCH);
+    }
+
+    /**
+     * The throughput summary: per path, the C stream floor of each size first (or why it was skipped), then
+     * each transport, with the median rate of its rounds, their range, payload MB/s and the ratio of the
+     * median to the floor's median at the same size.
+     *
+     * @param rows the rows ({@link ThroughputRows#of})
+     * @param batch messages offered between two flushes
+     * @return the table
+     */
+    public static Table throughput(final List<ThroughputRows.Row> rows, final int batch) {
+        final Table table = new Table("Throughput: one way, every sequence number checked, batches of " + batch
+            + " messages then a flush (median of the rounds)",
+            List.of("transport", "size", "rounds", "msg/s", "min - max", "MB/s", "/ " + StreamFloor.NAME,
+                "alloc B/msg (sender/receiver)", "status"));
         final Map<String, Integer> footnotes = new LinkedHashMap<>();
-        for (final Map.Entry<String, List<RunResult>> group : byPath(results, "throughput").entrySet()) {
+        final Map<String, List<ThroughputRows.Row>> byPath = new LinkedHashMap<>();
+        rows.stream().sorted(Comparator.comparingInt((ThroughputRows.Row r) -> Transports.pathRank(r.path())))
+            .forEach(r -> byPath.computeIfAbsent(r.path(), k -> new ArrayList<>()).add(r));
+        for (final Map.Entry<String, List<ThroughputRows.Row>> group : byPath.entrySet()) {
             table.group(group.getKey());
-            for (final RunResult r : group.getValue()) {
-                final boolean measured = r.status() == RunResult.Status.OK || r.status() == RunResult.Status.PARTIAL;
-                table.row(List.of(name(r), Integer.toString(r.size()), measured ? Long.toString(r.messages()) : "n/a",
-                    LatencyTable.number(r.throughputMsgsPerSecond(), 0),
-                    LatencyTable.number(r.throughputMsgsPerSecond() * r.size() / 1e6, 1),
-                    LatencyTable.number(r.clientAllocatedPerMessage(), 2) + " / "
-                        + LatencyTable.number(r.responderAllocatedPerMessage(), 2),
-                    status(table, footnotes, r)));
+            final List<ThroughputRows.Row> sorted = new ArrayList<>(group.getValue());
+            sorted.sort(Comparator.comparingInt(ThroughputRows.Row::size).thenComparing(r -> r.floor() ? 0 : 1)
+                .thenComparing(r -> r.peregrine() ? 0 : 1));
+            for (final ThroughputRows.Row r : sorted) {
+                final String name = r.floor() ? r.transport() + " (C)" : r.peregrine() ? r.transport() + " *" : r.transport();
+                if (!r.measured()) {
+                    table.row(List.of(name, Integer.toString(r.size()), Integer.toString(r.rounds()), "n/a", "", "n/a",
+                        "", "", r.floor() ? r.note() : status(table, footnotes, r.status(), r.note())));
+                    continue;
+                }
+                final ThroughputRows.Row floor = ThroughputRows.floorFor(rows, r.size());
+                table.row(List.of(name, Integer.toString(r.size()), Integer.toString(r.rounds()),
+                    LatencyTable.number(r.median(), 0),
+                    r.rates().size() < 2 ? "" : LatencyTable.number(r.min(), 0) + " - " + LatencyTable.number(r.max(), 0),
+                    LatencyTable.number(r.bytesPerSecond() / 1e6, 1),
+                    floor == null ? "n/a" : ratio(r.median(), floor.median()),
+                    r.floor() ? "" : LatencyTable.number(r.senderAllocated(), 2) + " / "
+                        + LatencyTable.number(r.receiverAllocated(), 2),
+                    r.floor() && r.status() == RunResult.Status.OK ? "floor" : status(table, footnotes, r.status(), r.note())));
             }
         }
+        table.note("* Peregrine's own transports; the others are peers. msg/s is the median of the rounds that measured"
+            + " something; MB/s is payload (size bytes per message) at that median; / " + StreamFloor.NAME
+            + " divides the median by the median of the C stream floor at the same size (a C writer packing frames into"
+            + " large writes to a C reader on loopback TCP: the kernel's limit).");
         return table;
     }
 
@@ -147,20 +180,25 @@ public final class Summary {
      * table when long (identical notes share a number).
      */
     private static String status(final Table table, final Map<String, Integer> footnotes, final RunResult r) {
-        if (r.status() == RunResult.Status.OK && r.note() == null) {
+        return status(table, footnotes, r.status(), r.note());
+    }
+
+    private static String status(final Table table, final Map<String, Integer> footnotes, final RunResult.Status status,
+                                 final String note) {
+        if (status == RunResult.Status.OK && note == null) {
             return "ok";
         }
-        final String text = r.status() + ": " + r.note();
+        final String text = status + ": " + note;
         if (text.length() <= SHORT_STATUS) {
             return text;
         }
-        Integer number = footnotes.get(r.note());
+        Integer number = footnotes.get(note);
         if (number == null) {
             number = footnotes.size() + 1;
-            footnotes.put(r.note(), number);
-            table.note("(" + number + ") " + r.note());
+            footnotes.put(note, number);
+            table.note("(" + number + ") " + note);
         }
-        return r.status() + " (" + number + ")";
+        return status + " (" + number + ")";
     }
 
     private static String name(final RunResult r) {
