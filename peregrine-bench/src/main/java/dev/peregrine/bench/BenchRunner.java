@@ -69,7 +69,13 @@ public final class BenchRunner {
         final Path folder = RunEnvironment.freshFolder();
         try {
             final int port = RunEnvironment.freePorts(spec.host(), BenchConfig.PORTS_PER_RESPONDER * spec.clients());
-            final BenchConfig base = new BenchConfig(spec.host(), port, spec.size(), folder, spec.busySpin());
+            final BenchConfig base = new BenchConfig(spec.host(), port, spec.size(), folder, spec.busySpin(),
+                spec.replySize());
+            if (base.asymmetric() && !transport.supportsReplySize()) {
+                return noNumbers(spec, RunResult.Status.UNAVAILABLE, transport.name() + " cannot answer with a reply"
+                    + " of another size than the message (--reply-size=" + spec.replySize() + ", --size=" + spec.size()
+                    + ")");
+            }
             final String unavailable = transport.unavailableReason(base);
             if (unavailable != null) {
                 return noNumbers(spec, RunResult.Status.UNAVAILABLE, unavailable);
@@ -235,12 +241,13 @@ public final class BenchRunner {
             Transports.isPeregrine(spec.transport()), spec.size(), measured, spec.rate(), spec.clients(), all,
             throughput, clientPerMessage, responderPerMessage, clientRuntime, responderRuntime,
             note == null ? RunResult.Status.OK : RunResult.Status.PARTIAL,
-            note == null ? loss : loss == null ? note : note + "; " + loss);
+            note == null ? loss : loss == null ? note : note + "; " + loss, spec.replySize());
     }
 
     private static RunResult noNumbers(final RunSpec spec, final RunResult.Status status, final String note) {
         return RunResult.withoutNumbers(spec.scenario(), spec.transport().name(), spec.transport().path(),
-            Transports.isPeregrine(spec.transport()), spec.size(), spec.rate(), spec.clients(), status, note);
+            Transports.isPeregrine(spec.transport()), spec.size(), spec.rate(), spec.clients(), status, note)
+            .withReplySize(spec.replySize());
     }
 
     /** One client thread: connect, warm up, wait, measure. */

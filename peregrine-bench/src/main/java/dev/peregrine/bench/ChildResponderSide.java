@@ -81,6 +81,9 @@ public final class ChildResponderSide implements ResponderSide {
         command.add("--host=" + config.host());
         command.add("--port=" + config.port());
         command.add("--size=" + config.size());
+        if (config.asymmetric()) {
+            command.add("--reply-size=" + config.replySize());
+        }
         command.add("--dir=" + config.directory());
         command.add("--count=" + count);
         command.add("--cpu=" + cpu);

@@ -13,7 +13,8 @@ import java.util.Locale;
  *  "allocated_bytes_per_message":0.0,"scenario":"pingpong","clients":1,"throughput_msgs_per_s":..,
  *  "status":"ok","note":null}
  * }</pre>
- * one object for one run, an array for several. {@code rate} is null for one message in flight,
+ * one object for one run, an array for several; a run whose replies have another size than its messages
+ * ({@code --reply-size}) has {@code "reply_size":N} after {@code size}. {@code rate} is null for one message in flight,
  * {@code rtt_ns} null for throughput runs, and any value that was not measured is null. {@code status} is
  * {@code ok} or {@code partial} (interrupted, stopped by an error or by the time limit: the numbers cover
  * what was measured), and {@code note} says why, or what else the numbers need to be read with, such as
@@ -52,6 +53,9 @@ public final class JsonResults {
         final StringBuilder out = new StringBuilder("{");
         out.append("\"transport\":").append(string(result.transport()));
         out.append(",\"size\":").append(result.size());
+        if (result.replySize() != result.size()) {
+            out.append(",\"reply_size\":").append(result.replySize());
+        }
         out.append(",\"messages\":").append(result.messages());
         out.append(",\"rate\":").append(result.rate() > 0 ? Long.toString(result.rate()) : "null");
         out.append(",\"rtt_ns\":");

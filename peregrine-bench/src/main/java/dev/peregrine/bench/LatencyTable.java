@@ -43,6 +43,7 @@ public final class LatencyTable {
         final StringBuilder out = new StringBuilder();
         out.append(result.scenario()).append(": transport=").append(result.transport())
             .append(" size=").append(result.size())
+            .append(result.replySize() != result.size() ? " reply-size=" + result.replySize() : "")
             .append(result.rate() > 0 ? " rate=" + result.rate() + " msg/s per client (latency from intended send time)"
                 : " one message in flight")
             .append(result.clients() > 1 ? " clients=" + result.clients() : "").append('\n');

@@ -1,6 +1,8 @@
 package dev.peregrine.bench;
 
+import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -17,7 +19,8 @@ import java.util.concurrent.Callable;
 @Command(name = "pingpong", mixinStandardHelpOptions = true,
     description = {"Round-trip latency: the responder echoes every message; one message in flight, or with"
         + " --rate a fixed schedule with latency measured from the intended send time (coordinated omission"
-        + " corrected). The responder runs in a second JVM unless --in-process."})
+        + " corrected). The responder runs in a second JVM unless --in-process. With --reply-size the responder"
+        + " answers every message with that many bytes instead of an echo."})
 public final class PingPongCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -31,6 +34,11 @@ public final class PingPongCommand implements Callable<Integer> {
 
     @Option(names = "--size", split = ",", defaultValue = "32,256", description = "Message sizes in bytes (default: ${DEFAULT-VALUE}).")
     List<Integer> sizes;
+
+    @Option(names = "--reply-size", paramLabel = "N",
+        description = "Bytes of each responder's answer, its first 8 the message's sequence (default: the message's"
+            + " size, an echo).")
+    Integer replySize;
 
     @Option(names = "--messages", defaultValue = "1000000", description = "Messages measured (default: ${DEFAULT-VALUE}).")
     long messages;
@@ -47,6 +55,12 @@ public final class PingPongCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        for (final int size : sizes) {
+            checkSize("--size", size);
+        }
+        if (replySize != null) {
+            checkSize("--reply-size", replySize);
+        }
         final PrintStream out = System.out;
         final List<BenchTransport> chosen = CommonOptions.transports(transports);
         final Integer relaunched = Relaunch.ifNeeded(spec, chosen);
@@ -58,7 +72,7 @@ public final class PingPongCommand implements Callable<Integer> {
                 for (final int size : sizes) {
                     if (session.pingpong(new RunSpec("pingpong", transport, size, messages, warmup, rate, 1,
                         common.inProcess, common.clientCpu(), common.responderCpu(), common.busySpin(true),
-                        common.host).withTimeLimit(timeLimit)) == null) {
+                        common.host).withTimeLimit(timeLimit).withReplySize(replySize == null ? size : replySize)) == null) {
                         break;
                     }
                 }
@@ -69,6 +83,15 @@ public final class PingPongCommand implements Callable<Integer> {
             }
             common.writeFiles(results, out);
             return results.stream().allMatch(r -> r.status() == RunResult.Status.OK) ? 0 : 1;
+        }
+    }
+
+    /** A message or reply carries the 8-byte sequence and an 8-byte timestamp, and fits the peers' frames. */
+    private void checkSize(final String option, final int value) {
+        if (value < BenchConfig.MIN_SIZE || value > BenchConfig.MAX_SIZE) {
+            throw new CommandLine.ParameterException(spec.commandLine(), option + "=" + value + " must be in ["
+                + BenchConfig.MIN_SIZE + ", " + BenchConfig.MAX_SIZE + "]: a message carries an 8-byte sequence and an"
+                + " 8-byte timestamp");
         }
     }
 }

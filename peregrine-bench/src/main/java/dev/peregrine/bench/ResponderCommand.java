@@ -39,6 +39,10 @@ public final class ResponderCommand implements Callable<Integer> {
     @Option(names = "--size", required = true, description = "Message size in bytes.")
     int size;
 
+    @Option(names = "--reply-size", defaultValue = "-1",
+        description = "Bytes of each answer, its first 8 the sequence; -1 to echo each message as it came.")
+    int replySize;
+
     @Option(names = "--dir", required = true, description = "Folder for the transport's files.")
     Path dir;
 
@@ -98,7 +102,7 @@ public final class ResponderCommand implements Callable<Integer> {
         try {
             final BenchTransport bench = Transports.byName(transport);
             final List<BenchConfig> configs = RunEnvironment.forResponders(
-                new BenchConfig(host, port, size, dir, busySpin), count);
+                new BenchConfig(host, port, size, dir, busySpin, replySize < 0 ? size : replySize), count);
             RunEnvironment.createFolders(configs);
             for (final BenchConfig config : configs) {
                 responders.add(bench.startResponder(config));

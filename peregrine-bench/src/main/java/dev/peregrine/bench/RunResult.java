@@ -23,11 +23,63 @@ import org.HdrHistogram.Histogram;
  * @param responderRuntime JIT/GC of the responder's JVM during the measurement (unknown if in-process)
  * @param status what happened
  * @param note the error or unavailability reason, or null
+ * @param replySize bytes of each reply; {@code size} for an echo
  */
 public record RunResult(String scenario, String transport, String path, boolean peregrine, int size, long messages,
                         long rate, int clients, Histogram rtt, double throughputMsgsPerSecond,
                         double clientAllocatedPerMessage, double responderAllocatedPerMessage,
-                        RuntimeCounters clientRuntime, RuntimeCounters responderRuntime, Status status, String note) {
+                        RuntimeCounters clientRuntime, RuntimeCounters responderRuntime, Status status, String note,
+                        int replySize) {
+    /**
+     * A run whose replies were echoes of the messages.
+     *
+     * @param scenario the scenario
+     * @param transport the transport
+     * @param path its path
+     * @param peregrine whether it is Peregrine's own
+     * @param size the size
+     * @param messages messages measured
+     * @param rate the rate or 0
+     * @param clients the clients
+     * @param rtt round-trip latencies, or null
+     * @param throughputMsgsPerSecond messages per second, or NaN
+     * @param clientAllocatedPerMessage client bytes per message, or NaN
+     * @param responderAllocatedPerMessage responder bytes per message, or NaN
+     * @param clientRuntime the client JVM's JIT/GC
+     * @param responderRuntime the responder JVM's JIT/GC
+     * @param status what happened
+     * @param note the reason, or null
+     */
+    public RunResult(final String scenario, final String transport, final String path, final boolean peregrine,
+                     final int size, final long messages, final long rate, final int clients, final Histogram rtt,
+                     final double throughputMsgsPerSecond, final double clientAllocatedPerMessage,
+                     final double responderAllocatedPerMessage, final RuntimeCounters clientRuntime,
+                     final RuntimeCounters responderRuntime, final Status status, final String note) {
+        this(scenario, transport, path, peregrine, size, messages, rate, clients, rtt, throughputMsgsPerSecond,
+            clientAllocatedPerMessage, responderAllocatedPerMessage, clientRuntime, responderRuntime, status, note, size);
+    }
+
+    /**
+     * The same result with another reply size.
+     *
+     * @param bytes the reply size
+     * @return the new result
+     */
+    public RunResult withReplySize(final int bytes) {
+        return new RunResult(scenario, transport, path, peregrine, size, messages, rate, clients, rtt,
+            throughputMsgsPerSecond, clientAllocatedPerMessage, responderAllocatedPerMessage, clientRuntime,
+            responderRuntime, status, note, bytes);
+    }
+
+    /**
+     * The size as tables show it: {@code 16} for an echo, {@code 16/1024} when the reply size differs.
+     *
+     * @return the text
+     */
+    public String sizes() {
+        return replySize == size ? Integer.toString(size) : size + "/" + replySize;
+    }
+
     /** How a run ended. */
     public enum Status {
         /** Measured to the end. */
@@ -73,9 +125,9 @@ public record RunResult(String scenario, String transport, String path, boolean 
     /**
      * A short label for tables and file names: {@code tcp size=256} plus the rate when fixed.
      *
-     * @return the label
+     * @return the label, with {@code reply=N} when the reply size differs
      */
     public String label() {
-        return transport + " size=" + size + (rate > 0 ? " rate=" + rate + "/s" : "") + (clients > 1 ? " clients=" + clients : "");
+        return transport + " size=" + size + (replySize != size ? " reply=" + replySize : "") + (rate > 0 ? " rate=" + rate + "/s" : "") + (clients > 1 ? " clients=" + clients : "");
     }
 }

@@ -19,10 +19,35 @@ import dev.peregrine.peers.BenchTransport;
  * @param host the address to use
  * @param timeLimitSeconds the longest the measurement may take (warm-up gets half of it again); it then ends
  *     early with what it measured, marked partial; 0 for no limit
+ * @param replySize bytes of each responder's answer; {@code size} for an echo
  */
 public record RunSpec(String scenario, BenchTransport transport, int size, long messages, long warmup, long rate,
                       int clients, boolean inProcess, int clientCpu, int responderCpu, boolean busySpin,
-                      String host, double timeLimitSeconds) {
+                      String host, double timeLimitSeconds, int replySize) {
+    /**
+     * A run whose responder echoes each message.
+     *
+     * @param scenario the scenario
+     * @param transport the transport
+     * @param size the size
+     * @param messages messages per client
+     * @param warmup warm-up messages per client
+     * @param rate rate per client or 0
+     * @param clients clients
+     * @param inProcess responder in this JVM
+     * @param clientCpu client CPU or -1
+     * @param responderCpu responder CPU or -1
+     * @param busySpin spin while waiting
+     * @param host the address
+     * @param timeLimitSeconds the time limit, 0 for none
+     */
+    public RunSpec(final String scenario, final BenchTransport transport, final int size, final long messages,
+                   final long warmup, final long rate, final int clients, final boolean inProcess, final int clientCpu,
+                   final int responderCpu, final boolean busySpin, final String host, final double timeLimitSeconds) {
+        this(scenario, transport, size, messages, warmup, rate, clients, inProcess, clientCpu, responderCpu, busySpin,
+            host, timeLimitSeconds, size);
+    }
+
     /**
      * A run without a time limit.
      *
@@ -54,7 +79,18 @@ public record RunSpec(String scenario, BenchTransport transport, int size, long 
      */
     public RunSpec withTimeLimit(final double seconds) {
         return new RunSpec(scenario, transport, size, messages, warmup, rate, clients, inProcess, clientCpu,
-            responderCpu, busySpin, host, seconds);
+            responderCpu, busySpin, host, seconds, replySize);
+    }
+
+    /**
+     * The same run with another reply size.
+     *
+     * @param bytes the reply size
+     * @return the new spec
+     */
+    public RunSpec withReplySize(final int bytes) {
+        return new RunSpec(scenario, transport, size, messages, warmup, rate, clients, inProcess, clientCpu,
+            responderCpu, busySpin, host, timeLimitSeconds, bytes);
     }
     /**
      * Checks the values.
@@ -80,10 +116,11 @@ public record RunSpec(String scenario, BenchTransport transport, int size, long 
     /**
      * The run's label for progress and tables.
      *
-     * @return e.g. {@code tcp size=256 rate=10000/s}
+     * @return e.g. {@code tcp size=256 rate=10000/s}, with {@code reply=N} when the reply size differs
      */
     public String label() {
-        return transport.name() + " size=" + size + (rate > 0 ? " rate=" + rate + "/s" : "")
+        return transport.name() + " size=" + size + (replySize != size ? " reply=" + replySize : "")
+            + (rate > 0 ? " rate=" + rate + "/s" : "")
             + (clients > 1 ? " clients=" + clients : "");
     }
 }

@@ -36,13 +36,14 @@ public final class Summary {
                 .thenComparing(RunResult::transport));
             for (final RunResult r : rows) {
                 if (!r.hasLatency()) {
-                    table.row(List.of(name(r), Integer.toString(r.size()), "n/a", "n/a", "n/a", "n/a", "", "", "",
+                    table.row(List.of(name(r), r.sizes(), "n/a", "n/a", "n/a", "n/a", "", "", "",
                         status(table, footnotes, r)));
                     continue;
                 }
                 final RunResult best = bestPeer(results, r);
-                final FloorResult floor = FloorResult.find(floors, path, r.size());
-                table.row(List.of(name(r), Integer.toString(r.size()),
+                // the C floor echoes the message: it is no floor for a run whose replies have another size
+                final FloorResult floor = r.replySize() != r.size() ? null : FloorResult.find(floors, path, r.size());
+                table.row(List.of(name(r), r.sizes(),
                     us(r.rtt().getValueAtPercentile(50)), us(r.rtt().getValueAtPercentile(99)),
                     us(r.rtt().getValueAtPercentile(99.9)), us(r.rtt().getMaxValue()),
                     best == null ? "n/a" : ratio(r.rtt().getValueAtPercentile(50), best.rtt().getValueAtPercentile(50))
@@ -60,7 +61,8 @@ public final class Summary {
             }
         }
         table.note("* Peregrine's own transports; the others are peers. Ratios compare p50 with the best peer on the"
-            + " same path and size, and with the C floor of the path measured on this machine.");
+            + " same path and size, and with the C floor of the path measured on this machine. A size shown as"
+            + " M/R is a message of M bytes answered by a reply of R bytes (--reply-size).");
         return table;
     }
 
@@ -164,7 +166,8 @@ public final class Summary {
         RunResult best = null;
         for (final RunResult r : results) {
             if (!r.peregrine() && r.hasLatency() && r.scenario().equals(row.scenario()) && r.path().equals(row.path())
-                && r.size() == row.size() && r.rate() == row.rate() && r.clients() == row.clients()
+                && r.size() == row.size() && r.replySize() == row.replySize() && r.rate() == row.rate()
+                && r.clients() == row.clients()
                 && (best == null || r.rtt().getValueAtPercentile(50) < best.rtt().getValueAtPercentile(50))) {
                 best = r;
             }

@@ -11,6 +11,8 @@ import java.util.List;
  * <p>Contract for fairness: both sides move {@code size} bytes per message through the transport's normal
  * API, the first 8 bytes carry the sequence number (little-endian) and are echoed unchanged, waiting sides
  * busy-spin when {@link BenchConfig#busySpin()} is set, and nothing allocates per message in steady state.
+ * A responder answers each message with {@link BenchConfig#replySize()} bytes (by default the message itself)
+ * carrying the message's sequence number in its first 8 bytes; the client checks every reply's length.
  */
 public interface BenchTransport {
     /**
@@ -71,6 +73,17 @@ public interface BenchTransport {
      * @throws Exception if it cannot connect
      */
     PingClient connect(BenchConfig config) throws Exception;
+
+    /**
+     * Whether the responder answers with {@link BenchConfig#replySize()} bytes when it differs from the message
+     * size (the first 8 bytes still carry the sequence), and the client checks every reply's length. A
+     * transport that cannot is reported unavailable for such a run.
+     *
+     * @return true if asymmetric replies are implemented
+     */
+    default boolean supportsReplySize() {
+        return false;
+    }
 
     /**
      * Whether {@link #startStreamReceiver} and {@link #connectStreamSender} are implemented.

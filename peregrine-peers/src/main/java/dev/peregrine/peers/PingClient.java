@@ -16,6 +16,7 @@ public interface PingClient extends AutoCloseable {
      * Polls once for an echo, without blocking.
      *
      * @return the sequence number of the echoed message, or -1 if none has arrived
+     * @throws IllegalStateException if the reply is not {@link BenchConfig#replySize()} bytes long
      */
     long poll();
 

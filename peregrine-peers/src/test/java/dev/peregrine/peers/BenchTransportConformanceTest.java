@@ -153,6 +153,40 @@ abstract class BenchTransportConformanceTest {
     }
 
     @Test
+    void shouldAnswerASmallMessageWithALargeReplyCarryingItsSequence() throws Exception {
+        final BenchTransport transport = transport();
+        assertThat(transport.supportsReplySize()).as("every peer supports --reply-size").isTrue();
+        final BenchConfig config = config(16).withReplySize(1024);
+        assumeTrue(transport.unavailableReason(config) == null, () -> transport.unavailableReason(config));
+        try (Responder responder = transport.startResponder(config); PingClient client = transport.connect(config)) {
+            // the client checks every reply's length against the 1024 configured: a 16-byte echo would fail here
+            for (long sequence = 0; sequence < BUSY_SPIN_ROUND_TRIPS; sequence++) {
+                client.send(sequence);
+                assertThat(client.receive()).isEqualTo(sequence);
+            }
+            assertThat(client.poll()).isEqualTo(-1);
+            assertThat(responder.messages()).isEqualTo(BUSY_SPIN_ROUND_TRIPS);
+        }
+    }
+
+    @Test
+    void shouldRejectAReplyOfAnotherLengthThanConfigured() throws Exception {
+        final BenchTransport transport = transport();
+        final BenchConfig config = config(16).withReplySize(1024);
+        assumeTrue(transport.unavailableReason(config) == null, () -> transport.unavailableReason(config));
+        // the client expects echoes of 16 bytes; the responder answers with 1024
+        try (Responder responder = transport.startResponder(config);
+             PingClient client = transport.connect(config.withReplySize(16))) {
+            client.send(7);
+            org.assertj.core.api.Assertions.assertThatThrownBy(client::receive)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("length=1024").hasMessageContaining("sequence=7")
+                .hasMessageContaining("expected replySize=16");
+            assertThat(responder.messages()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void shouldKeepEchoesOfConcurrentClientsApart() throws Exception {
         final BenchTransport transport = transport();
         final BenchConfig config = config(64);

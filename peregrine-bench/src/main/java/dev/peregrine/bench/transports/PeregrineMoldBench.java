@@ -62,8 +62,9 @@ public final class PeregrineMoldBench implements BenchTransport {
 
     @Override
     public String unavailableReason(final BenchConfig config) {
-        return config.size() + MoldUDP64Layout.BLOCK_HEADER_LENGTH > 65_487
-            ? "size=" + config.size() + " does not fit one MoldUDP64 packet" : null;
+        return config.largest() + MoldUDP64Layout.BLOCK_HEADER_LENGTH > 65_487
+            ? (config.size() >= config.replySize() ? "size=" + config.size() : "replySize=" + config.replySize())
+            + " does not fit one MoldUDP64 packet" : null;
     }
 
     private static MoldUDP64MessageStore store(final String session) {
@@ -71,7 +72,7 @@ public final class PeregrineMoldBench implements BenchTransport {
     }
 
     private static int maxPayload(final BenchConfig config) {
-        return Math.max(MoldUDP64Layout.DEFAULT_MAX_PAYLOAD, config.size() + MoldUDP64Layout.BLOCK_HEADER_LENGTH);
+        return Math.max(MoldUDP64Layout.DEFAULT_MAX_PAYLOAD, config.largest() + MoldUDP64Layout.BLOCK_HEADER_LENGTH);
     }
 
     /** One side: a store, a publisher and its re-request server, and a subscriber to the other side. */
@@ -117,9 +118,15 @@ public final class PeregrineMoldBench implements BenchTransport {
         final Reactor reactor = PeregrineUdpBench.reactor(config, "peregrine-mold-responder");
         final PeregrineUdpBench.EchoResponder responder = new PeregrineUdpBench.EchoResponder(reactor);
         final Side[] side = new Side[1];
+        final MemorySegment reply = PeregrineUdpBench.replyBuffer(config);
         side[0] = new Side(reactor, config, ECHO_SESSION, 0, 1, 3, 2, 4, 5, // before any thread runs the reactor
             (sequence, buffer, offset, length) -> {
-                side[0].publisher.offer(buffer, offset, length);
+                if (reply == null) {
+                    side[0].publisher.offer(buffer, offset, length);
+                } else {
+                    MemorySegment.copy(buffer, offset, reply, 0, Math.min(length, Long.BYTES));
+                    side[0].publisher.offer(reply, 0, (int)reply.byteSize());
+                }
                 side[0].publisher.flush();
                 responder.echoed++;
             });
@@ -142,9 +149,14 @@ public final class PeregrineMoldBench implements BenchTransport {
     @Override
     public PingClient connect(final BenchConfig config) {
         final Reactor reactor = PeregrineUdpBench.reactor(config, "peregrine-mold-client");
-        final Client client = new Client(reactor, config.size(), config.busySpin());
+        final Client client = new Client(reactor, config.size(), config.replySize(), config.busySpin());
         client.side = new Side(reactor, config, REQUEST_SESSION, 1, 0, 2, 3, 5, 4, client::onMessage);
         return client;
+    }
+
+    @Override
+    public boolean supportsReplySize() {
+        return true;
     }
 
     /** The client: its own reactor, driven by the client's thread in {@link #poll()}. */
@@ -155,17 +167,24 @@ public final class PeregrineMoldBench implements BenchTransport {
         private final boolean busySpin;
         Side side;
         private final EchoSequences received = new EchoSequences();
+        private final int replySize;
+        private IllegalStateException replyFailure;
         private long cycle;
 
-        Client(final Reactor reactor, final int size, final boolean busySpin) {
+        Client(final Reactor reactor, final int size, final int replySize, final boolean busySpin) {
             this.reactor = reactor;
             this.size = size;
+            this.replySize = replySize;
             this.busySpin = busySpin;
             this.message = Arena.ofAuto().allocate(size, 8);
         }
 
         void onMessage(final long sequence, final MemorySegment buffer, final long offset, final int length) {
-            if (length >= 8) {
+            if (length != replySize && replyFailure == null) {
+                replyFailure = new IllegalStateException("reply of length=" + length + " to sequence="
+                    + (length >= 8 ? buffer.get(PeregrineUdpBench.SEQUENCE, offset) : -1) + ", expected replySize="
+                    + replySize);
+            } else if (length >= 8) {
                 received.add(buffer.get(PeregrineUdpBench.SEQUENCE, offset));
             }
         }
@@ -184,6 +203,9 @@ public final class PeregrineMoldBench implements BenchTransport {
                     side.poll(reactor, ++cycle);
                 } else {
                     reactor.doWork();
+                }
+                if (replyFailure != null) {
+                    throw replyFailure;
                 }
             }
             return received.poll();

@@ -6,6 +6,7 @@ import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.peers.StreamReceiver;
 import dev.peregrine.peers.StreamSender;
+import dev.peregrine.peers.support.ReplyLength;
 import dev.peregrine.shm.ShmBackoffWait;
 import dev.peregrine.shm.ShmBusySpinWait;
 import dev.peregrine.shm.ShmFutexWait;
@@ -67,10 +68,11 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
 
     ShmOptions options(final BenchConfig config) {
         int capacity = 1 << 20;
-        while (ShmRingDescriptor.maxMessageLengthFor(capacity) < config.size()) {
+        while (ShmRingDescriptor.maxMessageLengthFor(capacity) < config.largest()) {
             capacity <<= 1;
         }
-        return new ShmOptions().ringCapacity(capacity).maxMessageLength(config.size()).recordAlignment(recordAlignment());
+        // one ring carries the messages, the other the replies: both take the larger
+        return new ShmOptions().ringCapacity(capacity).maxMessageLength(config.largest()).recordAlignment(recordAlignment());
     }
 
     /**
@@ -92,12 +94,18 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
 
     @Override
     public Responder startResponder(final BenchConfig config) {
-        return new EchoResponder(new ShmServerSocket(address(config, "pp"), options(config)), waitStrategy(config));
+        return new EchoResponder(new ShmServerSocket(address(config, "pp"), options(config)), waitStrategy(config),
+            config.asymmetric() ? config.replySize() : -1);
     }
 
     @Override
     public PingClient connect(final BenchConfig config) {
-        return new Client(ShmSocket.connect(address(config, "pp"), options(config)), config.size());
+        return new Client(ShmSocket.connect(address(config, "pp"), options(config)), config.size(), config.replySize());
+    }
+
+    @Override
+    public boolean supportsReplySize() {
+        return true;
     }
 
     @Override
@@ -121,12 +129,14 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
         private final ShmWaitStrategy wait;
         private final Thread thread;
         private final AtomicLong messages = new AtomicLong();
+        private final int replySize;
         private volatile boolean running = true;
         private ShmRingWriter writer;
 
-        EchoResponder(final ShmServerSocket server, final ShmWaitStrategy wait) {
+        EchoResponder(final ShmServerSocket server, final ShmWaitStrategy wait, final int replySize) {
             this.server = server;
             this.wait = wait;
+            this.replySize = replySize;
             this.thread = new Thread(this::run, "peregrine-shm-responder");
             thread.setDaemon(true);
             thread.start();
@@ -177,14 +187,16 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
         @Override
         public void onMessage(final MemorySegment buffer, final long offset, final int length) {
             final ShmRingWriter writer = this.writer;
+            // an echo, or a reply of replySize bytes whose first 8 are the message's sequence
+            final int answer = replySize < 0 ? length : replySize;
             long index;
-            while ((index = writer.tryClaim(length)) < 0) {
+            while ((index = writer.tryClaim(answer)) < 0) {
                 if (index == ShmRingWriter.CLOSED) {
                     return;
                 }
                 Thread.onSpinWait();
             }
-            MemorySegment.copy(buffer, offset, writer.buffer(), index, length);
+            MemorySegment.copy(buffer, offset, writer.buffer(), index, replySize < 0 ? length : Math.min(length, Long.BYTES));
             writer.commit(index);
         }
 
@@ -211,13 +223,16 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
         private final ShmRingWriter writer;
         private final ShmRingReader reader;
         private final int size;
+        private final int replySize;
         private long received;
+        private int receivedLength;
 
-        Client(final ShmSocket socket, final int size) {
+        Client(final ShmSocket socket, final int size, final int replySize) {
             this.socket = socket;
             this.writer = socket.writer();
             this.reader = socket.reader();
             this.size = size;
+            this.replySize = replySize;
         }
 
         @Override
@@ -237,12 +252,13 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
         public long poll() {
             received = -1;
             reader.poll(this, 1);
-            return received;
+            return received < 0 ? -1 : ReplyLength.check(receivedLength, replySize, received);
         }
 
         @Override
         public void onMessage(final MemorySegment buffer, final long offset, final int length) {
             received = buffer.get(SEQUENCE, offset);
+            receivedLength = length;
         }
 
         @Override

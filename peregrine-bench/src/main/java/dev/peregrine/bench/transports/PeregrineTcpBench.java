@@ -41,7 +41,7 @@ public final class PeregrineTcpBench implements BenchTransport {
     public String description() {
         return "Peregrine TcpTransport on a Reactor (off-heap buffers), frames [int32 BE length][payload], TCP_NODELAY; "
             + "client sends with tryClaim/commit and drives its reactor inside poll(); responder reactor on its own thread "
-            + "echoing with send(); with busy-spin both sides read by polling (TcpOptions.readPolling: a non-blocking read "
+            + "echoing with send() (a reply of another size with tryClaim/commit, the sequence copied); with busy-spin both sides read by polling (TcpOptions.readPolling: a non-blocking read "
             + "per cycle, no epoll_wait) and select only every " + BUSY_SPIN_SELECT_INTERVAL + " cycles (accept, connect, "
             + "OP_WRITE), otherwise selectNow with a consumer every cycle and, idle, a blocking select woken by readiness";
     }
@@ -59,6 +59,11 @@ public final class PeregrineTcpBench implements BenchTransport {
     @Override
     public PingClient connect(final BenchConfig config) throws Exception {
         return new PeregrineTcpPingClient(config);
+    }
+
+    @Override
+    public boolean supportsReplySize() {
+        return true;
     }
 
     @Override
@@ -81,8 +86,9 @@ public final class PeregrineTcpBench implements BenchTransport {
 
     static TcpOptions options(final BenchConfig config) {
         // busy-spinning: read each connection every cycle, no epoll_wait between a segment and its read
-        return new TcpOptions().readPolling(config.busySpin()).framing(FRAMING).maxFrameLength(Math.max(config.size(), 64))
-            .receiveBufferSize(256 * 1024).outboundBufferSize(Math.max(1024 * 1024, 4 * config.size()));
+        // both sides receive frames of either size (messages one way, replies the other)
+        return new TcpOptions().readPolling(config.busySpin()).framing(FRAMING).maxFrameLength(Math.max(config.largest(), 64))
+            .receiveBufferSize(256 * 1024).outboundBufferSize(Math.max(1024 * 1024, 4 * config.largest()));
     }
 
     static ReactorOptions reactorOptions(final BenchConfig config, final String name) {

@@ -18,11 +18,14 @@ final class PeregrineTcpPingClient extends PeregrineTcpClientSide implements Pin
     private static final int RING_CAPACITY = 1 << 16;
 
     private final long[] ring = new long[RING_CAPACITY];
+    private final int replySize;
     private long head;
     private long tail;
+    private IllegalStateException replyFailure;
 
     PeregrineTcpPingClient(final BenchConfig config) throws IOException {
         super(config, "peregrine-tcp-client");
+        this.replySize = config.replySize();
     }
 
     @Override
@@ -52,6 +55,9 @@ final class PeregrineTcpPingClient extends PeregrineTcpClientSide implements Pin
     public long poll() {
         if (head == tail) {
             reactor.doWork();
+            if (replyFailure != null) {
+                throw replyFailure;
+            }
             if (head == tail) {
                 checkConnected();
                 return -1;
@@ -62,9 +68,20 @@ final class PeregrineTcpPingClient extends PeregrineTcpClientSide implements Pin
 
     @Override
     public void onMessage(final long id, final MemorySegment buffer, final long offset, final int length) {
-        if (tail - head == RING_CAPACITY) {
-            throw new IllegalStateException("more than " + RING_CAPACITY + " echoes waiting to be polled");
+        if (replyFailure != null) {
+            return;
         }
-        ring[(int)(tail++ & (RING_CAPACITY - 1))] = buffer.get(SEQUENCE, offset);
+        if (tail - head == RING_CAPACITY) {
+            replyFailure = new IllegalStateException("more than " + RING_CAPACITY + " echoes waiting to be polled");
+            return;
+        }
+        final long sequence = length >= Long.BYTES ? buffer.get(SEQUENCE, offset) : -1;
+        if (length != replySize) {
+            // kept for poll() to throw: an exception here would only close the channel
+            replyFailure = new IllegalStateException("reply of length=" + length + " to sequence=" + sequence
+                + ", expected replySize=" + replySize);
+            return;
+        }
+        ring[(int)(tail++ & (RING_CAPACITY - 1))] = sequence;
     }
 }

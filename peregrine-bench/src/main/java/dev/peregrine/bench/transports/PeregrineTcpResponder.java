@@ -29,6 +29,8 @@ final class PeregrineTcpResponder implements Responder, ChannelHandler {
     private final CountDownLatch ready = new CountDownLatch(1);
     private final long pauseAbove;
     private final long resumeBelow;
+    /** Bytes of each answer, or -1 to echo each message as it came. */
+    private final int replySize;
     private volatile long messages;
     private volatile long pauses;
     private volatile String failure;
@@ -39,6 +41,7 @@ final class PeregrineTcpResponder implements Responder, ChannelHandler {
         this.transport = new TcpTransport(reactor, options, this);
         this.pauseAbove = options.outboundBufferSize() / 2;
         this.resumeBelow = options.outboundBufferSize() / 8;
+        this.replySize = config.asymmetric() ? config.replySize() : -1;
     }
 
     static PeregrineTcpResponder start(final BenchConfig config) throws IOException, InterruptedException {
@@ -70,7 +73,8 @@ final class PeregrineTcpResponder implements Responder, ChannelHandler {
 
     @Override
     public void onMessage(final long channelId, final MemorySegment buffer, final long offset, final int length) {
-        final long result = transport.send(channelId, buffer, offset, length);
+        final long result = replySize < 0 ? transport.send(channelId, buffer, offset, length)
+            : reply(channelId, buffer, offset, length);
         if (result == SendResult.BACK_PRESSURED) {
             // cannot happen while reads pause at half the buffer; an echo is never dropped silently all the same
             reactor.errorHandler().onError(new IllegalStateException("no room for an echo on channel " + channelId
@@ -83,6 +87,16 @@ final class PeregrineTcpResponder implements Responder, ChannelHandler {
             transport.pauseReading(channelId); // the client sends faster than it reads: let TCP slow it down
             pauses++;
         }
+    }
+
+    /** An answer of {@link #replySize} bytes written in place, its first 8 the message's sequence. */
+    private long reply(final long channelId, final MemorySegment buffer, final long offset, final int length) {
+        final long at = transport.tryClaim(channelId, replySize);
+        if (at < 0) {
+            return at;
+        }
+        MemorySegment.copy(buffer, offset, transport.claimBuffer(), at, Math.min(length, Long.BYTES));
+        return transport.commit();
     }
 
     @Override

@@ -52,7 +52,8 @@ public final class PeregrineUdpBench implements BenchTransport {
     public String description() {
         return "Peregrine UdpEndpoint: one datagram per message over loopback; busy-spin: both endpoints connected"
             + " (connectedReadWrite: read/write, no address), each polled by its own spinning thread without a selector;"
-            + " otherwise a backing-off responder reactor echoing to the sender";
+            + " otherwise a backing-off responder reactor echoing to the sender; a reply of another size is sent from a buffer"
+            + " of its own with the sequence copied in";
     }
 
     @Override
@@ -62,7 +63,9 @@ public final class PeregrineUdpBench implements BenchTransport {
 
     @Override
     public String unavailableReason(final BenchConfig config) {
-        return config.size() > MAX_UDP_PAYLOAD ? "size=" + config.size() + " exceeds one UDP datagram (65507 bytes)" : null;
+        return config.size() > MAX_UDP_PAYLOAD ? "size=" + config.size() + " exceeds one UDP datagram (65507 bytes)"
+            : config.replySize() > MAX_UDP_PAYLOAD ? "replySize=" + config.replySize()
+            + " exceeds one UDP datagram (65507 bytes)" : null;
     }
 
     static Reactor reactor(final BenchConfig config, final String name) {
@@ -89,9 +92,17 @@ public final class PeregrineUdpBench implements BenchTransport {
         }
         final Reactor reactor = reactor(config, "peregrine-udp-responder");
         final EchoResponder responder = new EchoResponder(reactor);
+        final MemorySegment reply = replyBuffer(config);
         UdpEndpoint.open(reactor, options(config).localAddress(address(config, 0)), (endpoint, buffer, offset, length, sender, nowNs) -> {
-            while (endpoint.sendTo(buffer, offset, length, sender) == SendResult.BACK_PRESSURED) {
-                Thread.onSpinWait();
+            if (reply == null) {
+                while (endpoint.sendTo(buffer, offset, length, sender) == SendResult.BACK_PRESSURED) {
+                    Thread.onSpinWait();
+                }
+            } else {
+                MemorySegment.copy(buffer, offset, reply, 0, Math.min(length, Long.BYTES));
+                while (endpoint.sendTo(reply, 0, (int)reply.byteSize(), sender) == SendResult.BACK_PRESSURED) {
+                    Thread.onSpinWait();
+                }
             }
             responder.echoed++;
         });
@@ -103,10 +114,18 @@ public final class PeregrineUdpBench implements BenchTransport {
     private static Responder startPollingResponder(final BenchConfig config) {
         final Reactor reactor = reactor(config, "peregrine-udp-responder"); // owns the endpoint, never started
         final EchoResponder responder = new EchoResponder(reactor);
+        final MemorySegment reply = replyBuffer(config);
         final UdpEndpoint endpoint = UdpEndpoint.open(reactor, options(config).connectedReadWrite(true)
             .localAddress(address(config, 0)).remoteAddress(address(config, 1)), (source, buffer, offset, length, sender, nowNs) -> {
-                while (source.send(buffer, offset, length) == SendResult.BACK_PRESSURED) {
-                    Thread.onSpinWait();
+                if (reply == null) {
+                    while (source.send(buffer, offset, length) == SendResult.BACK_PRESSURED) {
+                        Thread.onSpinWait();
+                    }
+                } else {
+                    MemorySegment.copy(buffer, offset, reply, 0, Math.min(length, Long.BYTES));
+                    while (source.send(reply, 0, (int)reply.byteSize()) == SendResult.BACK_PRESSURED) {
+                        Thread.onSpinWait();
+                    }
                 }
                 responder.echoed++;
             });
@@ -121,10 +140,26 @@ public final class PeregrineUdpBench implements BenchTransport {
         return responder;
     }
 
+    /**
+     * The buffer a responder answers from when the reply size differs from the message's (the sequence is
+     * copied into its first 8 bytes), or null to echo each datagram as it came.
+     *
+     * @param config the run's configuration
+     * @return the buffer, or null
+     */
+    static MemorySegment replyBuffer(final BenchConfig config) {
+        return config.asymmetric() ? Arena.ofAuto().allocate(config.replySize(), 8) : null;
+    }
+
+    @Override
+    public boolean supportsReplySize() {
+        return true;
+    }
+
     @Override
     public PingClient connect(final BenchConfig config) {
         final Reactor reactor = reactor(config, "peregrine-udp-client");
-        final Client client = new Client(reactor, config.size());
+        final Client client = new Client(reactor, config.size(), config.replySize());
         final UdpOptions options = config.busySpin()
             ? options(config).connectedReadWrite(true).localAddress(address(config, 1))
             : options(config).localAddress(new InetSocketAddress(address(config, 0).getAddress(), 0));
@@ -153,7 +188,7 @@ public final class PeregrineUdpBench implements BenchTransport {
     @Override
     public StreamSender connectStreamSender(final BenchConfig config) {
         final Reactor reactor = reactor(config, "peregrine-udp-stream-sender");
-        final Client sender = new Client(reactor, config.size());
+        final Client sender = new Client(reactor, config.size(), config.size());
         sender.endpoint = UdpEndpoint.open(reactor, options(config).remoteAddress(address(config, 0)), sender::onDatagram);
         return sender;
     }
@@ -197,16 +232,22 @@ public final class PeregrineUdpBench implements BenchTransport {
         private final int size;
         UdpEndpoint endpoint;
         private final EchoSequences received = new EchoSequences();
+        private final int replySize;
+        private IllegalStateException replyFailure;
 
-        Client(final Reactor reactor, final int size) {
+        Client(final Reactor reactor, final int size, final int replySize) {
             this.reactor = reactor;
             this.size = size;
+            this.replySize = replySize;
             this.message = Arena.ofAuto().allocate(size, 8);
         }
 
         void onDatagram(final UdpEndpoint source, final MemorySegment buffer, final long offset, final int length,
             final InetSocketAddress sender, final long nowNs) {
-            if (length >= 8) {
+            if (length != replySize && replyFailure == null) {
+                replyFailure = new IllegalStateException("reply of length=" + length + " to sequence="
+                    + (length >= 8 ? buffer.get(SEQUENCE, offset) : -1) + ", expected replySize=" + replySize);
+            } else if (length >= 8) {
                 received.add(buffer.get(SEQUENCE, offset));
             }
         }
@@ -229,6 +270,9 @@ public final class PeregrineUdpBench implements BenchTransport {
         public long poll() {
             if (received.isEmpty()) {
                 endpoint.receive(0); // may deliver several echoes when several messages are in flight
+                if (replyFailure != null) {
+                    throw replyFailure;
+                }
             }
             return received.poll();
         }

@@ -64,6 +64,11 @@ public abstract class AeronBenchTransport implements BenchTransport {
     }
 
     @Override
+    public boolean supportsReplySize() {
+        return true;
+    }
+
+    @Override
     public boolean supportsStream() {
         return true;
     }

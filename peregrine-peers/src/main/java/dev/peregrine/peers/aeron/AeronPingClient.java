@@ -2,6 +2,7 @@ package dev.peregrine.peers.aeron;
 
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.PingClient;
+import dev.peregrine.peers.support.ReplyLength;
 import io.aeron.Aeron;
 import io.aeron.FragmentAssembler;
 import io.aeron.Publication;
@@ -25,11 +26,15 @@ final class AeronPingClient implements PingClient {
     private final UnsafeBuffer message;
     private final FragmentHandler handler;
     private final int size;
+    private final int replySize;
     private long received;
+    private int receivedLength;
 
-    private AeronPingClient(final Aeron aeron, final String pingChannel, final String pongChannel, final int size) {
+    private AeronPingClient(final Aeron aeron, final String pingChannel, final String pongChannel, final int size,
+        final int replySize) {
         this.aeron = aeron;
         this.size = size;
+        this.replySize = replySize;
         // an exclusive publication has a session of its own, which names this client's pongs
         this.pings = aeron.addExclusivePublication(pingChannel, AeronDriverSettings.PING_STREAM_ID);
         this.pongs = aeron.addSubscription(AeronDriverSettings.withSessionId(pongChannel, pings.sessionId()),
@@ -43,7 +48,7 @@ final class AeronPingClient implements PingClient {
     static AeronPingClient connect(final BenchConfig config, final String pingChannel, final String pongChannel) {
         final Aeron aeron = AeronConnections.connect(AeronDriverSettings.clientContext(config));
         try {
-            return new AeronPingClient(aeron, pingChannel, pongChannel, config.size());
+            return new AeronPingClient(aeron, pingChannel, pongChannel, config.size(), config.replySize());
         } catch (final RuntimeException ex) {
             aeron.close();
             throw ex;
@@ -52,6 +57,7 @@ final class AeronPingClient implements PingClient {
 
     private void onPong(final DirectBuffer buffer, final int offset, final int length, final Header header) {
         received = buffer.getLong(offset, ByteOrder.LITTLE_ENDIAN);
+        receivedLength = length;
     }
 
     @Override
@@ -66,7 +72,7 @@ final class AeronPingClient implements PingClient {
     public long poll() {
         received = -1;
         pongs.poll(handler, 1);
-        return received;
+        return received < 0 ? -1 : ReplyLength.check(receivedLength, replySize, received);
     }
 
     @Override

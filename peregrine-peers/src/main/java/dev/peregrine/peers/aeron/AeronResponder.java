@@ -10,9 +10,11 @@ import io.aeron.Subscription;
 import io.aeron.driver.MediaDriver;
 import io.aeron.logbuffer.FragmentHandler;
 import io.aeron.logbuffer.Header;
+import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -35,6 +37,8 @@ final class AeronResponder implements Responder {
     private final FragmentHandler handler;
     private final AtomicLong messages = new AtomicLong();
     private final Thread thread;
+    /** What a reply of another size than the message is sent from, or null to echo each message. */
+    private final UnsafeBuffer reply;
     private volatile boolean running = true;
 
     private AeronResponder(final BenchConfig config, final MediaDriver driver, final Aeron aeron,
@@ -45,6 +49,8 @@ final class AeronResponder implements Responder {
         this.pongChannel = pongChannel;
         this.idle = AeronDriverSettings.pollIdleStrategy(config);
         this.handler = new FragmentAssembler(this::echo);
+        this.reply = config.asymmetric() ? new UnsafeBuffer(BufferUtil.allocateDirectAligned(config.replySize(), 64))
+            : null;
         this.thread = PeerSupport.start("aeron-responder", this::run);
     }
 
@@ -83,8 +89,22 @@ final class AeronResponder implements Responder {
         // counted before the echo leaves, so a client that has its echo also sees it counted
         messages.lazySet(messages.get() + 1);
         long notConnectedSince = 0;
+        final DirectBuffer answer;
+        final int answerOffset;
+        final int answerLength;
+        if (reply == null) {
+            answer = buffer;
+            answerOffset = offset;
+            answerLength = length;
+        } else {
+            // a reply of its own size whose first 8 bytes are the message's sequence
+            reply.putLong(0, buffer.getLong(offset));
+            answer = reply;
+            answerOffset = 0;
+            answerLength = reply.capacity();
+        }
         long result;
-        while ((result = pongs.offer(buffer, offset, length)) < 0) {
+        while ((result = pongs.offer(answer, answerOffset, answerLength)) < 0) {
             if (result == Publication.CLOSED || result == Publication.MAX_POSITION_EXCEEDED || !running) {
                 return;
             }

@@ -58,6 +58,11 @@ public final class NettyBenchTransport implements BenchTransport {
     }
 
     @Override
+    public boolean supportsReplySize() {
+        return true;
+    }
+
+    @Override
     public boolean supportsStream() {
         return true;
     }

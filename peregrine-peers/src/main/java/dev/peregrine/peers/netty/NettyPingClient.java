@@ -19,30 +19,33 @@ final class NettyPingClient implements PingClient {
     private final Channel channel;
     private final IoHandlerFactory factory;
     private final LongRing received;
+    private final SequenceCollector collector;
     private final int size;
     private ManualIoEventLoop loop;
 
     private NettyPingClient(final Channel channel, final IoHandlerFactory factory, final LongRing received,
-        final int size) {
+        final SequenceCollector collector, final int size) {
         this.channel = channel;
         this.factory = factory;
         this.received = received;
+        this.collector = collector;
         this.size = size;
     }
 
     static NettyPingClient connect(final BenchConfig config) {
         final IoHandlerFactory factory = NettyIo.handlerFactory(false);
         final LongRing received = new LongRing();
+        final SequenceCollector collector = new SequenceCollector(received, config.replySize());
         final Channel channel = NettyChannels.connect(config, factory, new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(final Channel channel) {
                 channel.pipeline().addLast(
                     new LengthFieldBasedFrameDecoder(TcpFrameLayout.HEADER_LENGTH + TcpFrameLayout.MAX_PAYLOAD_LENGTH,
                         0, 4, 0, TcpFrameLayout.HEADER_LENGTH),
-                    new SequenceCollector(received));
+                    collector);
             }
         });
-        return new NettyPingClient(channel, factory, received, config.size());
+        return new NettyPingClient(channel, factory, received, collector, config.size());
     }
 
     private ManualIoEventLoop loop() {
@@ -73,6 +76,7 @@ final class NettyPingClient implements PingClient {
     public long poll() {
         if (received.isEmpty()) {
             loop().runNow();
+            collector.checkLengths();
             if (received.isEmpty()) {
                 return -1;
             }

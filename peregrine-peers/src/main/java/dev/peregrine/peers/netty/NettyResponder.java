@@ -4,6 +4,7 @@ import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.peers.support.TcpFrameLayout;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
@@ -21,7 +22,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A server bootstrap on one event-loop thread (acceptor and connections share it) that echoes every whole
- * frame, header included, and flushes once per read.
+ * frame, header included (or answers it with a frame of the reply size carrying its sequence), and flushes
+ * once per read.
  */
 final class NettyResponder implements Responder {
     private final EventLoopGroup group;
@@ -37,7 +39,7 @@ final class NettyResponder implements Responder {
     static NettyResponder start(final BenchConfig config) throws InterruptedException {
         final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1,
             new DefaultThreadFactory("netty-responder", true), NettyIo.handlerFactory(config.busySpin()));
-        final Echo echo = new Echo();
+        final Echo echo = new Echo(config.asymmetric() ? config.replySize() : -1);
         try {
             final Channel server = new ServerBootstrap()
                 .group(group)
@@ -79,11 +81,29 @@ final class NettyResponder implements Responder {
     @ChannelHandler.Sharable
     private static final class Echo extends ChannelInboundHandlerAdapter {
         private final AtomicLong messages = new AtomicLong();
+        /** Bytes of each answer, or -1 to echo each frame as it came. */
+        private final int replySize;
+
+        Echo(final int replySize) {
+            this.replySize = replySize;
+        }
 
         @Override
         public void channelRead(final ChannelHandlerContext ctx, final Object msg) {
             messages.lazySet(messages.get() + 1);
-            ctx.write(msg, ctx.voidPromise());
+            if (replySize < 0) {
+                ctx.write(msg, ctx.voidPromise());
+                return;
+            }
+            final ByteBuf frame = (ByteBuf) msg;
+            try {
+                final long sequence = frame.getLongLE(frame.readerIndex() + TcpFrameLayout.SEQUENCE_OFFSET);
+                final ByteBuf reply = ctx.alloc().directBuffer(TcpFrameLayout.HEADER_LENGTH + replySize);
+                reply.writeInt(replySize).writeLongLE(sequence).writeZero(replySize - Long.BYTES);
+                ctx.write(reply, ctx.voidPromise());
+            } finally {
+                frame.release();
+            }
         }
 
         @Override

@@ -33,7 +33,8 @@ public final class NioBenchTransport implements BenchTransport {
     public String description() {
         return "hand-written java.nio loop: non-blocking SocketChannel, no Selector (spins on read), direct ByteBuffers of "
             + BUFFER_SIZE / 1024 + " KiB, TCP_NODELAY, frames [int32 length][payload]; the responder serves all "
-            + "connections from one spinning thread and echoes every whole frame read in one write; stream: frames gathered "
+            + "connections from one spinning thread and echoes every whole frame read in one write (replies of another size "
+            + "are gathered in a buffer of their own, written once per read); stream: frames gathered "
             + "in one " + BUFFER_SIZE / 1024 + " KiB direct buffer written when full or at the end of each batch, the "
             + "receiver reads blocks of up to " + BUFFER_SIZE / 1024 + " KiB";
     }
@@ -50,7 +51,12 @@ public final class NioBenchTransport implements BenchTransport {
 
     @Override
     public PingClient connect(final BenchConfig config) throws IOException {
-        return new NioPingClient(open(config), config.size());
+        return new NioPingClient(open(config), config.size(), config.replySize());
+    }
+
+    @Override
+    public boolean supportsReplySize() {
+        return true;
     }
 
     @Override

@@ -16,6 +16,7 @@ final class NioFrameReader {
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(NioBenchTransport.BUFFER_SIZE);
     private int readIndex;
     private int writeIndex;
+    private int lastPayloadLength;
 
     NioFrameReader(final SocketChannel channel) {
         this.channel = channel;
@@ -63,6 +64,7 @@ final class NioFrameReader {
         }
         final int frameStart = readIndex;
         readIndex += TcpFrameLayout.HEADER_LENGTH + length;
+        lastPayloadLength = length;
         // the buffer stays big-endian for the length; the sequence is little-endian by the SPI's contract
         return Long.reverseBytes(buffer.getLong(frameStart + TcpFrameLayout.SEQUENCE_OFFSET));
     }
@@ -73,6 +75,13 @@ final class NioFrameReader {
      */
     int readIndex() {
         return readIndex;
+    }
+
+    /**
+     * The payload length of the frame {@link #next()} took last.
+     */
+    int lastPayloadLength() {
+        return lastPayloadLength;
     }
 
     ByteBuffer buffer() {

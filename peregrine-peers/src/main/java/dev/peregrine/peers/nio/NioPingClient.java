@@ -1,6 +1,7 @@
 package dev.peregrine.peers.nio;
 
 import dev.peregrine.peers.PingClient;
+import dev.peregrine.peers.support.ReplyLength;
 import dev.peregrine.peers.support.TcpFrameLayout;
 
 import java.io.IOException;
@@ -16,9 +17,11 @@ final class NioPingClient implements PingClient {
     private final SocketChannel channel;
     private final NioFrameReader reader;
     private final ByteBuffer frame;
+    private final int replySize;
 
-    NioPingClient(final SocketChannel channel, final int size) {
+    NioPingClient(final SocketChannel channel, final int size, final int replySize) {
         this.channel = channel;
+        this.replySize = replySize;
         this.reader = new NioFrameReader(channel);
         this.frame = ByteBuffer.allocateDirect(TcpFrameLayout.HEADER_LENGTH + size);
         frame.putInt(0, size);
@@ -34,10 +37,11 @@ final class NioPingClient implements PingClient {
     public long poll() {
         final long buffered = reader.next();
         if (buffered >= 0) {
-            return buffered;
+            return ReplyLength.check(reader.lastPayloadLength(), replySize, buffered);
         }
         try {
-            return reader.fill() > 0 ? reader.next() : -1;
+            final long sequence = reader.fill() > 0 ? reader.next() : -1;
+            return sequence < 0 ? -1 : ReplyLength.check(reader.lastPayloadLength(), replySize, sequence);
         } catch (final IOException ex) {
             throw new UncheckedIOException("read from " + NioWriter.remote(channel), ex);
         }

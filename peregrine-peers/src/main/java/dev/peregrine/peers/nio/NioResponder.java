@@ -3,6 +3,7 @@ package dev.peregrine.peers.nio;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.peers.support.PeerSupport;
+import dev.peregrine.peers.support.TcpFrameLayout;
 import dev.peregrine.reactor.IdleStrategy;
 
 import java.io.IOException;
@@ -22,19 +23,27 @@ final class NioResponder implements Responder {
     private final IdleStrategy idle;
     private final AtomicLong messages = new AtomicLong();
     private final Thread thread;
+    /** Bytes of each answer, or -1 to echo each frame as it came. */
+    private final int replySize;
+    /** Where answers of {@link #replySize} bytes are gathered, or null for echoes. */
+    private final ByteBuffer replies;
     private SocketChannel[] channels = new SocketChannel[0];
     private NioFrameReader[] readers = new NioFrameReader[0];
     private ByteBuffer[] views = new ByteBuffer[0];
     private volatile boolean running = true;
 
-    private NioResponder(final ServerSocketChannel server, final IdleStrategy idle) {
+    private NioResponder(final ServerSocketChannel server, final IdleStrategy idle, final int replySize) {
         this.server = server;
         this.idle = idle;
+        this.replySize = replySize;
+        this.replies = replySize < 0 ? null
+            : ByteBuffer.allocateDirect(Math.max(NioBenchTransport.BUFFER_SIZE, TcpFrameLayout.HEADER_LENGTH + replySize));
         this.thread = PeerSupport.start("nio-responder", this::run);
     }
 
     static NioResponder start(final BenchConfig config) throws IOException {
-        return new NioResponder(NioBenchTransport.listen(config), PeerSupport.idleStrategy(config));
+        return new NioResponder(NioBenchTransport.listen(config), PeerSupport.idleStrategy(config),
+            config.asymmetric() ? config.replySize() : -1);
     }
 
     private void run() {
@@ -89,6 +98,9 @@ final class NioResponder implements Responder {
         if (reader.fill() == 0) {
             return 0;
         }
+        if (replies != null) {
+            return reply(reader, channel);
+        }
         final int start = reader.readIndex();
         int frames = 0;
         while (reader.next() >= 0) {
@@ -101,6 +113,39 @@ final class NioResponder implements Responder {
             NioWriter.writeFully(channel, view, false);
         }
         return frames;
+    }
+
+    /** Answers every whole frame read with a frame of {@link #replySize} bytes carrying its sequence, in one write. */
+    private int reply(final NioFrameReader reader, final SocketChannel channel) {
+        final int frameLength = TcpFrameLayout.HEADER_LENGTH + replySize;
+        replies.clear();
+        int frames = 0;
+        int gathered = 0;
+        long sequence;
+        while ((sequence = reader.next()) >= 0) {
+            if (replies.remaining() < frameLength) {
+                writeReplies(channel, gathered);
+                gathered = 0;
+            }
+            // the rest of the reply is whatever the buffer holds: its content is not part of the contract
+            replies.putInt(replies.position(), replySize);
+            replies.putLong(replies.position() + TcpFrameLayout.SEQUENCE_OFFSET, Long.reverseBytes(sequence));
+            replies.position(replies.position() + frameLength);
+            gathered++;
+            frames++;
+        }
+        if (gathered > 0) {
+            writeReplies(channel, gathered);
+        }
+        return frames;
+    }
+
+    private void writeReplies(final SocketChannel channel, final int count) {
+        // counted before the answers leave, so a client that has its answer also sees it counted
+        messages.lazySet(messages.get() + count);
+        replies.flip();
+        NioWriter.writeFully(channel, replies, false);
+        replies.clear();
     }
 
     private void remove(final int index) {

@@ -52,7 +52,12 @@ public final class SocketBenchTransport implements BenchTransport {
 
     @Override
     public PingClient connect(final BenchConfig config) throws IOException {
-        return new SocketPingClient(open(config), config.size());
+        return new SocketPingClient(open(config), config.size(), config.replySize());
+    }
+
+    @Override
+    public boolean supportsReplySize() {
+        return true;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.peregrine.peers.socket;
 
 import dev.peregrine.peers.PingClient;
+import dev.peregrine.peers.support.ReplyLength;
 import dev.peregrine.peers.support.TcpFrameLayout;
 
 import java.io.IOException;
@@ -18,10 +19,12 @@ final class SocketPingClient implements PingClient {
     private final SocketFrameReader reader;
     private final byte[] frame;
     private final int size;
+    private final int replySize;
 
-    SocketPingClient(final Socket socket, final int size) throws IOException {
+    SocketPingClient(final Socket socket, final int size, final int replySize) throws IOException {
         this.socket = socket;
         this.size = size;
+        this.replySize = replySize;
         this.out = socket.getOutputStream();
         this.reader = new SocketFrameReader(socket.getInputStream());
         this.frame = new byte[TcpFrameLayout.HEADER_LENGTH + size];
@@ -41,7 +44,11 @@ final class SocketPingClient implements PingClient {
     @Override
     public long poll() {
         try {
-            return reader.ready() ? reader.read() : -1;
+            if (!reader.ready()) {
+                return -1;
+            }
+            final long sequence = reader.read();
+            return ReplyLength.check(reader.payloadLength(), replySize, sequence);
         } catch (final IOException ex) {
             throw new UncheckedIOException("receive from " + socket.getRemoteSocketAddress(), ex);
         }
@@ -50,7 +57,8 @@ final class SocketPingClient implements PingClient {
     @Override
     public long receive() {
         try {
-            return reader.read();
+            final long sequence = reader.read();
+            return ReplyLength.check(reader.payloadLength(), replySize, sequence);
         } catch (final IOException ex) {
             throw new UncheckedIOException("receive from " + socket.getRemoteSocketAddress(), ex);
         }

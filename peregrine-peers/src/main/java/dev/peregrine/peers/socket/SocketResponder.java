@@ -23,11 +23,14 @@ final class SocketResponder implements Responder {
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private final List<Thread> threads = new CopyOnWriteArrayList<>();
     private final int size;
+    /** Bytes of each answer, or -1 to echo each frame as it came. */
+    private final int replySize;
     private volatile boolean closed;
 
-    private SocketResponder(final ServerSocket server, final int size) {
+    private SocketResponder(final ServerSocket server, final int size, final int replySize) {
         this.server = server;
         this.size = size;
+        this.replySize = replySize;
     }
 
     static SocketResponder start(final BenchConfig config) throws IOException {
@@ -39,7 +42,8 @@ final class SocketResponder implements Responder {
             server.close();
             throw new IOException("cannot listen on " + config.host() + ":" + config.port(), ex);
         }
-        final SocketResponder responder = new SocketResponder(server, config.size());
+        final SocketResponder responder = new SocketResponder(server, config.size(),
+            config.asymmetric() ? config.replySize() : -1);
         responder.threads.add(PeerSupport.start("socket-acceptor", responder::acceptLoop));
         return responder;
     }
@@ -65,18 +69,21 @@ final class SocketResponder implements Responder {
         try (socket) {
             final SocketFrameReader reader = new SocketFrameReader(socket.getInputStream());
             final OutputStream out = socket.getOutputStream();
-            byte[] frame = new byte[TcpFrameLayout.HEADER_LENGTH + size];
+            byte[] frame = new byte[TcpFrameLayout.HEADER_LENGTH + Math.max(size, replySize)];
             while (!closed) {
                 reader.read();
                 final int length = reader.payloadLength();
-                if (TcpFrameLayout.HEADER_LENGTH + length > frame.length) {
-                    frame = new byte[TcpFrameLayout.HEADER_LENGTH + length];
+                // an echo, or a reply of replySize bytes whose first 8 are the message's sequence
+                final int answer = replySize < 0 ? length : replySize;
+                if (TcpFrameLayout.HEADER_LENGTH + answer > frame.length) {
+                    frame = new byte[TcpFrameLayout.HEADER_LENGTH + answer];
                 }
-                TcpFrameLayout.putLength(frame, length);
-                System.arraycopy(reader.payload(), 0, frame, TcpFrameLayout.HEADER_LENGTH, length);
+                TcpFrameLayout.putLength(frame, answer);
+                System.arraycopy(reader.payload(), 0, frame, TcpFrameLayout.HEADER_LENGTH,
+                    replySize < 0 ? length : Math.min(length, Long.BYTES));
                 // counted before the echo leaves, so a client that has its echo also sees it counted
                 messages.incrementAndGet(); // one echo thread per connection: several writers, so an atomic add
-                out.write(frame, 0, TcpFrameLayout.HEADER_LENGTH + length);
+                out.write(frame, 0, TcpFrameLayout.HEADER_LENGTH + answer);
             }
         } catch (final IOException | IllegalStateException ex) {
             // EOF or reset when the client goes away is the normal end of a connection

@@ -1,0 +1,136 @@
+package dev.peregrine.bench.transports;
+
+import dev.peregrine.bench.Transports;
+import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.BenchTransport;
+import dev.peregrine.peers.PingClient;
+import dev.peregrine.peers.Responder;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * {@code --reply-size} on every Peregrine adapter: a 16-byte message answered by a 1024-byte reply carrying its
+ * sequence, and a client that refuses a reply of another length than it was told.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class PeregrineReplySizeTest {
+    private static final int ROUND_TRIPS = 300;
+
+    @TempDir
+    Path dir;
+
+    private BenchConfig config(final boolean busySpin) throws Exception {
+        return new BenchConfig("127.0.0.1", freePorts(), 16, dir, busySpin, 1024);
+    }
+
+    /** Six consecutive free ports, TCP and UDP (MoldUDP64 takes six). */
+    private static int freePorts() throws Exception {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            final int base;
+            try (DatagramSocket probe = new DatagramSocket(0)) {
+                base = probe.getLocalPort();
+            }
+            if (base > 65_000) {
+                continue;
+            }
+            boolean free = true;
+            for (int i = 0; i < 6 && free; i++) {
+                try (DatagramSocket udp = new DatagramSocket(base + i); java.net.ServerSocket tcp = new java.net.ServerSocket(base + i)) {
+                    free = udp.isBound() && tcp.isBound();
+                } catch (final java.io.IOException ex) {
+                    free = false;
+                }
+            }
+            if (free) {
+                return base;
+            }
+        }
+        throw new IllegalStateException("no run of 6 free ports");
+    }
+
+    @ParameterizedTest(name = "{0} busySpin={1}")
+    @CsvSource({"peregrine-tcp, false", "peregrine-tcp, true", "peregrine-shm, true", "peregrine-shm-packed, true",
+        "peregrine-shm-futex, false", "peregrine-shm-backoff, false", "peregrine-udp, false", "peregrine-udp, true",
+        "peregrine-mold, false"})
+    void shouldAnswerSixteenBytesWithAKilobyteCarryingTheSequence(final String name, final boolean busySpin)
+        throws Exception {
+        final BenchTransport transport = Transports.byName(name);
+        final BenchConfig config = config(busySpin);
+        Assumptions.assumeTrue(transport.unavailableReason(config) == null, () -> transport.unavailableReason(config));
+        assertThat(transport.supportsReplySize()).isTrue();
+        try (Responder responder = transport.startResponder(config); PingClient client = transport.connect(config)) {
+            for (long sequence = 0; sequence < ROUND_TRIPS; sequence++) {
+                client.send(sequence);
+                assertThat(client.receive()).isEqualTo(sequence); // the client checks the length is 1024
+            }
+            awaitCount(responder, ROUND_TRIPS);
+        }
+    }
+
+    /** Some responders count an answer just after it left: the count may trail the client by one answer. */
+    private static void awaitCount(final Responder responder, final long expected) throws InterruptedException {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (responder.messages() != expected && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertThat(responder.messages()).isEqualTo(expected);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"peregrine-tcp", "peregrine-shm", "peregrine-udp", "peregrine-mold"})
+    void shouldRefuseAReplyOfAnotherLengthThanConfigured(final String name) throws Exception {
+        final BenchTransport transport = Transports.byName(name);
+        final BenchConfig config = config(false);
+        Assumptions.assumeTrue(transport.unavailableReason(config) == null, () -> transport.unavailableReason(config));
+        // the client is told to expect 2048 bytes (so its frame limits take the 1024 the responder sends)
+        try (Responder responder = transport.startResponder(config);
+             PingClient client = transport.connect(config.withReplySize(2048))) {
+            client.send(5);
+            assertThatThrownBy(client::receive).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("length=1024").hasMessageContaining("sequence=5")
+                .hasMessageContaining("expected replySize=2048");
+            awaitCount(responder, 1);
+        }
+    }
+
+    /** The oracle is a plain blocking socket reading the frame as the wire layout says, not the adapter's client. */
+    @Test
+    void shouldPutAKilobyteFrameWithTheSequenceOnTheWireForASixteenBytePing() throws Exception {
+        final BenchConfig config = config(false);
+        try (Responder responder = new PeregrineTcpBench().startResponder(config); Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(config.host(), config.port()));
+            final DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+            final DataInputStream in = new DataInputStream(socket.getInputStream());
+            for (long sequence = 40; sequence < 43; sequence++) {
+                final ByteBuffer ping = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN).putLong(0, sequence);
+                out.writeInt(16); // big-endian length, then the payload
+                out.write(ping.array());
+                out.flush();
+
+                assertThat(in.readInt()).isEqualTo(1024);
+                final byte[] reply = new byte[1024];
+                in.readFully(reply);
+                assertThat(ByteBuffer.wrap(reply).order(ByteOrder.LITTLE_ENDIAN).getLong(0)).isEqualTo(sequence);
+            }
+            assertThat(in.available()).isZero();
+            assertThat(responder.messages()).isEqualTo(3);
+        }
+    }
+}
