@@ -1,5 +1,8 @@
 package dev.peregrine.bench;
 
+import dev.peregrine.bench.cli.Converters;
+import dev.peregrine.bench.cli.Range;
+import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -25,22 +28,26 @@ public final class PingPongCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
-    @Option(names = "--transport", required = true, split = ",", paramLabel = "NAME[,NAME...]",
+    @Option(names = "--transport", required = true, split = ",", converter = Converters.TransportName.class,  paramLabel = "NAME[,NAME...]",
         description = "Transports to measure, e.g. tcp,socket,nio.")
     List<String> transports;
 
+    @Range(min = BenchConfig.MIN_SIZE, max = 1 << 20)
     @Option(names = "--size", split = ",", defaultValue = "32,256", description = "Message sizes in bytes (default: ${DEFAULT-VALUE}).")
     List<Integer> sizes;
 
+    @Range(min = 1)
     @Option(names = "--messages", defaultValue = "1000000", description = "Messages measured (default: ${DEFAULT-VALUE}).")
     long messages;
 
     @Option(names = "--warmup", defaultValue = "200000", description = "Messages sent first, not measured (default: ${DEFAULT-VALUE}).")
     long warmup;
 
+    @Range(note = "0 for one message in flight")
     @Option(names = "--rate", defaultValue = "0", description = "Messages per second on a fixed schedule; 0 for one in flight.")
     long rate;
 
+    @Range(max = Range.DAY, note = "0 for none")
     @Option(names = "--time-limit", defaultValue = "0", paramLabel = "SECONDS",
         description = "End a measurement after this long with what it measured, marked partial; 0 for none.")
     double timeLimit;
