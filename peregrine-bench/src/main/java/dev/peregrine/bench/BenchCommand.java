@@ -19,7 +19,7 @@ public final class BenchCommand implements Runnable {
 
     @Override
     public void run() {
-        System.out.println("Transports: " + String.join(", ", Transports.all().stream().map(t -> t.name()).toList()));
-        throw new CommandLine.ParameterException(spec.commandLine(), "a scenario is required, e.g. 'bench compare'");
+        throw new CommandLine.ParameterException(spec.commandLine(), "a scenario is required: "
+            + String.join(", ", spec.subcommands().keySet()) + ", e.g. 'bench compare'");
     }
 }

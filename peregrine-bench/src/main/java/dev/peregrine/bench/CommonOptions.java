@@ -1,7 +1,12 @@
 package dev.peregrine.bench;
 
+import dev.peregrine.bench.cli.Cli;
+import dev.peregrine.bench.cli.Converters;
+import dev.peregrine.bench.cli.Validated;
 import dev.peregrine.peers.BenchTransport;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -13,18 +18,22 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * Options every {@code bench} scenario takes.
  */
-public final class CommonOptions {
+public final class CommonOptions implements Validated {
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec mixee;
+
     @Option(names = "--in-process", description = "Run the responder on a thread of this JVM instead of a second JVM.")
     boolean inProcess;
 
-    @Option(names = "--json", paramLabel = "FILE", description = "Write the results as JSON (an array when several runs).")
+    @Option(names = "--json", converter = Converters.WritableFile.class, paramLabel = "FILE", description = "Write the results as JSON (an array when several runs).")
     Path json;
 
-    @Option(names = "--hgrm", paramLabel = "FILE", description = "Write HdrHistogram's percentile distribution"
+    @Option(names = "--hgrm", converter = Converters.WritableFile.class, paramLabel = "FILE", description = "Write HdrHistogram's percentile distribution"
         + " (microseconds); with several runs FILE-<transport>-<size>[-r<rate>].hgrm each.")
     Path hgrm;
 
@@ -36,11 +45,25 @@ public final class CommonOptions {
         + " in load runs with more threads than cores).")
     Boolean busySpin;
 
-    @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to use (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--host", defaultValue = "127.0.0.1", converter = Converters.LocalAddress.class, description = "Address to use (default: ${DEFAULT-VALUE}).")
     String host;
 
     @Option(names = "--quiet", description = "No progress line on stderr.")
     boolean quiet;
+
+    @Override
+    public void validate() {
+        final int cpus = Runtime.getRuntime().availableProcessors();
+        if (cpu.size() > 2) {
+            throw Cli.invalid(mixee.commandLine(), "--cpu", cpu.stream().map(String::valueOf).collect(Collectors.joining(","))
+                + " names " + cpu.size() + " CPUs; expected CLIENT or CLIENT,RESPONDER");
+        }
+        for (final int c : cpu) {
+            if (c >= cpus) {
+                throw Cli.invalid(mixee.commandLine(), "--cpu", c + " is not a CPU of this machine; expected 0 to " + (cpus - 1));
+            }
+        }
+    }
 
     int clientCpu() {
         return cpu.isEmpty() ? -1 : cpu.get(0);

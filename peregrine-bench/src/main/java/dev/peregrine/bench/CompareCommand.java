@@ -1,5 +1,7 @@
 package dev.peregrine.bench;
 
+import dev.peregrine.bench.cli.Converters;
+import dev.peregrine.bench.cli.Range;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import picocli.CommandLine.Command;
@@ -35,24 +37,28 @@ public final class CompareCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
-    @Option(names = "--transport", split = ",", paramLabel = "NAME[,NAME...]",
+    @Option(names = "--transport", split = ",", converter = Converters.TransportName.class,  paramLabel = "NAME[,NAME...]",
         description = "Only these transports (default: every transport found).")
     List<String> transports = new ArrayList<>();
 
+    @Range(min = BenchConfig.MIN_SIZE, max = 1 << 20)
     @Option(names = "--size", split = ",", defaultValue = "32,256", description = "Message sizes (default: ${DEFAULT-VALUE}).")
     List<Integer> sizes;
 
+    @Range(min = 1)
     @Option(names = "--messages", defaultValue = "100000", description = "Ping-pong messages measured per transport and size (default: ${DEFAULT-VALUE}).")
     long messages;
 
     @Option(names = "--warmup", defaultValue = "20000", description = "Ping-pong warm-up messages (default: ${DEFAULT-VALUE}).")
     long warmup;
 
+    @Range(min = 0.001, max = Range.DAY)
     @Option(names = "--time-limit", defaultValue = "30", paramLabel = "SECONDS",
         description = "Longest measurement per ping-pong run; a slower transport is cut short and marked partial"
             + " (default: ${DEFAULT-VALUE}).")
     double timeLimit;
 
+    @Range(min = 0.001, max = Range.DAY)
     @Option(names = "--budget", defaultValue = "480", paramLabel = "SECONDS",
         description = "Time for the floor and all ping-pong runs together; each run's limit shrinks to fit it"
             + " (default: ${DEFAULT-VALUE}).")
@@ -61,24 +67,29 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--full", description = "Also run load and throughput.")
     boolean full;
 
+    @Range(min = 1, max = LoadCommand.MAX_CLIENTS)
     @Option(names = "--clients", defaultValue = "5", description = "Load: concurrent clients (default: ${DEFAULT-VALUE}).")
     int clients;
 
+    @Range(min = 1)
     @Option(names = "--rates", split = ",", defaultValue = "1000,10000,25000,50000,100000",
         description = "Load: messages per second per client (default: ${DEFAULT-VALUE}).")
     List<Long> rates;
 
+    @Range(min = 0.001, max = Range.DAY)
     @Option(names = "--load-seconds", defaultValue = "2", description = "Load: measured seconds per rate (default: ${DEFAULT-VALUE}).")
     double loadSeconds;
 
+    @Range(min = BenchConfig.MIN_SIZE, max = 1 << 20)
     @Option(names = "--load-size", defaultValue = "256", description = "Load: message size (default: ${DEFAULT-VALUE}).")
     int loadSize;
 
+    @Range(min = 0.001, max = Range.DAY)
     @Option(names = "--throughput-seconds", defaultValue = "2",
         description = "Throughput: measured seconds per run, after 1 s of warm-up (default: ${DEFAULT-VALUE}).")
     double throughputSeconds;
 
-    @Option(names = "--report", defaultValue = "report.html", paramLabel = "FILE", description = "The HTML report (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--report", defaultValue = "report.html", converter = Converters.WritableFile.class, paramLabel = "FILE", description = "The HTML report (default: ${DEFAULT-VALUE}).")
     Path report;
 
     @Option(names = "--floor", paramLabel = "CMD", description = "Command printing the machine's floor lines, e.g."

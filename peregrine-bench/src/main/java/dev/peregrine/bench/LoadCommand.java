@@ -1,5 +1,8 @@
 package dev.peregrine.bench;
 
+import dev.peregrine.bench.cli.Converters;
+import dev.peregrine.bench.cli.Range;
+import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -18,29 +21,37 @@ import java.util.concurrent.Callable;
     description = {"Latency under load (Chronicle's scenario): N clients, each with its own responder, send at a"
         + " fixed rate; latency from the intended send time (coordinated omission corrected); one row per rate."})
 public final class LoadCommand implements Callable<Integer> {
+    /** Each client has its own responder and ports: a few hundred is already far past what a machine serves well. */
+    static final int MAX_CLIENTS = 1000;
+
     @Spec
     CommandSpec spec;
 
     @Mixin
     CommonOptions common;
 
-    @Option(names = "--transport", required = true, split = ",", paramLabel = "NAME[,NAME...]",
+    @Option(names = "--transport", required = true, split = ",", converter = Converters.TransportName.class,  paramLabel = "NAME[,NAME...]",
         description = "Transports to measure.")
     List<String> transports;
 
+    @Range(min = BenchConfig.MIN_SIZE, max = 1 << 20)
     @Option(names = "--size", split = ",", defaultValue = "256", description = "Message sizes (default: ${DEFAULT-VALUE}).")
     List<Integer> sizes;
 
+    @Range(min = 1, max = MAX_CLIENTS)
     @Option(names = "--clients", defaultValue = "5", description = "Concurrent clients (default: ${DEFAULT-VALUE}).")
     int clients;
 
+    @Range(min = 1)
     @Option(names = "--rates", split = ",", defaultValue = "1000,10000,25000,50000,100000",
         description = "Messages per second per client (default: ${DEFAULT-VALUE}).")
     List<Long> rates;
 
+    @Range(min = 0.001, max = Range.DAY)
     @Option(names = "--seconds", defaultValue = "5", description = "Measured seconds per rate (default: ${DEFAULT-VALUE}).")
     double seconds;
 
+    @Range(max = Range.DAY)
     @Option(names = "--warmup-seconds", defaultValue = "2", description = "Warm-up seconds per rate (default: ${DEFAULT-VALUE}).")
     double warmupSeconds;
 

@@ -1,8 +1,9 @@
 package dev.peregrine.bench;
 
+import dev.peregrine.bench.cli.Converters;
+import dev.peregrine.bench.cli.Range;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -28,39 +29,38 @@ public final class PingPongCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
-    @Option(names = "--transport", required = true, split = ",", paramLabel = "NAME[,NAME...]",
+    @Option(names = "--transport", required = true, split = ",", converter = Converters.TransportName.class,  paramLabel = "NAME[,NAME...]",
         description = "Transports to measure, e.g. tcp,socket,nio.")
     List<String> transports;
 
+    @Range(min = BenchConfig.MIN_SIZE, max = 1 << 20)
     @Option(names = "--size", split = ",", defaultValue = "32,256", description = "Message sizes in bytes (default: ${DEFAULT-VALUE}).")
     List<Integer> sizes;
 
+    @Range(min = BenchConfig.MIN_SIZE, max = BenchConfig.MAX_SIZE)
     @Option(names = "--reply-size", paramLabel = "N",
         description = "Bytes of each responder's answer, its first 8 the message's sequence (default: the message's"
             + " size, an echo).")
     Integer replySize;
 
+    @Range(min = 1)
     @Option(names = "--messages", defaultValue = "1000000", description = "Messages measured (default: ${DEFAULT-VALUE}).")
     long messages;
 
     @Option(names = "--warmup", defaultValue = "200000", description = "Messages sent first, not measured (default: ${DEFAULT-VALUE}).")
     long warmup;
 
+    @Range(note = "0 for one message in flight")
     @Option(names = "--rate", defaultValue = "0", description = "Messages per second on a fixed schedule; 0 for one in flight.")
     long rate;
 
+    @Range(max = Range.DAY, note = "0 for none")
     @Option(names = "--time-limit", defaultValue = "0", paramLabel = "SECONDS",
         description = "End a measurement after this long with what it measured, marked partial; 0 for none.")
     double timeLimit;
 
     @Override
     public Integer call() {
-        for (final int size : sizes) {
-            checkSize("--size", size);
-        }
-        if (replySize != null) {
-            checkSize("--reply-size", replySize);
-        }
         final PrintStream out = System.out;
         final List<BenchTransport> chosen = CommonOptions.transports(transports);
         final Integer relaunched = Relaunch.ifNeeded(spec, chosen);
@@ -83,15 +83,6 @@ public final class PingPongCommand implements Callable<Integer> {
             }
             common.writeFiles(results, out);
             return results.stream().allMatch(r -> r.status() == RunResult.Status.OK) ? 0 : 1;
-        }
-    }
-
-    /** A message or reply carries the 8-byte sequence and an 8-byte timestamp, and fits the peers' frames. */
-    private void checkSize(final String option, final int value) {
-        if (value < BenchConfig.MIN_SIZE || value > BenchConfig.MAX_SIZE) {
-            throw new CommandLine.ParameterException(spec.commandLine(), option + "=" + value + " must be in ["
-                + BenchConfig.MIN_SIZE + ", " + BenchConfig.MAX_SIZE + "]: a message carries an 8-byte sequence and an"
-                + " 8-byte timestamp");
         }
     }
 }

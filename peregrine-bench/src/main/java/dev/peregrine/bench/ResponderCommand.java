@@ -1,5 +1,7 @@
 package dev.peregrine.bench;
 
+import dev.peregrine.bench.cli.Converters;
+import dev.peregrine.bench.cli.Range;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import dev.peregrine.peers.Responder;
@@ -27,15 +29,17 @@ import java.util.concurrent.Callable;
 @Command(name = "responder", hidden = true,
     description = "The echo side of a benchmark, in its own JVM (started by 'bench'; not for direct use).")
 public final class ResponderCommand implements Callable<Integer> {
-    @Option(names = "--transport", required = true, description = "Transport name.")
+    @Option(names = "--transport", required = true, converter = Converters.TransportName.class, description = "Transport name.")
     String transport;
 
-    @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to listen on.")
+    @Option(names = "--host", defaultValue = "127.0.0.1", converter = Converters.LocalAddress.class, description = "Address to listen on.")
     String host;
 
+    @Range(min = 1, max = 65536 - BenchConfig.PORTS_PER_RESPONDER)
     @Option(names = "--port", required = true, description = "First port; responder i uses ports from port + 8i.")
     int port;
 
+    @Range(min = BenchConfig.MIN_SIZE, max = 1 << 20)
     @Option(names = "--size", required = true, description = "Message size in bytes.")
     int size;
 
@@ -46,9 +50,11 @@ public final class ResponderCommand implements Callable<Integer> {
     @Option(names = "--dir", required = true, description = "Folder for the transport's files.")
     Path dir;
 
+    @Range(min = 1, max = LoadCommand.MAX_CLIENTS)
     @Option(names = "--count", defaultValue = "1", description = "How many responders (one per client).")
     int count;
 
+    @Range(min = -1, note = "-1 for none")
     @Option(names = "--cpu", defaultValue = "-1", description = "CPU to pin the responders to, -1 for none.")
     int cpu;
 
@@ -65,9 +71,11 @@ public final class ResponderCommand implements Callable<Integer> {
     @Option(names = "--messages", defaultValue = "0", description = "Stream: measured messages, or 0 for a timed window.")
     long messages;
 
+    @Range(max = Range.DAY)
     @Option(names = "--warmup-seconds", defaultValue = "0", description = "Stream: warm-up seconds of a timed window.")
     double warmupSeconds;
 
+    @Range(max = Range.DAY)
     @Option(names = "--seconds", defaultValue = "0", description = "Stream: measured seconds of a timed window.")
     double seconds;
 

@@ -1,5 +1,8 @@
 package dev.peregrine.bench;
 
+import dev.peregrine.bench.cli.Converters;
+import dev.peregrine.bench.cli.Range;
+import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -31,16 +34,19 @@ public final class ThroughputCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
-    @Option(names = "--transport", required = true, split = ",", paramLabel = "NAME[,NAME...]",
+    @Option(names = "--transport", required = true, split = ",", converter = Converters.TransportName.class,  paramLabel = "NAME[,NAME...]",
         description = "Transports to measure.")
     List<String> transports;
 
+    @Range(min = BenchConfig.MIN_SIZE, max = 1 << 20)
     @Option(names = "--size", split = ",", defaultValue = "32,256", description = "Message sizes (default: ${DEFAULT-VALUE}).")
     List<Integer> sizes;
 
+    @Range(min = 0.001, max = Range.DAY)
     @Option(names = "--seconds", defaultValue = "2", description = "Measured seconds per run (default: ${DEFAULT-VALUE}).")
     double seconds;
 
+    @Range(max = Range.DAY)
     @Option(names = "--warmup-seconds", defaultValue = "1",
         description = "Warm-up seconds before measuring (default: ${DEFAULT-VALUE}).")
     double warmupSeconds;
@@ -49,6 +55,7 @@ public final class ThroughputCommand implements Callable<Integer> {
         description = "Warm-up messages: at least this many (with --messages: exactly) (default: ${DEFAULT-VALUE}).")
     long warmup;
 
+    @Range(min = 1)
     @Option(names = "--messages", description = "Measure this many messages instead of --seconds.")
     Long messages;
 

@@ -3,8 +3,11 @@ package dev.peregrine.bench;
 import dev.peregrine.peers.BenchTransport;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 
@@ -14,6 +17,8 @@ import java.util.ServiceLoader;
 public final class Transports {
     private static final String PEREGRINE_PACKAGE = "dev.peregrine.bench.transports";
     private static final List<String> PATH_ORDER = List.of("tcp", "udp", "shm");
+    /** Short names accepted for Peregrine's own transports. */
+    public static final Map<String, String> ALIASES = aliases();
 
     private Transports() {
     }
@@ -43,17 +48,35 @@ public final class Transports {
         return found;
     }
 
+    private static Map<String, String> aliases() {
+        final Map<String, String> aliases = new LinkedHashMap<>();
+        for (final String path : List.of("tcp", "udp", "shm", "mold")) {
+            aliases.put(path, "peregrine-" + path);
+        }
+        return Collections.unmodifiableMap(aliases);
+    }
+
+    /**
+     * The full name of a transport given by a short name ({@code tcp} is {@code peregrine-tcp}).
+     *
+     * @param name a name or a short name
+     * @return the full name, or {@code name} itself if it is not a short name
+     */
+    public static String canonicalName(final String name) {
+        return ALIASES.getOrDefault(name, name);
+    }
+
     /**
      * Finds a transport by name.
      *
-     * @param name the name, e.g. {@code tcp}
+     * @param name the name, e.g. {@code peregrine-tcp}, or a short name, e.g. {@code tcp}
      * @return the transport
      * @throws IllegalArgumentException naming the known transports if there is none by that name
      */
     public static BenchTransport byName(final String name) {
         final List<BenchTransport> all = all();
         for (final BenchTransport transport : all) {
-            if (transport.name().equals(name)) {
+            if (transport.name().equals(canonicalName(name))) {
                 return transport;
             }
         }

@@ -38,6 +38,14 @@ class LauncherTest {
             .doesNotContain("\n");
     }
 
+    @Test
+    void shouldNameTheLaunchersOwnCommandsToTheCliForItsDidYouMean() throws Exception {
+        final List<String> cases = Files.readAllLines(LAUNCHER).stream()
+            .filter(line -> line.matches("  [a-z]+\\)"))
+            .map(line -> line.strip().replace(")", "")).toList();
+        assertThat(cases).containsExactlyInAnyOrderElementsOf(dev.peregrine.bench.cli.Cli.LAUNCHER_COMMANDS);
+    }
+
     private static Result run(final Map<String, String> env) throws IOException, InterruptedException {
         final ProcessBuilder builder = new ProcessBuilder(List.of("bash", LAUNCHER.toString(), "jdk"));
         builder.environment().clear();

@@ -7,7 +7,9 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code peregrine echo}: the echo server of the examples, for any framing.
@@ -27,10 +29,14 @@ import picocli.CommandLine.Option;
         "A message over --max-frame, or a bad length field, closes that connection",
         "with the reason; the other connections go on."})
 public final class EchoCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Range(min = 1, max = 65535)
     @Option(names = "--port", defaultValue = "9999", description = "TCP port to listen on (default: ${DEFAULT-VALUE}).")
     int port;
 
-    @Option(names = "--host", defaultValue = "0.0.0.0",
+    @Option(names = "--host", defaultValue = "0.0.0.0", converter = Converters.LocalAddress.class,
         description = "Address to listen on (default: ${DEFAULT-VALUE}, every interface).")
     String host;
 
@@ -38,6 +44,7 @@ public final class EchoCommand implements Callable<Integer> {
         description = "How messages are delimited (default: ${DEFAULT-VALUE}); see the list below.")
     Framing framing;
 
+    @Range(min = 1)
     @Option(names = "--max-frame", defaultValue = "65536",
         description = "Longest message in bytes (default: ${DEFAULT-VALUE}); a length field caps it to what it can express.")
     int maxFrame;
@@ -50,7 +57,7 @@ public final class EchoCommand implements Callable<Integer> {
     public Integer call() {
         final EchoServer server = new EchoServer(new InetSocketAddress(host, port), System.out::println);
         System.out.println("echo: framing " + framing + ", max frame " + framing.effectiveMaxFrameLength(maxFrame) + " bytes");
-        return TcpServerRunner.run("echo", server, EchoServer.options(framing, maxFrame), server::start,
+        return TcpServerRunner.run(spec, host + ":" + port, server, EchoServer.options(framing, maxFrame), server::start,
             server::listenFailure, System.err);
     }
 }

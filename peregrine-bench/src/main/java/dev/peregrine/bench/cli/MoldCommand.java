@@ -2,9 +2,15 @@ package dev.peregrine.bench.cli;
 
 import dev.peregrine.examples.mold.MoldListenerApp;
 import dev.peregrine.examples.mold.MoldPublisherApp;
+import dev.peregrine.mold.MoldUDP64Layout;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
+import java.io.UncheckedIOException;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
@@ -21,46 +27,101 @@ import java.util.concurrent.Callable;
         "Multicast on loopback needs the MULTICAST flag on lo (ip link set lo multicast on); or use --group 127.0.0.1."},
     subcommands = {MoldCommand.Publish.class, MoldCommand.Listen.class})
 public final class MoldCommand implements Callable<Integer> {
+    /** The largest message that fits one packet with its 2-byte length. */
+    static final int MAX_MESSAGE = MoldUDP64Layout.DEFAULT_MAX_PAYLOAD - 2;
+
+    @Spec
+    CommandSpec spec;
+
     /** Creates the command (picocli). */
     public MoldCommand() {
     }
 
     @Override
     public Integer call() {
-        System.out.println("usage: peregrine mold publish|listen [options]  (--help for the options)");
-        return 2;
+        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: publish or listen");
     }
 
-    static NetworkInterface networkInterface(final String name) throws SocketException {
-        final NetworkInterface nif = NetworkInterface.getByName(name);
-        if (nif == null) {
-            throw new IllegalArgumentException("interface=" + name + " does not exist");
+    /**
+     * The interface to use for a group, checked: up, and able to multicast when the group is a multicast one.
+     *
+     * @return the interface, or null when the group is unicast (none is needed)
+     */
+    static NetworkInterface multicastInterface(final CommandSpec spec, final InetAddress group, final String name) {
+        if (group == null || !group.isMulticastAddress()) {
+            return null;
         }
-        return nif;
+        try {
+            final NetworkInterface nif = NetworkInterface.getByName(name);
+            if (nif == null) {
+                throw Cli.invalid(spec.commandLine(), "--interface", "'" + name + "' is not a network interface here");
+            }
+            if (!nif.isUp()) {
+                throw Cli.invalid(spec.commandLine(), "--interface", name + " is down; turn it on with: ip link set " + name
+                    + " up");
+            }
+            if (!nif.supportsMulticast()) {
+                throw Cli.invalid(spec.commandLine(), "--interface", name + " has no MULTICAST flag, needed for --group "
+                    + group.getHostAddress() + "; turn it on with: ip link set " + name + " multicast on"
+                    + " (or use a unicast --group, e.g. 127.0.0.1)");
+            }
+            return nif;
+        } catch (final SocketException ex) {
+            throw Cli.invalid(spec.commandLine(), "--interface", name + " cannot be read: " + ex.getMessage());
+        }
+    }
+
+    static int requestPort(final CommandSpec spec, final int port, final int requestPort) {
+        final int effective = requestPort == 0 ? port + 1 : requestPort;
+        if (effective > 65535) {
+            throw Cli.invalid(spec.commandLine(), "--request-port", "0 means --port + 1 = " + effective
+                + ", which is not a port; give --request-port 1 to 65535");
+        }
+        return effective;
+    }
+
+    static InetAddress address(final String host) {
+        try {
+            return InetAddress.getByName(host);
+        } catch (final UnknownHostException ex) {
+            throw new IllegalStateException("host=" + host + " resolved when parsed, not now: " + ex.getMessage(), ex);
+        }
     }
 
     /** {@code mold publish}. */
     @Command(name = "publish", mixinStandardHelpOptions = true, description = "Publish numbered messages at a steady rate, dropping some on purpose.")
-    public static final class Publish implements Callable<Integer> {
-        @Option(names = "--group", description = "multicast group or unicast address (default ${DEFAULT-VALUE})", defaultValue = "239.1.1.1")
+    public static final class Publish implements Callable<Integer>, Validated {
+        @Spec
+        CommandSpec spec;
+        @Option(names = "--group", converter = Converters.Host.class,
+            description = "multicast group or unicast address (default ${DEFAULT-VALUE})", defaultValue = "239.1.1.1")
         String group;
+        @Range(min = 1, max = 65535)
         @Option(names = "--port", description = "feed port (default ${DEFAULT-VALUE})", defaultValue = "5000")
         int port;
-        @Option(names = "--interface", description = "multicast interface (default ${DEFAULT-VALUE})", defaultValue = "lo")
+        @Option(names = "--interface", converter = Converters.InterfaceName.class,
+            description = "multicast interface (default ${DEFAULT-VALUE})", defaultValue = "lo")
         String interfaceName;
+        @Range(min = 0, max = 65535, note = "0 for the feed port + 1")
         @Option(names = "--request-port", description = "re-request server port (default: feed port + 1)", defaultValue = "0")
         int requestPort;
-        @Option(names = "--session", description = "session name, up to 10 characters (default ${DEFAULT-VALUE})", defaultValue = "PEREGRINE")
+        @Option(names = "--session", converter = Converters.SessionName.class,
+            description = "session name, up to 10 characters (default ${DEFAULT-VALUE})", defaultValue = "PEREGRINE")
         String session;
+        @Range(min = 1)
         @Option(names = "--rate", description = "messages per second (default ${DEFAULT-VALUE})", defaultValue = "1000")
         int rate;
+        @Range(min = 0, max = 1, maxExclusive = true)
         @Option(names = "--loss", description = "share of data packets dropped before sending, 0 to 1 (default ${DEFAULT-VALUE})", defaultValue = "0")
         double loss;
+        @Range(min = 8, max = MAX_MESSAGE, note = "the sequence number, 8 bytes, comes first")
         @Option(names = "--size", description = "message size in bytes, 8 to 1450 (default ${DEFAULT-VALUE})", defaultValue = "32")
         int size;
+        @Range(note = "0 for no end")
         @Option(names = "--count", description = "messages to publish, then end the session; 0 for no end (default ${DEFAULT-VALUE})", defaultValue = "0")
         long count;
-        @Option(names = "--store", description = "keep the message store in this file, so a restart goes on")
+        @Option(names = "--store", converter = Converters.WritableFile.class,
+            description = "keep the message store in this file, so a restart goes on")
         Path store;
 
         /** Creates the command (picocli). */
@@ -68,29 +129,54 @@ public final class MoldCommand implements Callable<Integer> {
         }
 
         @Override
-        public Integer call() throws UnknownHostException, SocketException {
-            final InetAddress address = InetAddress.getByName(group);
-            new MoldPublisherApp(address, port, address.isMulticastAddress() ? networkInterface(interfaceName) : null,
-                requestPort == 0 ? port + 1 : requestPort, session, rate, loss, size, count, store).run(System.out);
+        public void validate() {
+            requestPort(spec, port, requestPort);
+            multicastInterface(spec, address(group), interfaceName);
+        }
+
+        @Override
+        public Integer call() {
+            final InetAddress address = address(group);
+            final int requests = requestPort(spec, port, requestPort);
+            final MoldPublisherApp app = new MoldPublisherApp(address, port, multicastInterface(spec, address, interfaceName),
+                requests, session, rate, loss, size, count, store);
+            try {
+                app.run(System.out);
+            } catch (final UncheckedIOException ex) {
+                if (ex.getCause() instanceof BindException) {
+                    throw Cli.invalid(spec.commandLine(), "--request-port", requests + " cannot be used: "
+                        + ex.getCause().getMessage() + "; expected a free UDP port (another publisher may be running)");
+                }
+                throw ex;
+            }
             return 0;
         }
     }
 
     /** {@code mold listen}. */
     @Command(name = "listen", mixinStandardHelpOptions = true, description = "Follow a feed, recover its gaps, print state and counters.")
-    public static final class Listen implements Callable<Integer> {
-        @Option(names = "--group", description = "multicast group to join, or 'none' for unicast (default ${DEFAULT-VALUE})", defaultValue = "239.1.1.1")
+    public static final class Listen implements Callable<Integer>, Validated {
+        @Spec
+        CommandSpec spec;
+        @Option(names = "--group", converter = Converters.GroupOrNone.class,
+            description = "multicast group to join, or 'none' for unicast (default ${DEFAULT-VALUE})", defaultValue = "239.1.1.1")
         String group;
+        @Range(min = 1, max = 65535)
         @Option(names = "--port", description = "feed port (default ${DEFAULT-VALUE})", defaultValue = "5000")
         int port;
-        @Option(names = "--interface", description = "interface to join on (default ${DEFAULT-VALUE})", defaultValue = "lo")
+        @Option(names = "--interface", converter = Converters.InterfaceName.class,
+            description = "interface to join on (default ${DEFAULT-VALUE})", defaultValue = "lo")
         String interfaceName;
-        @Option(names = "--request-host", description = "re-request server host (default ${DEFAULT-VALUE})", defaultValue = "127.0.0.1")
+        @Option(names = "--request-host", converter = Converters.Host.class,
+            description = "re-request server host (default ${DEFAULT-VALUE})", defaultValue = "127.0.0.1")
         String requestHost;
+        @Range(min = 0, max = 65535, note = "0 for the feed port + 1")
         @Option(names = "--request-port", description = "re-request server port (default: feed port + 1)", defaultValue = "0")
         int requestPort;
+        @Range(note = "0: next message, 1: whole session")
         @Option(names = "--start", description = "0: next message, 1: whole session, n: from n (default ${DEFAULT-VALUE})", defaultValue = "0")
         long start;
+        @Range(max = Range.DAY, note = "0 for never")
         @Option(names = "--seconds", description = "stop after this long, 0 for never (default ${DEFAULT-VALUE})", defaultValue = "0")
         int seconds;
 
@@ -98,12 +184,22 @@ public final class MoldCommand implements Callable<Integer> {
         public Listen() {
         }
 
+        private InetAddress joined() {
+            final InetAddress address = "none".equals(group) ? null : address(group);
+            return address != null && address.isMulticastAddress() ? address : null;
+        }
+
         @Override
-        public Integer call() throws UnknownHostException, SocketException {
-            final InetAddress address = "none".equals(group) ? null : InetAddress.getByName(group);
-            final InetAddress joined = address != null && address.isMulticastAddress() ? address : null;
-            final long problems = new MoldListenerApp(joined, port, joined == null ? null : networkInterface(interfaceName),
-                new InetSocketAddress(InetAddress.getByName(requestHost), requestPort == 0 ? port + 1 : requestPort), start, seconds)
+        public void validate() {
+            requestPort(spec, port, requestPort);
+            multicastInterface(spec, joined(), interfaceName);
+        }
+
+        @Override
+        public Integer call() {
+            final InetAddress joined = joined();
+            final long problems = new MoldListenerApp(joined, port, multicastInterface(spec, joined, interfaceName),
+                new InetSocketAddress(address(requestHost), requestPort(spec, port, requestPort)), start, seconds)
                 .run(System.out);
             return problems == 0 ? 0 : 1;
         }

@@ -8,6 +8,8 @@ import dev.peregrine.reactor.ReactorOptions;
 import dev.peregrine.tcp.TcpOptions;
 import dev.peregrine.tcp.TcpTransport;
 
+import picocli.CommandLine.Model.CommandSpec;
+
 import java.io.PrintStream;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -24,10 +26,15 @@ final class TcpServerRunner {
     /**
      * Starts the server, waits until it listens (or fails), then serves until the process ends.
      *
-     * @return the exit code: 0 after a clean stop, 2 if it could not listen
+     * @param spec the command, for a user error about its {@code --port} or {@code --host}
+     * @param address what the server listens on, as given
+     * @return the exit code: 0 after a clean stop
+     * @throws picocli.CommandLine.ParameterException if it cannot listen (the port is in use, the address is not this
+     *     machine's): a user error, nothing has run
      */
-    static int run(final String name, final ChannelHandler server, final TcpOptions options,
+    static int run(final CommandSpec spec, final String address, final ChannelHandler server, final TcpOptions options,
         final ToLongFunction<Transport> start, final Supplier<String> listenFailure, final PrintStream err) {
+        final String name = spec.name();
         final Reactor reactor = new Reactor(new ReactorOptions().name(name)
             .idleStrategy(new BlockingSelectIdleStrategy())
             .errorHandler(error -> err.println(name + ": " + error)));
@@ -38,9 +45,11 @@ final class TcpServerRunner {
             reactor.doWork();
         }
         if (transport.localAddress(serverId) == null) {
+            final String why = listenFailure.get();
             transport.close();
             reactor.close();
-            return 2;
+            throw Cli.invalid(spec.commandLine(), "--port", address + " cannot be listened on: "
+                + (why == null ? "no answer within 10 s" : why) + "; expected a free port (another program may be using it)");
         }
         Runtime.getRuntime().addShutdownHook(new Thread(reactor::close, name + "-stop"));
         reactor.run();
