@@ -25,4 +25,28 @@ public interface MoldUDP64Listener {
      */
     default void onStateChange(final MoldUDP64SubscriberState state, final long nextExpected) {
     }
+
+    /**
+     * Every message of a gap is now at hand (delivered, or held in the reorder buffer behind an earlier
+     * gap): the recovery-latency hook. Called once per gap record; a gap split by packets that arrived in
+     * its middle reports each part.
+     *
+     * @param fromSequence the gap's first sequence number
+     * @param count how many messages it had
+     * @param nanos from its detection to now, on the reactor's clock
+     */
+    default void onGapFilled(final long fromSequence, final long count, final long nanos) {
+    }
+
+    /**
+     * A gap cannot be filled: the subscriber is {@link MoldUDP64SubscriberState#UNRECOVERABLE} from now on
+     * and delivers nothing more ({@link MoldUDP64Subscriber#nextExpected()} is the first message not
+     * delivered; lower gaps may still have been open). Called once, before {@link #onStateChange}.
+     *
+     * @param fromSequence the first message missing
+     * @param count how many are missing from there, as far as the subscriber knows
+     * @param reason why
+     */
+    default void onUnrecoverable(final long fromSequence, final long count, final MoldUDP64GapReason reason) {
+    }
 }

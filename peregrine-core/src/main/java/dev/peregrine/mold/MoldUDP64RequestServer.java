@@ -10,10 +10,13 @@ import java.util.Arrays;
 
 /**
  * The MoldUDP64 re-request server: answers each well-formed request for its session with one downstream
- * packet, unicast to the request's source address and port, holding only the requested messages that fit
- * whole (a large count is capped, never rejected). Requests that are malformed, of another session, for
- * messages it does not have, or over a source's rate are dropped and counted: the spec has no negative
- * answer, and one 20-byte request must never pull more than one packet (amplification).
+ * packet, unicast to the request's source address and port, holding as many of the requested messages as
+ * fit whole (a large count is capped, never rejected). A request that starts before the oldest message the
+ * store keeps is answered with the requested messages it still has, from its oldest on (the spec's "only
+ * what it has"): a listener sees from the answer's first sequence number that the start is gone. Requests
+ * that are malformed, of another session, for messages it does not have, or over a source's rate are
+ * dropped and counted: the spec has no negative answer, and one 20-byte request must never pull more than
+ * one packet (amplification). Each reactor cycle serves up to {@link UdpOptions#receiveBatch} requests.
  *
  * <p>The rate limit is a cell-rate algorithm per source (address and port, hashed into a fixed table, so
  * nothing allocates and colliding sources share one budget): at most {@code answersPerSecond} on
@@ -38,6 +41,7 @@ public final class MoldUDP64RequestServer implements AutoCloseable {
     private long otherSession;
     private long unavailable;
     private long rateLimited;
+    private long forgotten;
 
     /**
      * Binds the server's socket and attaches it to the reactor.
@@ -101,21 +105,31 @@ public final class MoldUDP64RequestServer implements AutoCloseable {
             otherSession++;
             return 0;
         }
-        if (sequence < store.firstSequence() || sequence >= store.nextSequence()) {
+        final long first = store.firstSequence();
+        if (sequence >= store.nextSequence() || sequence < first && sequence + count <= first) {
             unavailable++;
+            if (sequence < first) {
+                forgotten++;
+            }
             return 0;
         }
         if (!admit(sender, nowNs)) {
             rateLimited++;
             return 0;
         }
-        final int messages = store.copyBlocks(sequence, Math.min(count, MoldUDP64Layout.MAX_MESSAGE_COUNT), answer,
-            MoldUDP64Layout.HEADER_LENGTH, maxPayload);
+        long from = sequence;
+        int wanted = Math.min(count, MoldUDP64Layout.MAX_MESSAGE_COUNT);
+        if (sequence < first) { // the store moved past the start: answer with what it has, which tells the listener so
+            forgotten++;
+            wanted = (int)Math.min(wanted, sequence + count - first);
+            from = first;
+        }
+        final int messages = store.copyBlocks(from, wanted, answer, MoldUDP64Layout.HEADER_LENGTH, maxPayload);
         if (messages == 0) {
             unavailable++; // the first wanted message alone is longer than an answer may be
             return 0;
         }
-        MoldUDP64Layout.putHeader(answer, 0, store.session(), sequence, messages);
+        MoldUDP64Layout.putHeader(answer, 0, store.session(), from, messages);
         if (endpoint.sendPrepared(MoldUDP64Layout.HEADER_LENGTH + store.copiedBytes(), sender) >= 0) {
             answers++;
             messagesSent += messages;
@@ -199,6 +213,17 @@ public final class MoldUDP64RequestServer implements AutoCloseable {
      */
     public long unavailable() {
         return unavailable;
+    }
+
+    /**
+     * Requests that asked for messages older than the store keeps: answered with the requested messages it
+     * still has (from its oldest one on), or not at all when it has none of them (also counted in
+     * {@link #unavailable()}).
+     *
+     * @return the count
+     */
+    public long forgotten() {
+        return forgotten;
     }
 
     /**

@@ -13,22 +13,33 @@ import java.net.InetSocketAddress;
  * delivers messages in order exactly once, skips duplicates, and recovers gaps from a re-request server.
  *
  * <p>Recovery, per the spec's flow chart and the pitfalls other implementations met: a packet starting
- * past the next expected number is a gap; nothing past it is delivered. The subscriber requests exactly
- * the messages it lacks, from the next expected up to the highest sequence number seen (at most 65 534),
- * with one request outstanding; an answer that moves it on but leaves messages missing (an answer holds
- * only what fits one packet) is followed at once by the next request, and an unanswered request is sent
- * again after the timeout. It is {@link MoldUDP64SubscriberState#SYNCHRONISED} again only once the
- * highest sequence number seen is reached. A packet of another session is dropped and counted, except
- * after the current session has ended: then the new session is followed from its message 1, so a
- * restart at 1 is not mistaken for old duplicates.
+ * past the next expected number opens a gap, and nothing past a gap is delivered. Packets that arrive
+ * past a gap are kept in a bounded off-heap reorder buffer ({@link MoldUDP64SubscriberOptions#reorderBuffer}),
+ * so only the missing ranges are requested: one request per gap (adjacent gaps merged, at most 65 534
+ * messages each), several gaps in flight at once (lowest first), each answered request followed at once
+ * by one for what is still missing (an answer holds only what fits one packet), an unanswered one sent
+ * again after a timeout that doubles each time. When a gap is filled the buffered messages that became
+ * contiguous are delivered at once. When the buffer is full a packet is dropped and its messages are
+ * requested like lost ones ({@link #bufferOverflows()}). The subscriber is
+ * {@link MoldUDP64SubscriberState#SYNCHRONISED} again only once the highest sequence number seen is reached.
  *
- * <p>Every count and length is checked before use ({@link MoldUDP64Layout#validate}); a malformed packet
- * is counted and dropped whole. The subscriber has its own request socket, so several subscribers on one
- * host sharing the feed port each get their own answers. Nothing allocates per packet or message.
+ * <p>A gap that cannot be filled (the server answers with later messages only, or never answers through
+ * all the attempts) is reported ({@link MoldUDP64Listener#onUnrecoverable}) and the subscriber becomes
+ * {@link MoldUDP64SubscriberState#UNRECOVERABLE}: it never skips a gap silently, and never waits forever.
+ *
+ * <p>A packet of another session is dropped and counted, except after the current session has ended: then
+ * the new session is followed from its message 1, so a restart at 1 is not mistaken for old duplicates.
+ * Every count and length is checked before use ({@link MoldUDP64Layout#validate}); a malformed packet
+ * (a truncated answer, say) is counted and dropped whole. The subscriber has its own request socket, so
+ * several subscribers on one host sharing the feed port each get their own answers. Nothing allocates per
+ * packet or message, recovery included.
  *
  * <p>Not thread-safe: one reactor thread.
  */
 public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
+    private static final int MIN_GAP_RECORDS = 64;
+    private static final int MAX_BACKOFF_SHIFT = 20;
+
     private final Reactor reactor;
     private final MoldUDP64Listener listener;
     private final ErrorHandler errorHandler;
@@ -40,28 +51,35 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     private final boolean sessionFixed;
     private final long startSequence;
     private final long requestTimeoutNs;
+    private final long maxRequestTimeoutNs;
+    private final int requestAttempts;
+    private final int maxRequestsInFlight;
+    private final MoldUDP64ReorderBuffer reorder;
+    private final MoldUDP64Gaps gaps;
     private boolean sessionKnown;
     private boolean endOfSessionSeen;
     private long nextExpected;
     private long highestSeen;
-    private boolean requestOutstanding;
-    private long requestSentNs;
     private MoldUDP64SubscriberState state = MoldUDP64SubscriberState.SYNCHRONISED;
+    private MoldUDP64GapReason unrecoverableReason;
     private long delivered;
-    private long gaps;
+    private long gapsDetected;
     private long requestsSent;
+    private long retries;
     private long recovered;
     private long duplicates;
     private long malformed;
     private long otherSession;
     private long sessionsFollowed;
+    private long bufferOverflows;
+    private long unrecoverable;
 
     /**
-     * Opens the feed socket (joining the group, if any) and the request socket, and attaches both to the
-     * reactor.
+     * Opens the feed socket (joining the group, if any) and the request socket, makes the reorder buffer,
+     * and attaches the sockets to the reactor.
      *
      * @param reactor the reactor; call on its thread
-     * @param options feed, group, request server, session and start
+     * @param options feed, group, request server, session, start, recovery settings
      * @param listener receives messages and state changes
      */
     public MoldUDP64Subscriber(final Reactor reactor, final MoldUDP64SubscriberOptions options, final MoldUDP64Listener listener) {
@@ -75,23 +93,33 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         this.startSequence = options.startSequence();
         this.nextExpected = startSequence;
         this.requestTimeoutNs = options.requestTimeoutNs();
+        this.maxRequestTimeoutNs = options.maxRequestTimeoutNs();
+        this.requestAttempts = options.requestAttempts();
+        this.maxRequestsInFlight = options.maxRequestsInFlight();
+        this.gaps = new MoldUDP64Gaps(Math.max(MIN_GAP_RECORDS, 4 * maxRequestsInFlight), listener, errorHandler);
         this.sessionFixed = options.session() != null;
         if (sessionFixed) {
             MemorySegment.copy(MoldUDP64Layout.session(options.session()), 0, session, 0, MoldUDP64Layout.SESSION_LENGTH);
             sessionKnown = true;
         }
-        this.feed = UdpEndpoint.open(reactor, options.feed(), (e, buffer, offset, length, sender, nowNs) ->
-            onPacket(buffer, offset, length, false, nowNs));
+        this.reorder = new MoldUDP64ReorderBuffer(options.reorderBufferBytes(), options.reorderPacketLength());
+        UdpEndpoint opened = null;
         try {
+            opened = UdpEndpoint.open(reactor, options.feed(), (e, buffer, offset, length, sender, nowNs) ->
+                onPacket(buffer, offset, length, false, nowNs));
             if (options.group() != null) {
-                feed.join(options.group(), options.groupInterface());
+                opened.join(options.group(), options.groupInterface());
             }
             this.requests = UdpEndpoint.open(reactor, options.request(), (e, buffer, offset, length, sender, nowNs) ->
                 onPacket(buffer, offset, length, true, nowNs));
         } catch (final RuntimeException ex) {
-            feed.close();
+            if (opened != null) {
+                opened.close();
+            }
+            reorder.close();
             throw ex;
         }
+        this.feed = opened;
         reactor.add(this);
     }
 
@@ -103,13 +131,16 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
      * @param length its length
      * @param answer whether it came from the re-request server (counts delivered messages as recovered)
      * @param nowNs the clock of this cycle
-     * @return the number of messages delivered
+     * @return the number of messages delivered, from this packet and from the reorder buffer
      */
     public int onPacket(final MemorySegment buffer, final long offset, final int length, final boolean answer, final long nowNs) {
         final int count = MoldUDP64Layout.validate(buffer, offset, length);
         final long sequence = length >= MoldUDP64Layout.HEADER_LENGTH ? MoldUDP64Layout.sequence(buffer, offset) : 0;
         if (count < 0 || sequence < 1 || sequence > Long.MAX_VALUE - MoldUDP64Layout.END_OF_SESSION) {
             malformed++;
+            return 0;
+        }
+        if (state == MoldUDP64SubscriberState.UNRECOVERABLE) {
             return 0;
         }
         if (!sessionKnown) {
@@ -126,44 +157,57 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         if (nextExpected == 0) {
             nextExpected = sequence;
         }
-        final boolean endOfSession = MoldUDP64Layout.count(buffer, offset) == MoldUDP64Layout.END_OF_SESSION;
-        if (endOfSession && !answer) {
+        if (!answer && MoldUDP64Layout.count(buffer, offset) == MoldUDP64Layout.END_OF_SESSION) {
             endOfSessionSeen = true;
         }
         final long end = sequence + count;
-        if (!answer && sequence > Math.max(nextExpected, highestSeen)) {
-            gaps++;
+        final long known = Math.max(highestSeen, nextExpected);
+        if (sequence > known) {
+            gaps.add(known, sequence, nowNs);
+            if (!answer) {
+                gapsDetected++;
+            }
         }
-        highestSeen = Math.max(highestSeen, end);
-        final long before = nextExpected;
+        highestSeen = Math.max(known, end);
         int deliveredNow = 0;
         if (count > 0) {
-            if (sequence > nextExpected) {
-                deliveredNow = 0; // past a gap: deliver nothing, it will come again in order
-            } else if (end <= nextExpected) {
-                duplicates += count;
-            } else {
-                deliveredNow = deliver(buffer, offset, sequence, count);
-                if (answer) {
-                    recovered += deliveredNow;
+            if (sequence <= nextExpected) {
+                if (end <= nextExpected) {
+                    duplicates += count;
+                } else {
+                    deliveredNow = deliver(buffer, offset, sequence, count, answer);
                 }
+            } else {
+                if (answer && gaps.count > 0) {
+                    final int inside = gaps.strictlyInside(sequence);
+                    if (inside >= 0) { // asked from the gap's start, answered from later: the server lacks the start
+                        giveUp(gaps.from[inside], sequence - gaps.from[inside], MoldUDP64GapReason.STORE_TRUNCATED);
+                        return 0;
+                    }
+                }
+                keep(buffer, offset, length, sequence, count, known, answer, nowNs);
             }
         }
-        if (nextExpected < highestSeen) {
-            if (state != MoldUDP64SubscriberState.RECOVERING) {
-                changeState(MoldUDP64SubscriberState.RECOVERING);
-                sendRequest(nowNs);
-            } else if (!requestOutstanding || answer && nextExpected > before) {
-                sendRequest(nowNs); // the answer was cut short (one packet): follow on at once
-            }
-        } else {
-            requestOutstanding = false;
+        if (answer && gaps.count > 0) {
+            gaps.answered(sequence);
+        }
+        if (reorder.messages() > 0) {
+            deliveredNow += drain();
+        }
+        if (gaps.count > 0) {
+            gaps.trimBelow(nextExpected, nowNs);
+        }
+        if (nextExpected >= highestSeen) {
             changeState(endOfSessionSeen ? MoldUDP64SubscriberState.END_OF_SESSION : MoldUDP64SubscriberState.SYNCHRONISED);
+        } else {
+            changeState(MoldUDP64SubscriberState.RECOVERING);
+            issueRequests(nowNs);
         }
         return deliveredNow;
     }
 
-    private int deliver(final MemorySegment buffer, final long offset, final long sequence, final int count) {
+    /** Delivers a packet that starts at or before the next expected message. */
+    private int deliver(final MemorySegment buffer, final long offset, final long sequence, final int count, final boolean answer) {
         long position = offset + MoldUDP64Layout.HEADER_LENGTH;
         int deliveredNow = 0;
         for (int i = 0; i < count; i++) {
@@ -172,40 +216,165 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             if (messageSequence < nextExpected) {
                 duplicates++;
             } else {
+                if (reorder.contains(messageSequence)) {
+                    reorder.release(messageSequence); // delivered from this copy: the buffered one is a duplicate
+                    duplicates++;
+                }
                 nextExpected = messageSequence + 1; // first, so a throwing listener cannot cause a redelivery
                 delivered++;
                 deliveredNow++;
-                try {
-                    listener.onMessage(messageSequence, buffer, position + MoldUDP64Layout.BLOCK_HEADER_LENGTH, messageLength);
-                } catch (final RuntimeException ex) {
-                    errorHandler.onError(new IllegalStateException("MoldUDP64 listener failed on message " + messageSequence
-                        + "; the subscriber goes on", ex));
+                if (answer) {
+                    recovered++;
                 }
+                onMessage(messageSequence, buffer, position + MoldUDP64Layout.BLOCK_HEADER_LENGTH, messageLength);
             }
             position += MoldUDP64Layout.BLOCK_HEADER_LENGTH + messageLength;
         }
         return deliveredNow;
     }
 
-    @Override
-    public int doWork(final long nowNs) {
-        if (requestOutstanding && nowNs - requestSentNs >= requestTimeoutNs) {
-            sendRequest(nowNs);
-            return 1;
+    /** Delivers the buffered messages that follow on from the next expected one. */
+    private int drain() {
+        int deliveredNow = 0;
+        while (reorder.contains(nextExpected)) {
+            final long messageSequence = nextExpected;
+            nextExpected = messageSequence + 1;
+            delivered++;
+            deliveredNow++;
+            if (reorder.fromAnswer(messageSequence)) {
+                recovered++;
+            }
+            onMessage(messageSequence, reorder.segment(), reorder.dataOffset(messageSequence), reorder.length(messageSequence));
+            reorder.release(messageSequence);
         }
-        return 0;
+        return deliveredNow;
     }
 
-    private void sendRequest(final long nowNs) {
-        requestOutstanding = true;
-        requestSentNs = nowNs;
+    private void onMessage(final long sequence, final MemorySegment buffer, final long offset, final int length) {
+        try {
+            listener.onMessage(sequence, buffer, offset, length);
+        } catch (final RuntimeException ex) {
+            errorHandler.onError(new IllegalStateException("MoldUDP64 listener failed on message " + sequence
+                + "; the subscriber goes on", ex));
+        }
+    }
+
+    /**
+     * Keeps a packet that starts past the next expected message in the reorder buffer, and takes the
+     * messages it brings out of the gaps; without room, drops it and makes its new ground a gap.
+     */
+    private void keep(final MemorySegment buffer, final long offset, final int length, final long sequence, final int count,
+        final long known, final boolean answer, final long nowNs) {
+        final long end = sequence + count;
+        final int slot = reorder.store(buffer, offset, length, answer);
+        if (slot < 0) {
+            overflow(Math.max(sequence, known), end, nowNs);
+            return;
+        }
+        final long limit = nextExpected + reorder.window();
+        long position = offset + MoldUDP64Layout.HEADER_LENGTH;
+        long runFrom = -1;
+        long runTo = -1;
+        long messageSequence = sequence;
+        for (; messageSequence < end && messageSequence < limit; messageSequence++) {
+            final int messageLength = MoldUDP64Layout.messageLength(buffer, position);
+            if (reorder.contains(messageSequence)) {
+                duplicates++;
+            } else {
+                reorder.put(messageSequence, slot, (int)(position - offset) + MoldUDP64Layout.BLOCK_HEADER_LENGTH, messageLength);
+                if (messageSequence < known) { // old ground: it was in a gap, unless a gap list merge covered it twice
+                    if (runTo != messageSequence) {
+                        if (runFrom >= 0) {
+                            gaps.subtract(runFrom, runTo, nowNs);
+                        }
+                        runFrom = messageSequence;
+                    }
+                    runTo = messageSequence + 1;
+                }
+            }
+            position += MoldUDP64Layout.BLOCK_HEADER_LENGTH + messageLength;
+        }
+        if (runFrom >= 0) {
+            gaps.subtract(runFrom, runTo, nowNs);
+        }
+        reorder.seal(slot);
+        if (messageSequence < end) { // past the index's reach
+            overflow(Math.max(messageSequence, known), end, nowNs);
+        }
+    }
+
+    private void overflow(final long from, final long end, final long nowNs) {
+        bufferOverflows++;
+        if (from < end) {
+            gaps.add(from, end, nowNs);
+        }
+    }
+
+    @Override
+    public int doWork(final long nowNs) {
+        if (gaps.count == 0 || state == MoldUDP64SubscriberState.UNRECOVERABLE) {
+            return 0;
+        }
+        int work = 0;
+        for (int i = 0; i < gaps.count; i++) {
+            if (gaps.inFlight[i] && nowNs - gaps.sentNs[i] >= timeoutNs(gaps.attempts[i])) {
+                if (gaps.attempts[i] >= requestAttempts) {
+                    giveUp(gaps.from[i], gaps.to[i] - gaps.from[i],
+                        requestServer == null ? MoldUDP64GapReason.NO_REQUEST_SERVER : MoldUDP64GapReason.NO_ANSWER);
+                    return work + 1;
+                }
+                retries++;
+                sendRequest(i, nowNs);
+                work++;
+            }
+        }
+        return work + issueRequests(nowNs);
+    }
+
+    /** The wait after a gap's {@code attempts}-th request: doubled each time, capped. */
+    private long timeoutNs(final int attempts) {
+        final int shift = Math.min(Math.max(attempts - 1, 0), MAX_BACKOFF_SHIFT);
+        return Math.min(requestTimeoutNs << shift, maxRequestTimeoutNs);
+    }
+
+    /** Asks for the lowest gaps without a request in flight, as far as the in-flight bound allows. */
+    private int issueRequests(final long nowNs) {
+        int inFlight = gaps.inFlightCount();
+        int sent = 0;
+        for (int i = 0; i < gaps.count && inFlight < maxRequestsInFlight; i++) {
+            if (!gaps.inFlight[i]) {
+                sendRequest(i, nowNs);
+                inFlight++;
+                sent++;
+            }
+        }
+        return sent;
+    }
+
+    private void sendRequest(final int gap, final long nowNs) {
+        final long from = gaps.from[gap];
+        gaps.inFlight[gap] = true;
+        gaps.sentNs[gap] = nowNs;
+        gaps.requestedFrom[gap] = from;
+        gaps.attempts[gap]++;
         if (requestServer == null) {
             return;
         }
-        final int count = (int)Math.min(highestSeen - nextExpected, MoldUDP64Layout.MAX_MESSAGE_COUNT);
-        MoldUDP64Layout.putRequest(request, 0, session, nextExpected, count);
+        final int count = (int)Math.min(gaps.to[gap] - from, MoldUDP64Layout.MAX_MESSAGE_COUNT);
+        MoldUDP64Layout.putRequest(request, 0, session, from, count);
         requestsSent++;
         requests.sendTo(request, 0, MoldUDP64Layout.REQUEST_LENGTH, requestServer);
+    }
+
+    private void giveUp(final long from, final long count, final MoldUDP64GapReason reason) {
+        unrecoverable++;
+        unrecoverableReason = reason;
+        try {
+            listener.onUnrecoverable(from, count, reason);
+        } catch (final RuntimeException ex) {
+            errorHandler.onError(new IllegalStateException("MoldUDP64 listener failed on an unrecoverable gap", ex));
+        }
+        changeState(MoldUDP64SubscriberState.UNRECOVERABLE);
     }
 
     private void adoptSession(final MemorySegment buffer, final long offset) {
@@ -214,7 +383,8 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         if (endOfSessionSeen) {
             endOfSessionSeen = false;
             highestSeen = 0;
-            requestOutstanding = false;
+            gaps.clear();
+            reorder.clear();
         }
         sessionsFollowed++;
     }
@@ -277,12 +447,12 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     }
 
     /**
-     * Gaps detected in the feed.
+     * Gaps detected in the feed (a packet or heartbeat past the highest sequence number seen).
      *
      * @return the count
      */
     public long gaps() {
-        return gaps;
+        return gapsDetected;
     }
 
     /**
@@ -295,6 +465,115 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     }
 
     /**
+     * Requests sent again after a timeout (included in {@link #requests()}).
+     *
+     * @return the count
+     */
+    public long retries() {
+        return retries;
+    }
+
+    /**
+     * Gaps with a request in flight now.
+     *
+     * @return the count
+     */
+    public int requestsInFlight() {
+        return gaps.inFlightCount();
+    }
+
+    /**
+     * Gaps open now (missing ranges, after merging adjacent ones).
+     *
+     * @return the count
+     */
+    public int openGaps() {
+        return gaps.count;
+    }
+
+    /**
+     * Gaps filled so far (each one reported to {@link MoldUDP64Listener#onGapFilled}).
+     *
+     * @return the count
+     */
+    public long gapsFilled() {
+        return gaps.filled;
+    }
+
+    /**
+     * The recovery latency of the last gap filled: from its detection to the arrival of its last message.
+     *
+     * @return nanoseconds, 0 before the first
+     */
+    public long lastRecoveryNs() {
+        return gaps.lastFillNs;
+    }
+
+    /**
+     * Messages held in the reorder buffer now.
+     *
+     * @return the count
+     */
+    public int reorderBufferMessages() {
+        return reorder.messages();
+    }
+
+    /**
+     * Bytes of the packets held in the reorder buffer now.
+     *
+     * @return bytes
+     */
+    public long reorderBufferBytesUsed() {
+        return reorder.bytesUsed();
+    }
+
+    /**
+     * Most bytes of packets the reorder buffer held at once.
+     *
+     * @return bytes
+     */
+    public long reorderBufferBytesPeak() {
+        return reorder.bytesPeak();
+    }
+
+    /**
+     * Room in the reorder buffer: its packet slots times their length.
+     *
+     * @return bytes
+     */
+    public long reorderBufferCapacity() {
+        return reorder.capacity();
+    }
+
+    /**
+     * Packets that arrived past a gap and could not be kept (the reorder buffer full, the packet longer
+     * than a slot, or too far ahead for its index): dropped, their messages requested like lost ones.
+     *
+     * @return the count
+     */
+    public long bufferOverflows() {
+        return bufferOverflows;
+    }
+
+    /**
+     * Gaps given up: 0, or 1 once the subscriber is {@link MoldUDP64SubscriberState#UNRECOVERABLE}.
+     *
+     * @return the count
+     */
+    public long unrecoverable() {
+        return unrecoverable;
+    }
+
+    /**
+     * Why the subscriber is {@link MoldUDP64SubscriberState#UNRECOVERABLE}.
+     *
+     * @return the reason, or null while it is not
+     */
+    public MoldUDP64GapReason unrecoverableReason() {
+        return unrecoverableReason;
+    }
+
+    /**
      * Messages delivered from re-request answers.
      *
      * @return the count
@@ -304,7 +583,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     }
 
     /**
-     * Messages received again after delivery, and skipped.
+     * Messages received again (after delivery, or while held in the reorder buffer), and skipped.
      *
      * @return the count
      */
@@ -357,11 +636,12 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         return requests;
     }
 
-    /** Closes both sockets and leaves the reactor; reactor thread only. */
+    /** Closes both sockets, leaves the reactor and frees the reorder buffer; reactor thread only. */
     @Override
     public void close() {
         feed.close();
         requests.close();
         reactor.remove(this);
+        reorder.close();
     }
 }

@@ -18,8 +18,17 @@ public final class MoldUDP64SubscriberOptions {
     private String session;
     private long startSequence;
     private long requestTimeoutNs = 100_000_000L;
+    private long maxRequestTimeoutNs = 1_000_000_000L;
+    private int requestAttempts = 10;
+    private int maxRequestsInFlight = 8;
+    private long reorderBufferBytes = 4L << 20;
+    private int reorderPacketLength = MoldUDP64Layout.ETHERNET_PACKET_LENGTH;
 
-    /** Creates options with the defaults: any session, start from the next message, 100 ms request timeout. */
+    /**
+     * Creates options with the defaults: any session, start from the next message, requests timed out after
+     * 100 ms and then twice as long each time up to 1 s, 10 attempts per gap, 8 requests in flight, a 4 MiB
+     * reorder buffer of 1472-byte packet slots.
+     */
     public MoldUDP64SubscriberOptions() {
     }
 
@@ -55,7 +64,8 @@ public final class MoldUDP64SubscriberOptions {
     }
 
     /**
-     * Where requests go; without one the subscriber cannot recover and stays in recovery after a gap.
+     * Where requests go; without one, a gap is filled only by late feed packets, or given up
+     * ({@link MoldUDP64GapReason#NO_REQUEST_SERVER}) after the attempts' time.
      *
      * @param requestServer the re-request server's address
      * @return this
@@ -112,7 +122,8 @@ public final class MoldUDP64SubscriberOptions {
     }
 
     /**
-     * How long an unanswered request waits before it is sent again.
+     * How long an unanswered request first waits before it is sent again; each further wait for the same
+     * gap is twice as long, up to {@link #maxRequestTimeoutNs}.
      *
      * @param nanos at least 100 µs
      * @return this
@@ -122,6 +133,74 @@ public final class MoldUDP64SubscriberOptions {
             throw new IllegalArgumentException("requestTimeoutNs=" + nanos + " must be at least 100 us");
         }
         this.requestTimeoutNs = nanos;
+        return this;
+    }
+
+    /**
+     * The longest wait for an answer, where the doubling of {@link #requestTimeoutNs} stops; a value below
+     * the request timeout is taken as the request timeout.
+     *
+     * @param nanos at least 100 µs
+     * @return this
+     */
+    public MoldUDP64SubscriberOptions maxRequestTimeoutNs(final long nanos) {
+        if (nanos < 100_000L) {
+            throw new IllegalArgumentException("maxRequestTimeoutNs=" + nanos + " must be at least 100 us");
+        }
+        this.maxRequestTimeoutNs = nanos;
+        return this;
+    }
+
+    /**
+     * How many requests a gap gets, without any answer in between, before the subscriber gives it up
+     * ({@link MoldUDP64SubscriberState#UNRECOVERABLE}, {@link MoldUDP64GapReason#NO_ANSWER}); an answer
+     * starts the count again.
+     *
+     * @param attempts at least 1
+     * @return this
+     */
+    public MoldUDP64SubscriberOptions requestAttempts(final int attempts) {
+        if (attempts < 1) {
+            throw new IllegalArgumentException("requestAttempts=" + attempts + " must be at least 1");
+        }
+        this.requestAttempts = attempts;
+        return this;
+    }
+
+    /**
+     * How many gaps may each have a request in flight at once; lower gaps are asked for first.
+     *
+     * @param requests 1 to 64
+     * @return this
+     */
+    public MoldUDP64SubscriberOptions maxRequestsInFlight(final int requests) {
+        if (requests < 1 || requests > 64) {
+            throw new IllegalArgumentException("maxRequestsInFlight=" + requests + " must be in [1, 64]");
+        }
+        this.maxRequestsInFlight = requests;
+        return this;
+    }
+
+    /**
+     * Room for packets that arrive past a gap, kept off-heap (made once, with the subscriber) until the gap
+     * is filled, so that only the missing messages are requested. It holds {@code bytes / packetLength}
+     * packets of up to {@code packetLength} bytes each, and the messages of up to 32 times as many packets
+     * past the next expected one. When it is full, or a packet is longer, the packet is dropped and its
+     * messages are requested like lost ones ({@link MoldUDP64Subscriber#bufferOverflows()}). 0 keeps nothing.
+     *
+     * @param bytes 0 to 2^34
+     * @param packetLength the longest packet kept, 20 to 65 507 (default 1472, one Ethernet frame)
+     * @return this
+     */
+    public MoldUDP64SubscriberOptions reorderBuffer(final long bytes, final int packetLength) {
+        if (bytes < 0 || bytes > 1L << 34) {
+            throw new IllegalArgumentException("reorderBufferBytes=" + bytes + " must be in [0, 2^34]");
+        }
+        if (packetLength < MoldUDP64Layout.HEADER_LENGTH || packetLength > 65_507) {
+            throw new IllegalArgumentException("reorderPacketLength=" + packetLength + " must be in [20, 65507]");
+        }
+        this.reorderBufferBytes = bytes;
+        this.reorderPacketLength = packetLength;
         return this;
     }
 
@@ -155,5 +234,25 @@ public final class MoldUDP64SubscriberOptions {
 
     long requestTimeoutNs() {
         return requestTimeoutNs;
+    }
+
+    long maxRequestTimeoutNs() {
+        return Math.max(maxRequestTimeoutNs, requestTimeoutNs);
+    }
+
+    int requestAttempts() {
+        return requestAttempts;
+    }
+
+    int maxRequestsInFlight() {
+        return maxRequestsInFlight;
+    }
+
+    long reorderBufferBytes() {
+        return reorderBufferBytes;
+    }
+
+    int reorderPacketLength() {
+        return reorderPacketLength;
     }
 }

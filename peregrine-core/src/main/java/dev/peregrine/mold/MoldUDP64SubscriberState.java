@@ -6,8 +6,16 @@ package dev.peregrine.mold;
 public enum MoldUDP64SubscriberState {
     /** Every message up to the highest sequence number seen has been delivered. */
     SYNCHRONISED,
-    /** A gap was seen; missing messages are being requested and nothing past the gap is delivered. */
+    /**
+     * A gap was seen; missing messages are being requested, packets past the gap are kept in the reorder
+     * buffer (as far as it has room), and nothing past the gap is delivered.
+     */
     RECOVERING,
     /** The session ended and every one of its messages has been delivered. */
-    END_OF_SESSION
+    END_OF_SESSION,
+    /**
+     * A gap could not be filled ({@link MoldUDP64Subscriber#unrecoverableReason()} says why, and
+     * {@link MoldUDP64Listener#onUnrecoverable} said so): nothing more is delivered or requested.
+     */
+    UNRECOVERABLE
 }

@@ -60,4 +60,46 @@ class MoldUDP64AllocationTest {
             assertThat(allocated).isZero();
         }
     }
+
+    @Test
+    void shouldAllocateNothingWhileBurstsOfLossAreRecoveredThroughTheReorderBuffer() {
+        final long[] packets = new long[1];
+        final boolean[] droppedLast = new boolean[1];
+        final long[] delivered = new long[1];
+        try (Reactor reactor = MoldFixture.reactor(System::nanoTime);
+             MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory("ALLOC2", 1 << 16, 1 << 22)) {
+            final MoldUDP64RequestServer server = new MoldUDP64RequestServer(reactor, store,
+                new UdpOptions().localAddress(MoldFixture.loopback(0)).busyPoll(BUSY_POLL), MoldUDP64Layout.DEFAULT_MAX_PAYLOAD, 1_000_000, 1000);
+            final MoldUDP64Subscriber subscriber = new MoldUDP64Subscriber(reactor, new MoldUDP64SubscriberOptions()
+                .feed(new UdpOptions().localAddress(MoldFixture.loopback(0)).busyPoll(BUSY_POLL)).requestServer(server.localAddress())
+                .requestTimeoutNs(1_000_000L).maxRequestsInFlight(4), (sequence, buffer, offset, length) -> delivered[0]++);
+            final MoldUDP64Publisher publisher = new MoldUDP64Publisher(reactor, store, new MoldUDP64PublisherOptions()
+                .destination(subscriber.feedEndpoint().localAddress())
+                .filter((sequence, count) -> {
+                    droppedLast[0] = count != 0 && ++packets[0] % 20 >= 17; // three in a row of every twenty
+                    return !droppedLast[0];
+                }));
+            final MemorySegment message = Arena.ofAuto().allocate(32);
+
+            final Runnable oneMessage = () -> {
+                final long sequence = publisher.nextSequence();
+                message.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, sequence);
+                publisher.offer(message, 0, 32);
+                publisher.flush();
+                if (!droppedLast[0]) { // a burst shows with the next packet that goes out: everything up to it arrives
+                    for (int i = 0; i < 1_000_000 && subscriber.nextExpected() <= sequence; i++) {
+                        reactor.doWork();
+                    }
+                }
+            };
+            final long allocated = AllocationMeter.quietestWindowBytes(20_000, 5_000, 10, oneMessage);
+
+            assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.SYNCHRONISED);
+            assertThat(subscriber.gaps()).isGreaterThanOrEqualTo(delivered[0] / 20 - 1);
+            assertThat(subscriber.recovered()).isGreaterThanOrEqualTo(3 * (delivered[0] / 20 - 1));
+            assertThat(subscriber.reorderBufferBytesPeak()).isPositive();
+            assertThat(subscriber.unrecoverable()).isZero();
+            assertThat(allocated).isZero();
+        }
+    }
 }

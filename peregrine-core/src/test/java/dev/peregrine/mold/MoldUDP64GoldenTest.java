@@ -92,6 +92,22 @@ class MoldUDP64GoldenTest {
     }
 
     @Test
+    void shouldSendACyclesMessagesInFullPacketsAndTheRestAtTheEndOfTheCycle() {
+        final MoldUDP64Publisher publisher = publisher();
+        final byte[] message = new byte[8];
+        for (int i = 0; i < 300; i++) {
+            publisher.offer(MemorySegment.ofArray(message), 0, message.length);
+        }
+        assertThat(publisher.packetsSent()).as("full packets leave as they fill").isEqualTo(2);
+        reactor.doWork();
+        assertThat(publisher.packetsSent()).as("the rest at the end of the cycle").isEqualTo(3);
+
+        assertThat(hex(receive(reactor, listener)).substring(20, 40)).isEqualTo("0000000000000001" + "0091"); // 145 x 10 bytes
+        assertThat(hex(receive(reactor, listener)).substring(20, 40)).isEqualTo("0000000000000092" + "0091");
+        assertThat(hex(receive(reactor, listener)).substring(20, 40)).isEqualTo("0000000000000123" + "000a");
+    }
+
+    @Test
     void shouldHoldPartlyFilledPacketUntilFlushDelayExpiresOnTheTimerWheel() {
         final MoldUDP64Publisher publisher = new MoldUDP64Publisher(reactor, store, new MoldUDP64PublisherOptions()
             .destination(address(listener)).flushDelayNs(5_000_000L));

@@ -104,4 +104,39 @@ class MoldUDP64RequestServerTest {
         MoldFixture.spinUntil(reactor, () -> server.requests() == 21, 5);
         assertThat(server.answers()).isEqualTo(6);
     }
+
+    @Test
+    void shouldAnswerWithWhatItStillHasWhenTheRequestStartsBeforeTheStore() throws IOException {
+        try (MoldUDP64MessageStore small = MoldUDP64MessageStore.inMemory("FEED", 4, 1 << 20)) {
+            final MoldUDP64RequestServer smallServer = new MoldUDP64RequestServer(reactor, small,
+                new UdpOptions().localAddress(MoldFixture.loopback(0)), MoldUDP64Layout.DEFAULT_MAX_PAYLOAD, 100, 5);
+            for (int i = 1; i <= 6; i++) {
+                small.append(MemorySegment.ofArray(new byte[] {(byte)i}), 0, 1); // keeps 3 to 6
+            }
+            client.send(ByteBuffer.wrap(unhex(SESSION_HEX + "0000000000000001" + "0004")), smallServer.localAddress());
+            assertThat(hex(receive(reactor, client))).isEqualTo(SESSION_HEX + "0000000000000003" + "0002" + "000103" + "000104");
+            client.send(ByteBuffer.wrap(unhex(SESSION_HEX + "0000000000000001" + "0002")), smallServer.localAddress());
+
+            assertThat(nothingReceived(reactor, client)).as("none of it is kept").isTrue();
+            assertThat(smallServer.forgotten()).isEqualTo(2);
+            assertThat(smallServer.unavailable()).isEqualTo(1);
+            assertThat(smallServer.answers()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void shouldServeEveryQueuedRequestInOneCycle() throws IOException {
+        final MoldUDP64RequestServer busy = new MoldUDP64RequestServer(reactor, store,
+            new UdpOptions().localAddress(MoldFixture.loopback(0)), MoldUDP64Layout.DEFAULT_MAX_PAYLOAD, 1_000_000, 1000);
+        publish(20, 1);
+        for (int i = 1; i <= 20; i++) {
+            client.send(ByteBuffer.wrap(unhex(SESSION_HEX + String.format("%016x", i) + "0001")), busy.localAddress());
+        }
+        for (int i = 0; i < 1_000_000 && busy.requests() == 0; i++) {
+            reactor.doWork();
+        }
+
+        assertThat(busy.requests()).as("the first cycle that sees a request serves them all").isEqualTo(20);
+        assertThat(busy.answers()).isEqualTo(20);
+    }
 }

@@ -50,6 +50,16 @@ class MoldUDP64SubscriberTest {
                 public void onStateChange(final MoldUDP64SubscriberState state, final long nextExpected) {
                     events.add(state + " at " + nextExpected);
                 }
+
+                @Override
+                public void onGapFilled(final long fromSequence, final long count, final long nanos) {
+                    events.add("gap filled " + fromSequence + "+" + count);
+                }
+
+                @Override
+                public void onUnrecoverable(final long fromSequence, final long count, final MoldUDP64GapReason reason) {
+                    events.add("unrecoverable " + fromSequence + "+" + count + " " + reason);
+                }
             });
         return subscriber;
     }
@@ -81,48 +91,63 @@ class MoldUDP64SubscriberTest {
     }
 
     @Test
-    void shouldRequestExactlyTheMissingRangeAndFollowOnWhenAnswerIsCutShort() {
+    void shouldKeepPacketsPastGapRequestOnlyTheMissingRangeAndFollowOnWhenAnswerIsCutShort() {
         subscriber(new MoldUDP64SubscriberOptions());
         feed(packet(SESSION, 1, 2, numbered(1, 2)));
         assertThat(feed(packet(SESSION, 5, 2, numbered(5, 2)))).isZero();
 
-        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(3, 4));
-        assertThat(answer(packet(SESSION, 3, 2, numbered(3, 2)))).isEqualTo(2);
-        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(5, 2));
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(3, 2));
+        assertThat(subscriber.reorderBufferMessages()).isEqualTo(2);
+        assertThat(answer(packet(SESSION, 3, 1, numbered(3, 1)))).isEqualTo(1);
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(4, 1));
         assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.RECOVERING);
-        answer(packet(SESSION, 5, 2, numbered(5, 2)));
+        assertThat(answer(packet(SESSION, 4, 1, numbered(4, 1)))).as("the answer, then the buffered packet").isEqualTo(3);
 
         assertThat(events).containsExactly("message 1 len 8", "message 2 len 8", "RECOVERING at 3",
-            "message 3 len 8", "message 4 len 8", "message 5 len 8", "message 6 len 8", "SYNCHRONISED at 7");
+            "message 3 len 8", "message 4 len 8", "message 5 len 8", "message 6 len 8", "gap filled 3+2", "SYNCHRONISED at 7");
         assertThat(subscriber.gaps()).isEqualTo(1);
         assertThat(subscriber.requests()).isEqualTo(2);
-        assertThat(subscriber.recovered()).isEqualTo(4);
+        assertThat(subscriber.recovered()).isEqualTo(2);
+        assertThat(subscriber.reorderBufferMessages()).isZero();
+        assertThat(subscriber.reorderBufferBytesUsed()).isZero();
+        assertThat(subscriber.reorderBufferBytesPeak()).isEqualTo(packet(SESSION, 5, 2, numbered(5, 2)).length);
         assertThat(nothingReceived(reactor, requestServer)).isTrue();
     }
 
     @Test
-    void shouldKeepOneRequestOutstandingAndResendAfterTimeout() {
+    void shouldAskForEachGapAtOnceAndResendAfterTimeoutsThatDouble() {
         subscriber(new MoldUDP64SubscriberOptions());
         feed(packet(SESSION, 1, 1, numbered(1, 1)));
         feed(packet(SESSION, 3, 1, numbered(3, 1)));
-        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(2, 2));
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(2, 1));
         feed(packet(SESSION, 4, 1, numbered(4, 1)));
         feed(packet(SESSION, 6, 0));
-        assertThat(nothingReceived(reactor, requestServer)).as("no second request while one is outstanding").isTrue();
+        assertThat(hex(receive(reactor, requestServer))).as("a second gap in flight with the first").isEqualTo(request(5, 1));
+        assertThat(subscriber.requestsInFlight()).isEqualTo(2);
+        assertThat(nothingReceived(reactor, requestServer)).as("nothing more before the timeout").isTrue();
 
         clock.now += 50_000_000L;
-        assertThat(hex(receive(reactor, requestServer))).as("re-sent, covering everything seen since").isEqualTo(request(2, 4));
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(2, 1));
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(5, 1));
+        clock.now += 50_000_000L;
+        assertThat(nothingReceived(reactor, requestServer)).as("the second wait is twice as long").isTrue();
+        clock.now += 50_000_000L;
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(2, 1));
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(5, 1));
+
         assertThat(events).containsExactly("message 1 len 8", "RECOVERING at 2");
-        assertThat(subscriber.requests()).isEqualTo(2);
+        assertThat(subscriber.requests()).isEqualTo(6);
+        assertThat(subscriber.retries()).isEqualTo(4);
         assertThat(subscriber.gaps()).isEqualTo(2);
+        assertThat(subscriber.openGaps()).isEqualTo(2);
     }
 
     @Test
     void shouldNotReturnToSynchronisedBeforeHighestSeenIsReached() {
         subscriber(new MoldUDP64SubscriberOptions());
         feed(packet(SESSION, 1, 1, numbered(1, 1)));
-        feed(packet(SESSION, 10, 1, numbered(10, 1)));
-        receive(reactor, requestServer);
+        feed(packet(SESSION, 11, 0));
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(2, 9));
         answer(packet(SESSION, 2, 8, numbered(2, 8)));
 
         assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.RECOVERING);
@@ -130,6 +155,162 @@ class MoldUDP64SubscriberTest {
         answer(packet(SESSION, 10, 1, numbered(10, 1)));
         assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.SYNCHRONISED);
         assertThat(subscriber.delivered()).isEqualTo(10);
+    }
+
+    @Test
+    void shouldDeliverReorderedPacketsInOrderFromTheBufferWithOneRequest() {
+        subscriber(new MoldUDP64SubscriberOptions());
+        feed(packet(SESSION, 1, 1, numbered(1, 1)));
+        feed(packet(SESSION, 5, 2, numbered(5, 2)));
+        feed(packet(SESSION, 3, 2, numbered(3, 2)));
+        feed(packet(SESSION, 4, 1, numbered(4, 1)));
+        assertThat(feed(packet(SESSION, 2, 1, numbered(2, 1)))).isEqualTo(5);
+
+        assertThat(events).containsExactly("message 1 len 8", "RECOVERING at 2", "message 2 len 8", "message 3 len 8",
+            "message 4 len 8", "message 5 len 8", "message 6 len 8", "gap filled 2+3", "SYNCHRONISED at 7");
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(2, 3));
+        assertThat(subscriber.duplicates()).isEqualTo(1);
+        assertThat(subscriber.recovered()).isZero();
+        assertThat(nothingReceived(reactor, requestServer)).isTrue();
+        assertThat(subscriber.requests()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldDropAndRequestPacketsWhenReorderBufferIsFullAndStillDeliverExactlyOnceInOrder() {
+        subscriber(new MoldUDP64SubscriberOptions().reorderBuffer(2 * 100, 100));
+        feed(packet(SESSION, 1, 1, numbered(1, 1)));
+        for (int sequence = 3; sequence <= 6; sequence++) {
+            feed(packet(SESSION, sequence, 1, numbered(sequence, 1)));
+        }
+        assertThat(subscriber.bufferOverflows()).isEqualTo(2);
+        assertThat(subscriber.reorderBufferMessages()).isEqualTo(2);
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(2, 1));
+        assertThat(hex(receive(reactor, requestServer))).as("the first dropped packet").isEqualTo(request(5, 1));
+        assertThat(subscriber.openGaps()).as("the second dropped packet joins the adjacent gap").isEqualTo(2);
+        answer(packet(SESSION, 2, 1, numbered(2, 1)));
+        answer(packet(SESSION, 5, 1, numbered(5, 1)));
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(6, 1));
+        answer(packet(SESSION, 6, 1, numbered(6, 1)));
+
+        assertThat(events).containsExactly("message 1 len 8", "RECOVERING at 2", "message 2 len 8", "message 3 len 8",
+            "message 4 len 8", "gap filled 2+1", "message 5 len 8", "message 6 len 8", "gap filled 5+2", "SYNCHRONISED at 7");
+        assertThat(subscriber.requests()).isEqualTo(3);
+        assertThat(subscriber.delivered()).isEqualTo(6);
+        assertThat(subscriber.reorderBufferMessages()).isZero();
+    }
+
+    @Test
+    void shouldIgnoreStaleDuplicateAndForeignAnswersAndRejectTruncatedOnes() {
+        subscriber(new MoldUDP64SubscriberOptions());
+        feed(packet(SESSION, 1, 1, numbered(1, 1)));
+        feed(packet(SESSION, 4, 1, numbered(4, 1)));
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(2, 2));
+        final byte[] good = packet(SESSION, 2, 2, numbered(2, 2));
+        assertThat(answer(java.util.Arrays.copyOf(good, good.length - 3))).isZero();
+        assertThat(answer(packet("OTHER", 2, 2, numbered(2, 2)))).isZero();
+        assertThat(answer(packet(SESSION, 1, 1, numbered(1, 1)))).as("stale").isZero();
+        assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.RECOVERING);
+        assertThat(answer(good)).isEqualTo(3);
+        assertThat(answer(good)).as("answered twice").isZero();
+
+        assertThat(events).containsExactly("message 1 len 8", "RECOVERING at 2", "message 2 len 8", "message 3 len 8",
+            "message 4 len 8", "gap filled 2+2", "SYNCHRONISED at 5");
+        assertThat(subscriber.malformed()).isEqualTo(1);
+        assertThat(subscriber.otherSession()).isEqualTo(1);
+        assertThat(subscriber.duplicates()).isEqualTo(3);
+        assertThat(nothingReceived(reactor, requestServer)).isTrue();
+    }
+
+    @Test
+    void shouldDeliverALateAnswerOnceAndSkipTheAnswerToTheRetry() {
+        subscriber(new MoldUDP64SubscriberOptions());
+        feed(packet(SESSION, 1, 1, numbered(1, 1)));
+        feed(packet(SESSION, 3, 1, numbered(3, 1)));
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(2, 1));
+        clock.now += 50_000_000L;
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(2, 1));
+        answer(packet(SESSION, 2, 1, numbered(2, 1)));
+        answer(packet(SESSION, 2, 1, numbered(2, 1)));
+
+        assertThat(events).containsExactly("message 1 len 8", "RECOVERING at 2", "message 2 len 8", "message 3 len 8",
+            "gap filled 2+1", "SYNCHRONISED at 4");
+        assertThat(subscriber.retries()).isEqualTo(1);
+        assertThat(subscriber.duplicates()).isEqualTo(1);
+        assertThat(subscriber.lastRecoveryNs()).isEqualTo(50_000_000L);
+    }
+
+    @Test
+    void shouldGiveUpWithReasonWhenNoAnswerComesThroughAllAttempts() {
+        subscriber(new MoldUDP64SubscriberOptions().requestAttempts(3).maxRequestTimeoutNs(60_000_000L));
+        feed(packet(SESSION, 1, 1, numbered(1, 1)));
+        feed(packet(SESSION, 3, 1, numbered(3, 1)));
+        receive(reactor, requestServer);
+        for (int i = 0; i < 2; i++) {
+            clock.now += 60_000_000L;
+            receive(reactor, requestServer);
+        }
+        assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.RECOVERING);
+        clock.now += 60_000_000L;
+        reactor.doWork();
+        feed(packet(SESSION, 2, 1, numbered(2, 1)));
+
+        assertThat(events).containsExactly("message 1 len 8", "RECOVERING at 2", "unrecoverable 2+1 NO_ANSWER", "UNRECOVERABLE at 2");
+        assertThat(subscriber.unrecoverableReason()).isEqualTo(MoldUDP64GapReason.NO_ANSWER);
+        assertThat(subscriber.unrecoverable()).isEqualTo(1);
+        assertThat(subscriber.requests()).isEqualTo(3);
+        clock.now += 1_000_000_000L;
+        assertThat(nothingReceived(reactor, requestServer)).isTrue();
+    }
+
+    @Test
+    void shouldGiveUpWhenTheAnswerSkipsTheStartOfTheGap() {
+        subscriber(new MoldUDP64SubscriberOptions());
+        feed(packet(SESSION, 1, 1, numbered(1, 1)));
+        feed(packet(SESSION, 10, 1, numbered(10, 1)));
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(2, 8));
+        answer(packet(SESSION, 5, 2, numbered(5, 2)));
+
+        assertThat(events).containsExactly("message 1 len 8", "RECOVERING at 2", "unrecoverable 2+3 STORE_TRUNCATED",
+            "UNRECOVERABLE at 2");
+        assertThat(subscriber.unrecoverableReason()).isEqualTo(MoldUDP64GapReason.STORE_TRUNCATED);
+    }
+
+    @Test
+    void shouldRecoverABurstOfFiftyLostPacketsWithAFewRequestsWhileTheFeedGoesOn() throws Exception {
+        final int perPacket = 10;
+        final int packets = 1_100;
+        final long[] next = {1};
+        final long[] wrong = {0};
+        subscriber = new MoldUDP64Subscriber(reactor, new MoldUDP64SubscriberOptions()
+            .feed(new UdpOptions().localAddress(MoldFixture.loopback(0))).requestServer(address(requestServer)),
+            (sequence, buffer, offset, length) -> {
+                if (sequence != next[0] || buffer.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED.withOrder(
+                    java.nio.ByteOrder.BIG_ENDIAN), offset) != sequence) {
+                    wrong[0]++;
+                }
+                next[0] = sequence + 1;
+            });
+        for (int p = 0; p < packets; p++) {
+            if (p < 10 || p >= 60) { // packets 10 to 59 lost
+                feed(packet(SESSION, 1 + (long)p * perPacket, perPacket, numbered(1 + (long)p * perPacket, perPacket)));
+            }
+        }
+        for (int i = 0; i < 20 && subscriber.state() != MoldUDP64SubscriberState.SYNCHRONISED; i++) {
+            final byte[] request = receive(reactor, requestServer);
+            final java.nio.ByteBuffer parsed = java.nio.ByteBuffer.wrap(request);
+            final long from = parsed.getLong(10);
+            final int count = Math.min(Short.toUnsignedInt(parsed.getShort(18)), MoldUDP64Layout.DEFAULT_MAX_PAYLOAD / 10);
+            answer(packet(SESSION, from, count, numbered(from, count))); // as many 8-byte messages as fit 1452 bytes
+        }
+
+        assertThat(next[0]).isEqualTo(packets * perPacket + 1);
+        assertThat(wrong[0]).isZero();
+        assertThat(subscriber.delivered()).isEqualTo(packets * perPacket);
+        assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.SYNCHRONISED);
+        assertThat(subscriber.recovered()).isEqualTo(500);
+        assertThat(subscriber.requests()).as("500 messages, 145 per answer").isEqualTo(4);
+        assertThat(subscriber.reorderBufferBytesPeak()).isPositive();
+        assertThat(subscriber.bufferOverflows()).isZero();
     }
 
     @Test
@@ -187,7 +368,7 @@ class MoldUDP64SubscriberTest {
         answer(packet(SESSION, 2, 1, numbered(2, 1)));
 
         assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.END_OF_SESSION);
-        assertThat(events).endsWith("message 2 len 8", "END_OF_SESSION at 3");
+        assertThat(events).endsWith("message 2 len 8", "gap filled 2+1", "END_OF_SESSION at 3");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.peregrine.examples.mold;
 
+import dev.peregrine.mold.MoldUDP64GapReason;
 import dev.peregrine.mold.MoldUDP64Listener;
 import dev.peregrine.mold.MoldUDP64Subscriber;
 import dev.peregrine.mold.MoldUDP64SubscriberOptions;
@@ -54,6 +55,12 @@ public record MoldListenerApp(InetAddress group, int port, NetworkInterface netw
             public void onStateChange(final MoldUDP64SubscriberState state, final long nextExpected) {
                 out.printf("state %s at sequence %d%n", state, nextExpected);
             }
+
+            @Override
+            public void onUnrecoverable(final long fromSequence, final long count, final MoldUDP64GapReason reason) {
+                out.printf("gap of %d messages from %d cannot be recovered: %s%n", count, fromSequence, reason);
+                problems[0]++;
+            }
         };
         try (Reactor reactor = new Reactor(new ReactorOptions().name("mold-listener").idleStrategy(new YieldingIdleStrategy()))) {
             final MoldUDP64Subscriber subscriber = new MoldUDP64Subscriber(reactor, new MoldUDP64SubscriberOptions()
@@ -70,13 +77,17 @@ public record MoldListenerApp(InetAddress group, int port, NetworkInterface netw
                 final long nowNs = System.nanoTime();
                 if (nowNs >= nextReportNs) {
                     nextReportNs += 1_000_000_000L;
-                    out.printf("%-12s session=%s next=%d delivered=%d (+%d/s) gaps=%d requests=%d recovered=%d duplicates=%d "
-                        + "malformed=%d otherSession=%d outOfOrder=%d%n", subscriber.state(), subscriber.session(),
+                    out.printf("%-12s session=%s next=%d delivered=%d (+%d/s) gaps=%d open=%d requests=%d inFlight=%d retries=%d "
+                        + "recovered=%d duplicates=%d reorderBuffer=%d/%d bytes (peak %d) overflows=%d malformed=%d otherSession=%d "
+                        + "outOfOrder=%d%n", subscriber.state(), subscriber.session(),
                         subscriber.nextExpected(), subscriber.delivered(), subscriber.delivered() - lastDelivered, subscriber.gaps(),
-                        subscriber.requests(), subscriber.recovered(), subscriber.duplicates(), subscriber.malformed(),
-                        subscriber.otherSession(), problems[0]);
+                        subscriber.openGaps(), subscriber.requests(), subscriber.requestsInFlight(), subscriber.retries(),
+                        subscriber.recovered(), subscriber.duplicates(), subscriber.reorderBufferBytesUsed(),
+                        subscriber.reorderBufferCapacity(), subscriber.reorderBufferBytesPeak(), subscriber.bufferOverflows(),
+                        subscriber.malformed(), subscriber.otherSession(), problems[0]);
                     lastDelivered = subscriber.delivered();
-                    if (subscriber.state() == MoldUDP64SubscriberState.END_OF_SESSION) {
+                    if (subscriber.state() == MoldUDP64SubscriberState.END_OF_SESSION
+                        || subscriber.state() == MoldUDP64SubscriberState.UNRECOVERABLE) {
                         break;
                     }
                 }
