@@ -36,6 +36,7 @@ class CommandLineErrorsTest {
     /** Options with no meaningful invalid value, by "command path option". */
     private static final Map<String, String> EXEMPT = Map.of(
         "peregrine bench compare --floor", "a shell command run as given: any text is a command line",
+        "peregrine bench throughput --stream-floor", "a shell command run as given: any text is a command line",
         "peregrine responder --dir", "hidden, started only by bench with a fresh folder that the responder creates");
     /** Positional parameters with no meaningful invalid value. */
     private static final Map<String, String> EXEMPT_POSITIONAL = Map.of(

@@ -3,7 +3,6 @@ package dev.peregrine.bench;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -35,7 +34,7 @@ class PingPongReplySizeTest {
         System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
         System.setErr(new PrintStream(capturedErr, true, StandardCharsets.UTF_8));
         try {
-            code = new CommandLine(Main.class).execute(args);
+            code = Main.commandLine().execute(args);
         } finally {
             System.setOut(saved);
             System.setErr(savedErr);
@@ -77,11 +76,11 @@ class PingPongReplySizeTest {
     void shouldRefuseASizeThatCannotCarryTheSequenceNamingTheOption() {
         run("bench", "pingpong", "--transport", "peregrine-tcp", "--size", "16", "--reply-size", "8");
         assertThat(code).isEqualTo(2);
-        assertThat(err).contains("--reply-size=8 must be in [16, 1048576]");
+        assertThat(err).contains("--reply-size", "8", "16").doesNotContain("\tat ");
 
         run("bench", "pingpong", "--transport", "peregrine-tcp", "--size", "4");
         assertThat(code).isEqualTo(2);
-        assertThat(err).contains("--size=4 must be in [16, 1048576]");
+        assertThat(err).contains("--size", "4", "16").doesNotContain("\tat ");
     }
 
     @Test
