@@ -50,6 +50,7 @@ public final class ShmRingReader {
     private String corruption;
     private boolean announced;
     private boolean acknowledged;
+    private boolean stopRequested;
     private long unacknowledgedParkNs = MIN_UNACKNOWLEDGED_PARK_NS;
 
     /**
@@ -95,6 +96,7 @@ public final class ShmRingReader {
         if (corruption != null) {
             return CORRUPT;
         }
+        stopRequested = false;
         final long head = this.head;
         long position = head;
         int count = 0;
@@ -124,6 +126,10 @@ public final class ShmRingReader {
                     position += recordLength;
                     count++;
                     handler.onMessage(segment, HEADER_LENGTH + index + (long)RECORD_HEADER_LENGTH, length);
+                    if (stopRequested) {
+                        stopRequested = false;
+                        break;
+                    }
                 } else if (type == TYPE_PADDING) {
                     position += recordLength;
                 } else {
@@ -139,6 +145,14 @@ public final class ShmRingReader {
             }
         }
         return count;
+    }
+
+    /**
+     * Makes the {@link #poll} in progress return after the message being delivered, which counts as consumed;
+     * called from the handler (one that closes its channel, say). Without a poll in progress it does nothing.
+     */
+    public void stopPoll() {
+        stopRequested = true;
     }
 
     /**
