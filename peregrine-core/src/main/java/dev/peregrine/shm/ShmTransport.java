@@ -6,6 +6,7 @@ import dev.peregrine.channel.SendResult;
 import dev.peregrine.channel.Transport;
 import dev.peregrine.reactor.Pollable;
 import dev.peregrine.reactor.Reactor;
+import dev.peregrine.reactor.TimerHandler;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -38,7 +39,9 @@ import java.util.Arrays;
  * <p>A handler that throws closes only its own channel ({@code onClosed} with {@link CloseReason#ERROR} and the
  * exception in the detail), is counted ({@link #handlerFailures()}) and reported to the reactor's error handler;
  * every other channel goes on. After {@code onClosed} no further event arrives for that channel, even from the
- * batch of messages being delivered when the handler closed it.
+ * batch of messages being delivered when the handler closed it. Completions of {@link #listen} and
+ * {@link #connect} that are known at once are delivered through the reactor's timer wheel on a later cycle:
+ * never lost, never from inside the call.
  *
  * <p>Each channel's rings are mapped in an arena of its own, unmapped when the channel closes (after the
  * delivery in progress on it has returned); {@link #close()} the transport to release every channel's.
@@ -56,6 +59,11 @@ public final class ShmTransport implements Transport, Pollable {
     private final ByteBuffer ack = ByteBuffer.allocateDirect(1);
     private ShmTransportChannel[] channels = new ShmTransportChannel[0];
     private ShmTransportServer[] servers = new ShmTransportServer[0];
+    private final TimerHandler timerHandler = this::onTimer;
+    private long[] failedIds = new long[4];
+    private boolean[] failedListens = new boolean[4];
+    private String[] failedReasons = new String[4];
+    private int failedCount;
     private ShmTransportChannel lastFound;
     private ShmTransportChannel polling;
     private long nextId = 1;
@@ -86,7 +94,7 @@ public final class ShmTransport implements Transport, Pollable {
     public long listen(final SocketAddress localAddress) {
         final long id = nextId++;
         if (!(localAddress instanceof UnixDomainSocketAddress address)) {
-            defer(() -> handler.onListenFailed(id, "shared memory listens on a UnixDomainSocketAddress, not " + localAddress));
+            defer(id, true, "shared memory listens on a UnixDomainSocketAddress, not " + localAddress);
             return id;
         }
         try {
@@ -95,10 +103,9 @@ public final class ShmTransport implements Transport, Pollable {
             final ShmTransportServer server = new ShmTransportServer(id, address, channel, new SelectionKey[1]);
             server.key()[0] = reactor.register(channel, SelectionKey.OP_ACCEPT, (key, nowNs) -> onAcceptable(server, nowNs));
             servers = append(servers, server);
-            defer(() -> handler.onListening(id, address));
+            defer(id, true, null);
         } catch (final IOException | RuntimeException ex) {
-            final String reason = "cannot listen on " + address.getPath() + ": " + ex.getMessage();
-            defer(() -> handler.onListenFailed(id, reason));
+            defer(id, true, "cannot listen on " + address.getPath() + ": " + ex.getMessage());
         }
         return id;
     }
@@ -107,7 +114,7 @@ public final class ShmTransport implements Transport, Pollable {
     public long connect(final SocketAddress remoteAddress) {
         final long id = nextId++;
         if (!(remoteAddress instanceof UnixDomainSocketAddress address)) {
-            defer(() -> handler.onConnectFailed(id, "shared memory connects to a UnixDomainSocketAddress, not " + remoteAddress));
+            defer(id, false, "shared memory connects to a UnixDomainSocketAddress, not " + remoteAddress);
             return id;
         }
         SocketChannel socket = null;
@@ -123,8 +130,7 @@ public final class ShmTransport implements Transport, Pollable {
             channels = append(channels, channel);
         } catch (final IOException | RuntimeException ex) {
             closeQuietly(socket);
-            final String reason = "cannot connect to " + address.getPath() + ": " + ex.getMessage();
-            defer(() -> handler.onConnectFailed(id, reason));
+            defer(id, false, "cannot connect to " + address.getPath() + ": " + ex.getMessage());
         }
         return id;
     }
@@ -509,9 +515,56 @@ public final class ShmTransport implements Transport, Pollable {
         }
     }
 
-    private void defer(final Runnable event) {
-        if (!reactor.execute(event)) {
-            reactor.errorHandler().onError(new IllegalStateException("reactor queue full; event lost"));
+    /**
+     * Delivers a completion on a later cycle through the timer wheel (a deadline already due fires on the next
+     * poll): unlike the reactor's hand-over queue, which other threads may fill, nothing is dropped, and the
+     * timer's cookie (the id) is all it needs, so nothing is allocated. A failure's reason waits in the
+     * failed* arrays (grown only when more failures are pending than ever before).
+     *
+     * @param reason null for {@code onListening}, otherwise why the listen or connect failed
+     */
+    private void defer(final long id, final boolean server, final String reason) {
+        if (reason != null) {
+            if (failedCount == failedIds.length) {
+                failedIds = Arrays.copyOf(failedIds, failedCount * 2);
+                failedListens = Arrays.copyOf(failedListens, failedCount * 2);
+                failedReasons = Arrays.copyOf(failedReasons, failedCount * 2);
+            }
+            failedIds[failedCount] = id;
+            failedListens[failedCount] = server;
+            failedReasons[failedCount] = reason;
+            failedCount++;
+        }
+        reactor.timers().schedule(reactor.nowNs(), timerHandler, id);
+    }
+
+    private void onTimer(final long timerId, final long id, final long nowNs) {
+        try {
+            for (int i = 0; i < failedCount; i++) {
+                if (failedIds[i] == id) {
+                    final boolean listen = failedListens[i];
+                    final String reason = failedReasons[i];
+                    failedCount--;
+                    failedIds[i] = failedIds[failedCount];
+                    failedListens[i] = failedListens[failedCount];
+                    failedReasons[i] = failedReasons[failedCount];
+                    failedReasons[failedCount] = null;
+                    if (listen) {
+                        handler.onListenFailed(id, reason);
+                    } else {
+                        handler.onConnectFailed(id, reason);
+                    }
+                    return;
+                }
+            }
+            for (final ShmTransportServer server : servers) {
+                if (server.id() == id) { // not if the application closed it first: nothing after onClosed
+                    handler.onListening(id, server.address());
+                    return;
+                }
+            }
+        } catch (final Throwable ex) {
+            handlerFailed(null, ex);
         }
     }
 

@@ -28,7 +28,7 @@ import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Handlers that throw or close their channel mid-batch. */
+/** Handlers that throw or close their channel mid-batch, and completions when the reactor's queue is full. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ShmTransportFaultTest {
     @TempDir
@@ -204,5 +204,29 @@ class ShmTransportFaultTest {
         assertThat(forChannel).containsExactly("accepted " + serverChannel, "message " + serverChannel + " 0",
             "closed " + serverChannel + " LOCAL");
         assertThat(errors).isEmpty();
+    }
+
+    @Test
+    void shouldDeliverListenAndConnectCompletionsEvenWhenTheReactorQueueIsFull() {
+        reactor.close();
+        reactor = new Reactor(new ReactorOptions().idleStrategy(new BusySpinIdleStrategy()).errorHandler(errors::add)
+            .commandQueueCapacity(2));
+        final Recorder events = new Recorder();
+        final ShmTransport transport = new ShmTransport(reactor, options.ringDirectory(dir), events);
+        while (reactor.execute(() -> {
+        })) {
+            // other threads filled the hand-over queue
+        }
+        final long listened = transport.listen(UnixDomainSocketAddress.of(dir.resolve("q.sock")));
+        final long badListen = transport.listen(new InetSocketAddress("127.0.0.1", 0));
+        final long badConnect = transport.connect(UnixDomainSocketAddress.of(dir.resolve("nobody.sock")));
+        final long otherConnect = transport.connect(new InetSocketAddress("127.0.0.1", 1));
+        for (int i = 0; i < 100 && events.events.size() < 4; i++) {
+            reactor.doWork();
+        }
+        assertThat(events.events).containsExactlyInAnyOrder("listening " + listened, "listenFailed " + badListen,
+            "connectFailed " + badConnect, "connectFailed " + otherConnect);
+        assertThat(errors).isEmpty();
+        transport.close();
     }
 }
