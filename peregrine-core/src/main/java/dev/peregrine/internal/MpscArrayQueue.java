@@ -78,6 +78,16 @@ public final class MpscArrayQueue<E> extends MpscPad2 {
         if (element == null) {
             throw new IllegalArgumentException("element=null");
         }
+        final long index = claim();
+        if (index < 0) {
+            return false;
+        }
+        publish(index, element);
+        return true;
+    }
+
+    /** The first half of {@link #offer}: claims a slot; -1 if the queue is full. Package-private for tests. */
+    long claim() {
         long limit = (long)PRODUCER_LIMIT.getAcquire(this);
         long index;
         do {
@@ -86,36 +96,39 @@ public final class MpscArrayQueue<E> extends MpscPad2 {
                 // pairs with the consumer's release store of consumerIndex in poll()
                 limit = (long)CONSUMER_INDEX.getAcquire(this) + capacity;
                 if (index >= limit) {
-                    return false;
+                    return -1;
                 }
                 PRODUCER_LIMIT.setRelease(this, limit);
             }
         } while (!PRODUCER_INDEX.compareAndSet(this, index, index + 1));
+        return index;
+    }
+
+    /** The second half of {@link #offer}: publishes the element in a claimed slot. Package-private for tests. */
+    void publish(final long index, final E element) {
         // pairs with the consumer's acquire load of the slot in poll()
         ELEMENTS.setRelease(elements, (int)(index & mask), element);
-        return true;
     }
 
     /**
      * Removes the oldest element; only the one consumer thread may call this.
      *
-     * @return the element, or null if the queue is empty
+     * <p>Never waits: when the oldest slot is claimed by a producer that has not published it yet (one
+     * preempted between its claim and its store, say), this answers null and the element comes on a later
+     * call, still before every element claimed after it (FIFO is kept). {@link #size()} counts such a slot.
+     *
+     * @return the element, or null if the queue is empty or its oldest element is not published yet
      */
     @SuppressWarnings("unchecked")
     public E poll() {
         final long index = (long)CONSUMER_INDEX.getOpaque(this);
         final int slot = (int)(index & mask);
-        // pairs with the producer's release store of the slot in offer()
-        Object element = ELEMENTS.getAcquire(elements, slot);
+        // pairs with the producer's release store of the slot in publish()
+        final Object element = ELEMENTS.getAcquire(elements, slot);
         if (element == null) {
-            if (index == (long)PRODUCER_INDEX.getAcquire(this)) {
-                return null;
-            }
-            // a producer claimed the slot but has not published yet: it will, within a few instructions
-            do {
-                Thread.onSpinWait();
-                element = ELEMENTS.getAcquire(elements, slot);
-            } while (element == null);
+            // empty, or claimed and not yet published: the duty cycle retries on its next pass rather than spin
+            // for as long as the producer stays descheduled
+            return null;
         }
         ELEMENTS.setOpaque(elements, slot, null);
         // pairs with the producers' acquire load of consumerIndex in offer()

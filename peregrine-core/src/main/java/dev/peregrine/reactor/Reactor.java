@@ -22,7 +22,9 @@ import java.util.function.Consumer;
  * own (pinned to a CPU if asked); a caller with a loop of its own calls {@link #doWork()} instead.
  *
  * <p>A handler that throws is reported to the {@link ErrorHandler}; the channel whose handler threw is
- * closed, and every other channel goes on.
+ * closed, and every other channel goes on. An exception that escapes a {@link Pollable}, a timer handler or a
+ * handed-over task is reported to the {@link ErrorHandler} too, and the loop goes on: only {@link #close()}
+ * stops it.
  */
 public final class Reactor implements AutoCloseable {
     private final String name;
@@ -96,10 +98,25 @@ public final class Reactor implements AutoCloseable {
                 errorHandler.onError(new UncheckedIOException("select failed in reactor " + name, ex));
             }
         }
-        work += timers.poll(now, workLimit);
+        try {
+            work += timers.poll(now, workLimit);
+        } catch (final Throwable ex) {
+            // the wheel cleared the timer before calling its handler: the other timers fire on the next poll
+            errorHandler.onError(new IllegalStateException("timer handler failed in reactor " + name
+                + "; the reactor goes on", ex));
+            work++;
+        }
         final Pollable[] pollables = this.pollables;
         for (final Pollable pollable : pollables) {
-            work += pollable.doWork(now);
+            try {
+                work += pollable.doWork(now);
+            } catch (final Throwable ex) {
+                // a pollable should catch its handlers' exceptions itself; one that escapes still must not stop
+                // the loop (run() would release every channel of every transport on this reactor)
+                errorHandler.onError(new IllegalStateException("pollable " + pollable + " failed in reactor " + name
+                    + "; the reactor goes on", ex));
+                work++;
+            }
         }
         return work;
     }
@@ -155,10 +172,12 @@ public final class Reactor implements AutoCloseable {
      * Hands a task to the reactor thread; safe from any thread. The task runs at the start of a cycle.
      *
      * @param task what to run on the reactor thread
-     * @return false if the hand-over queue is full (nothing was queued)
+     * @return false if the hand-over queue is full or the reactor is closed (nothing was queued; the task will
+     *     not run). A call that races {@link #close()} may still answer true for a task that never runs, as
+     *     {@code close()} does not run tasks left in the queue
      */
     public boolean execute(final Runnable task) {
-        if (!commands.offer(task)) {
+        if (closed || !commands.offer(task)) {
             return false;
         }
         if (sleeping) {

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
@@ -14,10 +16,27 @@ import java.nio.file.Path;
  * a reader for the inbound one and a writer for the outbound one. Shared by {@link ShmSocket} and
  * {@link ShmTransport}.
  *
- * <p>The mappings belong to an automatic arena: they are released when the connection is unreachable, never
- * while a thread (a reader asleep on the futex, say) may still touch them, so closing cannot crash a reader.
+ * <p>The mappings belong to an arena of this connection, closed deterministically once the connection is
+ * closed and nobody uses the rings any more. Users mark their use with {@link #enter()} and {@link #exit()}
+ * (the socket streams around each call, a transport for the connection's whole life): {@link #close()}, from
+ * any thread, only signals while a use is in progress, and the last user to leave finishes the close on its
+ * own thread. Finishing marks the outbound ring closed, removes the files, closes the socket (in that order,
+ * so a peer that sees the socket's end also sees the orderly close) and unmaps. So the writer's fields are
+ * only ever touched by a thread that owns the writer at that moment, and no segment is touched after unmap.
  */
 final class ShmConnection {
+    private static final int CLOSED = 1 << 30;
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(ShmConnection.class, "state", int.class);
+        } catch (final ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    private final Arena arena;
     private final SocketChannel socket;
     private final ShmRingReader reader;
     private final ShmRingWriter writer;
@@ -25,10 +44,12 @@ final class ShmConnection {
     private final SocketAddress remoteAddress;
     private Path[] filesToRemove;
     private boolean peerGone;
-    private boolean closed;
+    @SuppressWarnings("unused") // through STATE: CLOSED bit plus the count of users inside enter/exit
+    private volatile int state;
 
-    private ShmConnection(final SocketChannel socket, final MemorySegment inbound,
+    private ShmConnection(final Arena arena, final SocketChannel socket, final MemorySegment inbound,
         final MemorySegment outbound, final Path[] filesToRemove) {
+        this.arena = arena;
         this.socket = socket;
         this.reader = new ShmRingReader(inbound);
         this.writer = new ShmRingWriter(outbound);
@@ -43,13 +64,18 @@ final class ShmConnection {
     }
 
     /**
-     * Server side: creates both ring files for a new client and fills {@code offerOut} with the offer.
+     * Server side: creates both ring files for a new client and fills {@code offerOut} with the offer. On
+     * failure nothing is left behind: the arena is closed and the files are removed (the socket is the
+     * caller's).
+     *
+     * @param arena owns the mappings from now on, also on failure: {@link Arena#ofConfined()} for a
+     *     connection used by one thread, {@link Arena#ofShared()} otherwise
      */
-    static ShmConnection createForClient(final SocketChannel socket, final ShmOptions options, final ByteBuffer offerOut) {
+    static ShmConnection createForClient(final SocketChannel socket, final ShmOptions options, final ByteBuffer offerOut,
+        final Arena arena) {
         final long pairId = ShmRingFile.nextPairId();
         final Path clientToServer = ShmRingFile.name(options.ringDirectory(), "c2s", pairId);
         final Path serverToClient = ShmRingFile.name(options.ringDirectory(), "s2c", pairId);
-        final Arena arena = Arena.ofAuto();
         try {
             final MemorySegment inbound = ShmRingFile.create(clientToServer, options.ringCapacity(),
                 options.maxMessageLength(), options.maxMessagesInFlight(), options.recordAlignment(), arena);
@@ -57,8 +83,9 @@ final class ShmConnection {
                 options.maxMessageLength(), options.maxMessagesInFlight(), options.recordAlignment(), arena);
             ShmHandshake.writeOffer(offerOut, new ShmHandshake.Offer(options.ringCapacity(), options.maxMessageLength(),
                 options.maxMessagesInFlight(), clientToServer, serverToClient));
-            return new ShmConnection(socket, inbound, outbound, new Path[] {clientToServer, serverToClient});
-        } catch (final RuntimeException ex) {
+            return new ShmConnection(arena, socket, inbound, outbound, new Path[] {clientToServer, serverToClient});
+        } catch (final RuntimeException | Error ex) {
+            arena.close();
             ShmRingFile.delete(clientToServer);
             ShmRingFile.delete(serverToClient);
             throw ex;
@@ -66,21 +93,27 @@ final class ShmConnection {
     }
 
     /**
-     * Client side: maps and checks the offered ring files; the caller then sends {@link ShmHandshake#ACK}.
+     * Client side: maps and checks the offered ring files; the caller then sends {@link ShmHandshake#ACK}. On
+     * failure the arena is closed (the socket is the caller's).
      *
+     * @param arena owns the mappings from now on, also on failure; see {@link #createForClient}
      * @throws IllegalStateException if a file is refused
      */
-    static ShmConnection mapOffer(final SocketChannel socket, final ShmHandshake.Offer offer) {
-        final Arena arena = Arena.ofAuto();
-        final MemorySegment outbound = ShmRingFile.map(offer.clientToServer(), offer.capacity(),
-            offer.maxMessageLength(), arena);
-        final MemorySegment inbound = ShmRingFile.map(offer.serverToClient(), offer.capacity(),
-            offer.maxMessageLength(), arena);
-        return new ShmConnection(socket, inbound, outbound, null);
+    static ShmConnection mapOffer(final SocketChannel socket, final ShmHandshake.Offer offer, final Arena arena) {
+        try {
+            final MemorySegment outbound = ShmRingFile.map(offer.clientToServer(), offer.capacity(),
+                offer.maxMessageLength(), arena);
+            final MemorySegment inbound = ShmRingFile.map(offer.serverToClient(), offer.capacity(),
+                offer.maxMessageLength(), arena);
+            return new ShmConnection(arena, socket, inbound, outbound, null);
+        } catch (final RuntimeException | Error ex) {
+            arena.close();
+            throw ex;
+        }
     }
 
     /** The client has mapped both rings: the files are no longer needed by name. */
-    void removeFiles() {
+    synchronized void removeFiles() {
         final Path[] files = filesToRemove;
         if (files != null) {
             filesToRemove = null;
@@ -107,6 +140,32 @@ final class ShmConnection {
     }
 
     /**
+     * Begins a use of the rings; every successful call is paired with {@link #exit()}.
+     *
+     * @return false if the connection is closed (nothing to exit)
+     */
+    boolean enter() {
+        int current;
+        do {
+            current = (int)STATE.getVolatile(this);
+            if ((current & CLOSED) != 0) {
+                return false;
+            }
+        } while (!STATE.compareAndSet(this, current, current + 1));
+        return true;
+    }
+
+    /**
+     * Ends a use begun by {@link #enter()}; the last user to leave a closed connection finishes closing it.
+     * The volatile update orders this user's accesses to the rings before the finishing thread's.
+     */
+    void exit() {
+        if ((int)STATE.getAndAdd(this, -1) - 1 == CLOSED) {
+            finish();
+        }
+    }
+
+    /**
      * Checks the liveness socket without blocking (it must be in non-blocking mode).
      *
      * @return true once the peer closed its end or its process died
@@ -128,39 +187,58 @@ final class ShmConnection {
     }
 
     /** Marks the peer gone (the reactor saw end of stream on the socket). */
-    void peerGone() {
+    synchronized void peerGone() {
         peerGone = true;
     }
 
     /**
      * Whether the peer closed in an orderly way (its ring says so) rather than died.
      *
-     * @return true for an orderly close
+     * @return true for an orderly close; false also once this side is closed
      */
     boolean peerClosedOrderly() {
-        return reader.isWriterClosed();
+        if (!enter()) {
+            return false;
+        }
+        try {
+            return reader.isWriterClosed();
+        } finally {
+            exit();
+        }
     }
 
     /**
-     * Closes this side: marks the outbound ring closed, closes the socket (the peer sees it at once) and removes
-     * files not yet removed. The rings stay mapped until this connection is unreachable (see the class
-     * comment). Idempotent.
+     * Closes this side, from any thread: no new use may begin, and once the uses in progress have ended (at
+     * once if there are none) the outbound ring is marked closed, the files not yet removed are removed, the
+     * socket is closed (the peer sees it at once) and the rings are unmapped. Idempotent.
+     *
+     * @throws UncheckedIOException if this call finished the close and the socket could not be closed
      */
     void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        writer.close();
-        removeFiles();
-        try {
-            socket.close();
-        } catch (final IOException ex) {
-            throw new UncheckedIOException("cannot close the rendezvous socket of " + remoteAddress, ex);
+        if ((int)STATE.getAndBitwiseOr(this, CLOSED) == 0) {
+            finish();
         }
     }
 
     boolean isClosed() {
-        return closed;
+        return ((int)STATE.getVolatile(this) & CLOSED) != 0;
+    }
+
+    private void finish() {
+        IOException failure = null;
+        try {
+            writer.close();
+        } finally {
+            removeFiles();
+            try {
+                socket.close();
+            } catch (final IOException ex) {
+                failure = ex;
+            }
+            arena.close();
+        }
+        if (failure != null) {
+            throw new UncheckedIOException("cannot close the rendezvous socket of " + remoteAddress, failure);
+        }
     }
 }

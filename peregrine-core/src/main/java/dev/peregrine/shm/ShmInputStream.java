@@ -56,6 +56,7 @@ final class ShmInputStream extends InputStream {
         return limit - position;
     }
 
+    /** Closes the socket; from the reading thread this only signals, the writing side owns its ring. */
     @Override
     public void close() {
         connection.close();
@@ -66,10 +67,27 @@ final class ShmInputStream extends InputStream {
         if (connection.isClosed()) {
             throw new IOException("socket closed");
         }
+        if (position < limit) {
+            return true;
+        }
+        if (!connection.enter()) {
+            throw new IOException("socket closed");
+        }
+        try {
+            return awaitMessage();
+        } finally {
+            connection.exit();
+        }
+    }
+
+    private boolean awaitMessage() throws IOException {
         long lastCheck = System.nanoTime();
         while (position == limit) {
             if (endOfStream) {
                 return false;
+            }
+            if (connection.isClosed()) {
+                throw new IOException("socket closed");
             }
             final int work = reader.poll(stager, 1);
             if (work < 0) {

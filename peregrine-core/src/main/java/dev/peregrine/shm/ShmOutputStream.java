@@ -25,38 +25,55 @@ final class ShmOutputStream extends OutputStream {
 
     @Override
     public void write(final int value) throws IOException {
-        final long index = claim(1);
-        writer.buffer().set(ValueLayout.JAVA_BYTE, index, (byte)value);
-        writer.commit(index);
+        enter();
+        try {
+            final long index = claim(1);
+            writer.buffer().set(ValueLayout.JAVA_BYTE, index, (byte)value);
+            writer.commit(index);
+        } finally {
+            connection.exit();
+        }
     }
 
     @Override
     public void write(final byte[] bytes, final int offset, final int length) throws IOException {
         java.util.Objects.checkFromIndexSize(offset, length, bytes.length);
-        int done = 0;
-        while (done < length) {
-            final int chunk = Math.min(maxChunk, length - done);
-            final long index = claim(chunk);
-            MemorySegment.copy(bytes, offset + done, writer.buffer(), ValueLayout.JAVA_BYTE, index, chunk);
-            writer.commit(index);
-            done += chunk;
+        enter();
+        try {
+            int done = 0;
+            while (done < length) {
+                final int chunk = Math.min(maxChunk, length - done);
+                final long index = claim(chunk);
+                MemorySegment.copy(bytes, offset + done, writer.buffer(), ValueLayout.JAVA_BYTE, index, chunk);
+                writer.commit(index);
+                done += chunk;
+            }
+        } finally {
+            connection.exit();
         }
     }
 
+    /**
+     * Closes the socket; from any thread. A write in progress ends first (its committed messages are
+     * delivered) and marks the ring closed as it leaves: this thread never touches the writer's fields.
+     */
     @Override
     public void close() {
         connection.close();
     }
 
-    private long claim(final int length) throws IOException {
-        if (connection.isClosed()) {
+    private void enter() throws IOException {
+        if (!connection.enter()) {
             throw new IOException("socket closed");
         }
+    }
+
+    private long claim(final int length) throws IOException {
         long index = writer.tryClaim(length);
         int idle = 0;
         long lastCheck = System.nanoTime();
         while (index < 0) {
-            if (index == ShmRingWriter.CLOSED) {
+            if (index == ShmRingWriter.CLOSED || connection.isClosed()) {
                 throw new IOException("socket closed");
             }
             final long now = System.nanoTime();

@@ -2,6 +2,7 @@ package dev.peregrine.shm;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
 import java.net.ConnectException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -44,13 +45,17 @@ final class ShmRendezvous {
         return server;
     }
 
-    /** Server side on an accepted socket: offers fresh rings, waits for the client's ACK, removes the files. */
+    /**
+     * Server side on an accepted socket: offers fresh rings, waits for the client's ACK, removes the files. On
+     * failure everything is released: the socket, the mappings and the files.
+     */
     static ShmConnection serve(final SocketChannel socket, final ShmOptions options) throws IOException {
-        socket.configureBlocking(false);
-        final long deadline = System.nanoTime() + options.handshakeTimeoutNs();
-        final ByteBuffer buffer = ShmHandshake.newBuffer();
-        final ShmConnection connection = ShmConnection.createForClient(socket, options, buffer);
+        ShmConnection connection = null;
         try {
+            socket.configureBlocking(false);
+            final long deadline = System.nanoTime() + options.handshakeTimeoutNs();
+            final ByteBuffer buffer = ShmHandshake.newBuffer();
+            connection = ShmConnection.createForClient(socket, options, buffer, Arena.ofShared());
             while (buffer.hasRemaining()) {
                 if (socket.write(buffer) == 0) {
                     pause(deadline, "offer not taken by the client");
@@ -71,15 +76,19 @@ final class ShmRendezvous {
             }
             connection.removeFiles();
             return connection;
-        } catch (final IOException | RuntimeException ex) {
-            connection.close();
+        } catch (final IOException | RuntimeException | Error ex) {
+            release(socket, connection, ex);
             throw ex;
         }
     }
 
-    /** Client side: connects, maps and checks the offered rings, acknowledges. */
+    /**
+     * Client side: connects, maps and checks the offered rings, acknowledges. On failure everything is
+     * released: the socket and the mappings.
+     */
     static ShmConnection connect(final UnixDomainSocketAddress address, final ShmOptions options) throws IOException {
         final SocketChannel socket = SocketChannel.open(StandardProtocolFamily.UNIX);
+        ShmConnection connection = null;
         try {
             socket.connect(address);
             socket.configureBlocking(false);
@@ -98,7 +107,7 @@ final class ShmRendezvous {
                     pause(deadline, "no offer from the server");
                 }
             }
-            final ShmConnection connection = ShmConnection.mapOffer(socket, offer);
+            connection = ShmConnection.mapOffer(socket, offer, Arena.ofShared());
             final ByteBuffer ack = ByteBuffer.wrap(new byte[] {ShmHandshake.ACK});
             while (ack.hasRemaining()) {
                 if (socket.write(ack) == 0) {
@@ -106,12 +115,29 @@ final class ShmRendezvous {
                 }
             }
             return connection;
-        } catch (final IOException | RuntimeException ex) {
-            socket.close();
+        } catch (final IOException | RuntimeException | Error ex) {
+            release(socket, connection, ex);
             if (ex instanceof IOException io) {
                 throw new IOException("shared-memory connect to " + address.getPath() + " failed: " + io.getMessage(), io);
             }
             throw ex;
+        }
+    }
+
+    /** Releases what a failed rendezvous opened: the connection (socket, mappings, files), or only the socket. */
+    static void release(final SocketChannel socket, final ShmConnection connection, final Throwable failure) {
+        try {
+            if (connection != null) {
+                connection.close();
+            }
+        } catch (final RuntimeException ex) {
+            failure.addSuppressed(ex);
+        } finally {
+            try {
+                socket.close();
+            } catch (final IOException ex) {
+                failure.addSuppressed(ex);
+            }
         }
     }
 

@@ -73,7 +73,8 @@ public final class ShmRingFile {
      * @param alignment record alignment; see {@link ShmRingDescriptor#checkAlignment}
      * @param arena owns the mapping; closing it unmaps
      * @return the mapped ring
-     * @throws UncheckedIOException if the file exists or cannot be created, naming it
+     * @throws UncheckedIOException if the file exists or cannot be created, or its storage cannot be reserved
+     *     (a full tmpfs, say), naming it
      */
     public static MemorySegment create(final Path path, final int capacity, final int maxMessageLength,
         final int maxMessages, final int alignment, final Arena arena) {
@@ -85,6 +86,8 @@ public final class ShmRingFile {
             } catch (final UnsupportedOperationException ex) {
                 Files.createFile(path); // not a POSIX file system: the folder's protection applies
             }
+            // every page now: a sparse mapping on a full tmpfs would fail later, with SIGBUS on a store
+            ShmFileSpace.reserve(path, ShmRingDescriptor.fileLength(capacity));
             try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
                 final MemorySegment segment = channel.map(FileChannel.MapMode.READ_WRITE, 0,
                     ShmRingDescriptor.fileLength(capacity), arena);
@@ -94,7 +97,7 @@ public final class ShmRingFile {
         } catch (final FileAlreadyExistsException ex) {
             throw new UncheckedIOException("ring file " + path + " already exists; refusing to reuse it", ex);
         } catch (final IOException ex) {
-            throw new UncheckedIOException("cannot create ring file " + path, ex);
+            throw new UncheckedIOException("cannot create ring file " + path + ": " + ex.getMessage(), ex);
         }
     }
 

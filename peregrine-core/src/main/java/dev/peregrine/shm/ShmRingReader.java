@@ -50,6 +50,7 @@ public final class ShmRingReader {
     private String corruption;
     private boolean announced;
     private boolean acknowledged;
+    private boolean stopRequested;
     private long unacknowledgedParkNs = MIN_UNACKNOWLEDGED_PARK_NS;
 
     /**
@@ -70,8 +71,16 @@ public final class ShmRingReader {
         this.mask = capacity - 1;
         this.maxMessageLength = segment.get(ValueLayout.JAVA_INT, ShmRingDescriptor.MAX_MESSAGE_LENGTH_OFFSET);
         this.alignment = ShmRingDescriptor.alignmentOf(segment);
-        this.head = (long)LONG.getAcquire(segment, (long)HEAD_OFFSET);
+        final long storedHead = (long)LONG.getAcquire(segment, (long)HEAD_OFFSET);
         this.consumed = (long)LONG.getAcquire(segment, (long)CONSUMED_OFFSET);
+        // the head comes from the shared file: a misaligned one would make every record access fault
+        if (storedHead < 0 || (storedHead & (alignment - 1)) != 0) {
+            this.head = 0;
+            this.corruption = "head=" + storedHead + " is not a non-negative multiple of the record alignment="
+                + alignment;
+        } else {
+            this.head = storedHead;
+        }
     }
 
     /**
@@ -80,12 +89,14 @@ public final class ShmRingReader {
      * @param handler receives each message; if it throws, the messages before and including the failing one
      *     count as consumed
      * @param limit most messages to deliver
-     * @return messages delivered, or {@link #CORRUPT}
+     * @return messages delivered, or {@link #CORRUPT} (also for records past a whole lap of the ring, which
+     *     bounds the work of one call by the capacity even when every record is padding)
      */
     public int poll(final ShmMessageHandler handler, final int limit) {
         if (corruption != null) {
             return CORRUPT;
         }
+        stopRequested = false;
         final long head = this.head;
         long position = head;
         int count = 0;
@@ -101,6 +112,12 @@ public final class ShmRingReader {
                 }
                 final int type = segment.get(ValueLayout.JAVA_INT, HEADER_LENGTH + index + 4L);
                 final int recordLength = ShmRingDescriptor.align(frameLength, alignment);
+                // a writer never has more than a lap in flight (the header after its last record is free room
+                // too): records past it, e.g. a lap of padding, would keep this loop going for ever
+                if (position + recordLength - head > capacity - RECORD_HEADER_LENGTH) {
+                    return corrupt("records past a whole lap at index=" + index + ": " + (position - head)
+                        + " bytes read in this poll, capacity=" + capacity);
+                }
                 if (type == TYPE_MESSAGE) {
                     final int length = frameLength - RECORD_HEADER_LENGTH;
                     if (length > maxMessageLength) {
@@ -109,6 +126,10 @@ public final class ShmRingReader {
                     position += recordLength;
                     count++;
                     handler.onMessage(segment, HEADER_LENGTH + index + (long)RECORD_HEADER_LENGTH, length);
+                    if (stopRequested) {
+                        stopRequested = false;
+                        break;
+                    }
                 } else if (type == TYPE_PADDING) {
                     position += recordLength;
                 } else {
@@ -124,6 +145,14 @@ public final class ShmRingReader {
             }
         }
         return count;
+    }
+
+    /**
+     * Makes the {@link #poll} in progress return after the message being delivered, which counts as consumed;
+     * called from the handler (one that closes its channel, say). Without a poll in progress it does nothing.
+     */
+    public void stopPoll() {
+        stopRequested = true;
     }
 
     /**

@@ -83,6 +83,10 @@ public final class ShmRingWriter {
         this.alignment = ShmRingDescriptor.alignmentOf(segment);
         this.headCache = headAcquire();
         this.consumedCache = consumedAcquire();
+        if (headCache < 0 || (headCache & (alignment - 1)) != 0) {
+            throw new IllegalArgumentException("ring refused: head=" + headCache
+                + " is not a non-negative multiple of the record alignment=" + alignment);
+        }
         // the tail in the header is only stored now and then, so find the end of the published records
         long position = headCache;
         long messages = 0;

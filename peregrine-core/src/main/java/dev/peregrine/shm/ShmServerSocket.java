@@ -51,7 +51,7 @@ public final class ShmServerSocket implements AutoCloseable {
             throw ShmRendezvous.unchecked("accept on " + address.getPath() + " failed", ex);
         }
         try {
-            return new ShmSocket(ShmRendezvous.serve(socket, options), options);
+            return ShmSocket.open(ShmRendezvous.serve(socket, options), options);
         } catch (final IOException ex) {
             throw ShmRendezvous.unchecked("rendezvous with a client of " + address.getPath() + " failed", ex);
         }

@@ -16,17 +16,36 @@ import java.net.UnixDomainSocketAddress;
  * {@code write} call as messages of at most the maximum length. When the peer closes, the input stream
  * first returns what was written before, then -1 (orderly close) or throws "connection reset" (the peer died).
  *
- * <p>Threading: one thread reads and one thread writes, as with a socket.
+ * <p>Threading: one thread reads and one thread writes, as with a socket; {@link #close()} (or closing either
+ * stream) is safe from any thread. A close while a read or a write is in progress only signals it: that call
+ * ends with "socket closed" (a write that had already returned is delivered), and the last of them finishes the
+ * close (the ring marked closed, the socket closed, the rings unmapped). The zero-copy {@link #reader()} and
+ * {@link #writer()} are outside that protocol: use them from the threads that would otherwise read and write,
+ * and not after {@link #close()}, which unmaps the rings (an access then throws {@link IllegalStateException}).
  */
 public final class ShmSocket implements AutoCloseable {
     private final ShmConnection connection;
     private final ShmInputStream input;
     private final ShmOutputStream output;
 
-    ShmSocket(final ShmConnection connection, final ShmOptions options) {
+    private ShmSocket(final ShmConnection connection, final ShmWaitStrategy wait) {
         this.connection = connection;
-        this.input = new ShmInputStream(connection, options.waitStrategy().get());
+        this.input = new ShmInputStream(connection, wait);
         this.output = new ShmOutputStream(connection);
+    }
+
+    /** Wraps an established connection; closes it if that fails (a wait-strategy supplier that throws, say). */
+    static ShmSocket open(final ShmConnection connection, final ShmOptions options) {
+        try {
+            final ShmWaitStrategy wait = options.waitStrategy().get();
+            if (wait == null) {
+                throw new IllegalArgumentException("waitStrategy supplier returned null");
+            }
+            return new ShmSocket(connection, wait);
+        } catch (final RuntimeException | Error ex) {
+            ShmRendezvous.release(connection.socket(), connection, ex);
+            throw ex;
+        }
     }
 
     /**
@@ -41,7 +60,7 @@ public final class ShmSocket implements AutoCloseable {
      */
     public static ShmSocket connect(final UnixDomainSocketAddress address, final ShmOptions options) {
         try {
-            return new ShmSocket(ShmRendezvous.connect(address, options), options);
+            return open(ShmRendezvous.connect(address, options), options);
         } catch (final IOException ex) {
             throw ShmRendezvous.unchecked("cannot connect to " + address.getPath(), ex);
         }
@@ -110,7 +129,11 @@ public final class ShmSocket implements AutoCloseable {
         return connection.remoteAddress();
     }
 
-    /** Marks the outbound ring closed and closes the rendezvous socket; the peer sees end of stream. */
+    /**
+     * Marks the outbound ring closed, closes the rendezvous socket (the peer sees end of stream) and unmaps the
+     * rings; safe from any thread. If a stream's read or write is in progress this only signals it, and that
+     * call finishes the close on its own thread when it returns. Idempotent.
+     */
     @Override
     public void close() {
         connection.close();

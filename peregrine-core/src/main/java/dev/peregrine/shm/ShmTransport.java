@@ -6,8 +6,10 @@ import dev.peregrine.channel.SendResult;
 import dev.peregrine.channel.Transport;
 import dev.peregrine.reactor.Pollable;
 import dev.peregrine.reactor.Reactor;
+import dev.peregrine.reactor.TimerHandler;
 
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
@@ -34,6 +36,16 @@ import java.util.Arrays;
  * back-off). With {@code BlockingSelectIdleStrategy} a message waits until the selector wakes up for another
  * reason or its maximum wait passes.
  *
+ * <p>A handler that throws closes only its own channel ({@code onClosed} with {@link CloseReason#ERROR} and the
+ * exception in the detail), is counted ({@link #handlerFailures()}) and reported to the reactor's error handler;
+ * every other channel goes on. After {@code onClosed} no further event arrives for that channel, even from the
+ * batch of messages being delivered when the handler closed it. Completions of {@link #listen} and
+ * {@link #connect} that are known at once are delivered through the reactor's timer wheel on a later cycle:
+ * never lost, never from inside the call.
+ *
+ * <p>Each channel's rings are mapped in an arena of its own, unmapped when the channel closes (after the
+ * delivery in progress on it has returned); {@link #close()} the transport to release every channel's.
+ *
  * <p>Not thread-safe: the reactor's thread only.
  */
 public final class ShmTransport implements Transport, Pollable {
@@ -47,8 +59,15 @@ public final class ShmTransport implements Transport, Pollable {
     private final ByteBuffer ack = ByteBuffer.allocateDirect(1);
     private ShmTransportChannel[] channels = new ShmTransportChannel[0];
     private ShmTransportServer[] servers = new ShmTransportServer[0];
+    private final TimerHandler timerHandler = this::onTimer;
+    private long[] failedIds = new long[4];
+    private boolean[] failedListens = new boolean[4];
+    private String[] failedReasons = new String[4];
+    private int failedCount;
     private ShmTransportChannel lastFound;
+    private ShmTransportChannel polling;
     private long nextId = 1;
+    private long handlerFailures;
 
     /** A listening socket. */
     private record ShmTransportServer(long id, UnixDomainSocketAddress address, ServerSocketChannel channel, SelectionKey[] key) {
@@ -75,7 +94,7 @@ public final class ShmTransport implements Transport, Pollable {
     public long listen(final SocketAddress localAddress) {
         final long id = nextId++;
         if (!(localAddress instanceof UnixDomainSocketAddress address)) {
-            defer(() -> handler.onListenFailed(id, "shared memory listens on a UnixDomainSocketAddress, not " + localAddress));
+            defer(id, true, "shared memory listens on a UnixDomainSocketAddress, not " + localAddress);
             return id;
         }
         try {
@@ -84,10 +103,9 @@ public final class ShmTransport implements Transport, Pollable {
             final ShmTransportServer server = new ShmTransportServer(id, address, channel, new SelectionKey[1]);
             server.key()[0] = reactor.register(channel, SelectionKey.OP_ACCEPT, (key, nowNs) -> onAcceptable(server, nowNs));
             servers = append(servers, server);
-            defer(() -> handler.onListening(id, address));
+            defer(id, true, null);
         } catch (final IOException | RuntimeException ex) {
-            final String reason = "cannot listen on " + address.getPath() + ": " + ex.getMessage();
-            defer(() -> handler.onListenFailed(id, reason));
+            defer(id, true, "cannot listen on " + address.getPath() + ": " + ex.getMessage());
         }
         return id;
     }
@@ -96,7 +114,7 @@ public final class ShmTransport implements Transport, Pollable {
     public long connect(final SocketAddress remoteAddress) {
         final long id = nextId++;
         if (!(remoteAddress instanceof UnixDomainSocketAddress address)) {
-            defer(() -> handler.onConnectFailed(id, "shared memory connects to a UnixDomainSocketAddress, not " + remoteAddress));
+            defer(id, false, "shared memory connects to a UnixDomainSocketAddress, not " + remoteAddress);
             return id;
         }
         SocketChannel socket = null;
@@ -112,8 +130,7 @@ public final class ShmTransport implements Transport, Pollable {
             channels = append(channels, channel);
         } catch (final IOException | RuntimeException ex) {
             closeQuietly(socket);
-            final String reason = "cannot connect to " + address.getPath() + ": " + ex.getMessage();
-            defer(() -> handler.onConnectFailed(id, reason));
+            defer(id, false, "cannot connect to " + address.getPath() + ": " + ex.getMessage());
         }
         return id;
     }
@@ -154,7 +171,11 @@ public final class ShmTransport implements Transport, Pollable {
         for (final ShmTransportServer server : servers) {
             if (server.id() == id) {
                 closeServer(server);
-                handler.onClosed(id, CloseReason.LOCAL, "server on " + server.address().getPath() + " closed by the application");
+                try {
+                    handler.onClosed(id, CloseReason.LOCAL, "server on " + server.address().getPath() + " closed by the application");
+                } catch (final Throwable ex) {
+                    handlerFailed(null, ex);
+                }
                 return;
             }
         }
@@ -172,6 +193,16 @@ public final class ShmTransport implements Transport, Pollable {
     }
 
     /**
+     * How many times a handler of this transport threw; each time its channel was closed and the exception went
+     * to the reactor's error handler.
+     *
+     * @return the count since creation
+     */
+    public long handlerFailures() {
+        return handlerFailures;
+    }
+
+    /**
      * Polls every connected channel's inbound ring; the reactor calls this once per cycle.
      *
      * @param nowNs the cycle's clock
@@ -184,7 +215,7 @@ public final class ShmTransport implements Transport, Pollable {
         for (final ShmTransportChannel channel : channels) {
             if (channel.state == ShmTransportChannel.CONNECTED) {
                 work += pollChannel(channel, nowNs);
-            } else if (nowNs - channel.deadlineNs > 0) {
+            } else if (channel.state != ShmTransportChannel.RELEASED && nowNs - channel.deadlineNs > 0) {
                 failHandshake(channel, "rendezvous timed out after " + options.handshakeTimeoutNs() + " ns");
             }
         }
@@ -193,7 +224,7 @@ public final class ShmTransport implements Transport, Pollable {
 
     private int pollChannel(final ShmTransportChannel channel, final long nowNs) {
         final ShmConnection connection = channel.connection;
-        final int polled = connection.reader().poll(channel, POLL_LIMIT);
+        final int polled = deliver(channel);
         if (polled < 0) {
             close(channel, CloseReason.ERROR, "inbound ring corrupt: " + connection.reader().corruption());
             return 1;
@@ -202,7 +233,11 @@ public final class ShmTransport implements Transport, Pollable {
             final long inFlight = connection.writer().bytesInFlight();
             if (inFlight < channel.inFlightAtBackPressure || inFlight == 0) {
                 channel.backPressured = false;
-                handler.onSent(channel.id, 0, 0);
+                try {
+                    handler.onSent(channel.id, 0, 0);
+                } catch (final Throwable ex) {
+                    handlerFailed(channel, ex);
+                }
             }
         }
         if (nowNs - channel.lastHeartbeatNs > HEARTBEAT_INTERVAL_NS && channel.state == ShmTransportChannel.CONNECTED) {
@@ -210,6 +245,30 @@ public final class ShmTransport implements Transport, Pollable {
             connection.writer().heartbeat(nowNs);
         }
         return polled;
+    }
+
+    /**
+     * Delivers a batch of the channel's messages. A handler that throws closes the channel (the messages up to
+     * the failing one count as consumed); one that closes it stops the batch there. The rings stay mapped until
+     * the batch has returned: the transport's use of the connection ends here if the channel was released.
+     *
+     * @return messages delivered, or {@link ShmRingReader#CORRUPT}
+     */
+    private int deliver(final ShmTransportChannel channel) {
+        final ShmConnection connection = channel.connection;
+        polling = channel;
+        try {
+            return connection.reader().poll(channel, POLL_LIMIT);
+        } catch (final Throwable ex) {
+            handlerFailed(channel, ex);
+            return 1;
+        } finally {
+            polling = null;
+            if (channel.releasePending) {
+                channel.releasePending = false;
+                exitConnection(connection);
+            }
+        }
     }
 
     private void onAcceptable(final ShmTransportServer server, final long nowNs) {
@@ -228,7 +287,8 @@ public final class ShmTransport implements Transport, Pollable {
             final ShmTransportChannel channel = new ShmTransportChannel(id, server.id(), socket,
                 ShmTransportChannel.AWAITING_ACK, handler, nowNs + options.handshakeTimeoutNs());
             try {
-                channel.connection = ShmConnection.createForClient(socket, options, channel.handshake);
+                channel.connection = ShmConnection.createForClient(socket, options, channel.handshake, Arena.ofShared());
+                channel.connection.enter(); // the transport's use, for the channel's whole life
                 socket.configureBlocking(false);
                 socket.write(channel.handshake);
                 if (channel.handshake.hasRemaining()) {
@@ -239,6 +299,7 @@ public final class ShmTransport implements Transport, Pollable {
             } catch (final IOException | RuntimeException ex) {
                 if (channel.connection != null) {
                     channel.connection.close();
+                    exitConnection(channel.connection);
                 }
                 closeQuietly(socket);
                 reactor.errorHandler().onError(new IOException("rendezvous with a client of "
@@ -262,7 +323,9 @@ public final class ShmTransport implements Transport, Pollable {
                 default -> key.cancel();
             }
         } catch (final IOException | RuntimeException ex) {
-            if (channel.state == ShmTransportChannel.CONNECTED) {
+            if (channel.state == ShmTransportChannel.RELEASED) {
+                reactor.errorHandler().onError(ex); // the channel was closed (and reported) before this failure
+            } else if (channel.state == ShmTransportChannel.CONNECTED) {
                 close(channel, CloseReason.ERROR, ex.toString());
             } else {
                 failHandshake(channel, ex.getMessage());
@@ -282,14 +345,20 @@ public final class ShmTransport implements Transport, Pollable {
             }
             return;
         }
-        channel.connection = ShmConnection.mapOffer(channel.socket, offer);
+        channel.connection = ShmConnection.mapOffer(channel.socket, offer, Arena.ofShared());
+        channel.connection.enter(); // the transport's use, for the channel's whole life
         ack.clear();
         ack.put(ShmHandshake.ACK).flip();
         if (channel.socket.write(ack) != 1) {
             throw new IOException("acknowledgement did not fit the socket buffer");
         }
+        final SocketAddress remote = channel.socket.getRemoteAddress();
         channel.state = ShmTransportChannel.CONNECTED;
-        handler.onConnected(channel.id, channel.socket.getRemoteAddress());
+        try {
+            handler.onConnected(channel.id, remote);
+        } catch (final Throwable ex) {
+            handlerFailed(channel, ex);
+        }
     }
 
     private void readAck(final ShmTransportChannel channel) throws IOException {
@@ -308,7 +377,11 @@ public final class ShmTransport implements Transport, Pollable {
         }
         channel.connection.removeFiles();
         channel.state = ShmTransportChannel.CONNECTED;
-        handler.onAccepted(channel.serverId, channel.id, channel.connection.remoteAddress());
+        try {
+            handler.onAccepted(channel.serverId, channel.id, channel.connection.remoteAddress());
+        } catch (final Throwable ex) {
+            handlerFailed(channel, ex);
+        }
     }
 
     private void checkLiveness(final ShmTransportChannel channel) throws IOException {
@@ -320,7 +393,7 @@ public final class ShmTransport implements Transport, Pollable {
         connection.peerGone();
         // deliver what the peer wrote before it went away, then report how it went
         int polled;
-        while ((polled = connection.reader().poll(channel, POLL_LIMIT)) > 0) {
+        while ((polled = deliver(channel)) > 0) {
             if (channel.state != ShmTransportChannel.CONNECTED) {
                 return; // the application closed it from a handler
             }
@@ -337,7 +410,11 @@ public final class ShmTransport implements Transport, Pollable {
     private void failHandshake(final ShmTransportChannel channel, final String reason) {
         release(channel);
         if (channel.serverId == 0) {
-            handler.onConnectFailed(channel.id, reason);
+            try {
+                handler.onConnectFailed(channel.id, reason);
+            } catch (final Throwable ex) {
+                handlerFailed(null, ex);
+            }
         } else {
             reactor.errorHandler().onError(new IOException("rendezvous with a client failed: " + reason));
         }
@@ -346,22 +423,46 @@ public final class ShmTransport implements Transport, Pollable {
     private void close(final ShmTransportChannel channel, final CloseReason reason, final String detail) {
         if (channel.state == ShmTransportChannel.CONNECTED) {
             release(channel);
-            handler.onClosed(channel.id, reason, detail);
-        } else {
+            try {
+                handler.onClosed(channel.id, reason, detail);
+            } catch (final Throwable ex) {
+                handlerFailed(null, ex); // the channel is closed already
+            }
+        } else if (channel.state != ShmTransportChannel.RELEASED) {
             failHandshake(channel, detail);
         }
     }
 
+    /** A handler threw: count it, report it, and close only that handler's channel (if it is still open). */
+    private void handlerFailed(final ShmTransportChannel channel, final Throwable ex) {
+        handlerFailures++;
+        final boolean open = channel != null && channel.state != ShmTransportChannel.RELEASED;
+        try {
+            reactor.errorHandler().onError(new IllegalStateException("shared-memory channel handler failed"
+                + (open ? " on channel " + channel.id + "; the channel is closed" : "") + ", the reactor goes on", ex));
+        } finally {
+            if (open) {
+                close(channel, CloseReason.ERROR, "handler failed: " + ex);
+            }
+        }
+    }
+
     private void release(final ShmTransportChannel channel) {
-        channel.state = 0;
+        channel.state = ShmTransportChannel.RELEASED;
         if (channel.key != null) {
             channel.key.cancel();
         }
-        if (channel.connection != null) {
-            try {
-                channel.connection.close();
-            } catch (final RuntimeException ex) {
-                reactor.errorHandler().onError(ex);
+        final ShmConnection connection = channel.connection;
+        if (connection != null) {
+            // signals only (the transport holds a use); finishing closes the socket after marking the ring closed
+            connection.close();
+            if (polling == channel) {
+                // a handler closed its channel while its messages are being delivered: stop the batch, and unmap
+                // only once the reader has returned
+                connection.reader().stopPoll();
+                channel.releasePending = true;
+            } else {
+                exitConnection(connection);
             }
         }
         closeQuietly(channel.socket);
@@ -405,9 +506,65 @@ public final class ShmTransport implements Transport, Pollable {
         return null;
     }
 
-    private void defer(final Runnable event) {
-        if (!reactor.execute(event)) {
-            reactor.errorHandler().onError(new IllegalStateException("reactor queue full; event lost"));
+    /** Ends the transport's use of a closed connection: it finishes closing (ring closed, socket closed, unmapped). */
+    private void exitConnection(final ShmConnection connection) {
+        try {
+            connection.exit();
+        } catch (final RuntimeException ex) {
+            reactor.errorHandler().onError(ex);
+        }
+    }
+
+    /**
+     * Delivers a completion on a later cycle through the timer wheel (a deadline already due fires on the next
+     * poll): unlike the reactor's hand-over queue, which other threads may fill, nothing is dropped, and the
+     * timer's cookie (the id) is all it needs, so nothing is allocated. A failure's reason waits in the
+     * failed* arrays (grown only when more failures are pending than ever before).
+     *
+     * @param reason null for {@code onListening}, otherwise why the listen or connect failed
+     */
+    private void defer(final long id, final boolean server, final String reason) {
+        if (reason != null) {
+            if (failedCount == failedIds.length) {
+                failedIds = Arrays.copyOf(failedIds, failedCount * 2);
+                failedListens = Arrays.copyOf(failedListens, failedCount * 2);
+                failedReasons = Arrays.copyOf(failedReasons, failedCount * 2);
+            }
+            failedIds[failedCount] = id;
+            failedListens[failedCount] = server;
+            failedReasons[failedCount] = reason;
+            failedCount++;
+        }
+        reactor.timers().schedule(reactor.nowNs(), timerHandler, id);
+    }
+
+    private void onTimer(final long timerId, final long id, final long nowNs) {
+        try {
+            for (int i = 0; i < failedCount; i++) {
+                if (failedIds[i] == id) {
+                    final boolean listen = failedListens[i];
+                    final String reason = failedReasons[i];
+                    failedCount--;
+                    failedIds[i] = failedIds[failedCount];
+                    failedListens[i] = failedListens[failedCount];
+                    failedReasons[i] = failedReasons[failedCount];
+                    failedReasons[failedCount] = null;
+                    if (listen) {
+                        handler.onListenFailed(id, reason);
+                    } else {
+                        handler.onConnectFailed(id, reason);
+                    }
+                    return;
+                }
+            }
+            for (final ShmTransportServer server : servers) {
+                if (server.id() == id) { // not if the application closed it first: nothing after onClosed
+                    handler.onListening(id, server.address());
+                    return;
+                }
+            }
+        } catch (final Throwable ex) {
+            handlerFailed(null, ex);
         }
     }
 

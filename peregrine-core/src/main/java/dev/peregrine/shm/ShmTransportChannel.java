@@ -9,9 +9,11 @@ import java.nio.channels.SocketChannel;
 
 /**
  * One channel of a {@link ShmTransport}: its rendezvous state, then its connection. Forwards polled messages
- * to the application's handler with the channel id, without allocating.
+ * to the application's handler with the channel id, without allocating. A handler's exception travels up
+ * through {@link ShmRingReader#poll} to {@link ShmTransport}, which closes this channel.
  */
 final class ShmTransportChannel implements ShmMessageHandler {
+    static final int RELEASED = 0;
     static final int CONNECTING = 1;
     static final int AWAITING_OFFER = 2;
     static final int AWAITING_ACK = 3;
@@ -29,6 +31,7 @@ final class ShmTransportChannel implements ShmMessageHandler {
     boolean backPressured;
     long inFlightAtBackPressure;
     long lastHeartbeatNs;
+    boolean releasePending;
 
     ShmTransportChannel(final long id, final long serverId, final SocketChannel socket, final int state,
         final ChannelHandler handler, final long deadlineNs) {

@@ -82,4 +82,20 @@ class MpscArrayQueueTest {
         assertThat(received).isEqualTo(producers * perProducer);
         assertThat(queue.poll()).isNull();
     }
+
+    @Test
+    void shouldAnswerNullInsteadOfWaitingForAClaimedUnpublishedSlotAndKeepFifo() {
+        final MpscArrayQueue<String> queue = new MpscArrayQueue<>(8);
+        final long claimedFirst = queue.claim(); // a producer preempted between its claim and its store
+        assertThat(queue.offer("second")).isTrue();
+        // with the old spin this call never returned (the test's executor gives up after 10 s)
+        final String polled = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+            java.time.Duration.ofSeconds(10), () -> queue.poll());
+        assertThat(polled).isNull();
+        assertThat(queue.size()).isEqualTo(2);
+        queue.publish(claimedFirst, "first");
+        assertThat(queue.poll()).isEqualTo("first");
+        assertThat(queue.poll()).isEqualTo("second");
+        assertThat(queue.poll()).isNull();
+    }
 }

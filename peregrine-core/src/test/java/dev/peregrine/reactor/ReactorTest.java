@@ -237,4 +237,51 @@ class ReactorTest {
         assertThat(reactor.isClosed()).isTrue();
         pipe.sink().close();
     }
+
+    @Test
+    void shouldRefuseTasksOnceClosed() {
+        final Reactor reactor = new Reactor(new ReactorOptions().errorHandler(errors::add));
+        reactor.close();
+        assertThat(reactor.execute(() -> {
+        })).isFalse();
+    }
+
+    @Test
+    void shouldReportAnExceptionEscapingAPollableAndGoOnWithTheOthers() throws Exception {
+        try (Reactor reactor = new Reactor(new ReactorOptions().errorHandler(errors::add))) {
+            final AtomicInteger polled = new AtomicInteger();
+            final AtomicInteger thrown = new AtomicInteger();
+            final Pollable failing = new Pollable() {
+                @Override
+                public int doWork(final long nowNs) {
+                    thrown.incrementAndGet();
+                    throw new IllegalStateException("boom");
+                }
+
+                @Override
+                public String toString() {
+                    return "failing-pollable";
+                }
+            };
+            reactor.add(failing);
+            reactor.add(nowNs -> {
+                polled.incrementAndGet();
+                return 0;
+            });
+            final CountDownLatch ran = new CountDownLatch(1);
+            final Thread thread = reactor.start();
+            reactor.execute(ran::countDown);
+            assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (polled.get() < 3 && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            // the loop survived the failures: the second pollable ran in the same cycles, the thread is alive
+            assertThat(polled.get()).isGreaterThanOrEqualTo(3);
+            assertThat(thread.isAlive()).isTrue();
+            reactor.execute(() -> reactor.remove(failing));
+        }
+        assertThat(errors).isNotEmpty();
+        assertThat(errors.getFirst()).hasMessageContaining("failing-pollable").hasRootCauseMessage("boom");
+    }
 }

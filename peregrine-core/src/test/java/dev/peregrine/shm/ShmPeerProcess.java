@@ -10,7 +10,8 @@ import java.nio.file.Path;
  * <ul>
  * <li>{@code write <socket> <count>}: connects, writes {@code count} messages carrying their sequence number
  * (sizes 8 to 263), prints {@code written}, then waits to be killed (or closes if a fourth argument
- * {@code close} is given).</li>
+ * {@code close} is given; with {@code claim} it first claims one more message, fills it and never commits it,
+ * then prints {@code claimed} and waits to be killed).</li>
  * <li>{@code echo <socket> <ringDir>}: listens, accepts one client and echoes every message until it goes.</li>
  * </ul>
  */
@@ -27,13 +28,13 @@ public final class ShmPeerProcess {
     public static void main(final String[] args) throws Exception {
         final UnixDomainSocketAddress address = UnixDomainSocketAddress.of(Path.of(args[1]));
         switch (args[0]) {
-            case "write" -> write(address, Integer.parseInt(args[2]), args.length > 3 && "close".equals(args[3]));
+            case "write" -> write(address, Integer.parseInt(args[2]), args.length > 3 ? args[3] : "wait");
             case "echo" -> echo(address, Path.of(args[2]));
             default -> throw new IllegalArgumentException("mode=" + args[0]);
         }
     }
 
-    private static void write(final UnixDomainSocketAddress address, final int count, final boolean close) throws Exception {
+    private static void write(final UnixDomainSocketAddress address, final int count, final String then) throws Exception {
         final ShmSocket socket = ShmSocket.connect(address, new ShmOptions());
         final ShmRingWriter writer = socket.writer();
         for (int i = 0; i < count; i++) {
@@ -47,9 +48,18 @@ public final class ShmPeerProcess {
         }
         System.out.println("written");
         System.out.flush();
-        if (close) {
+        if ("close".equals(then)) {
             socket.close();
             return;
+        }
+        if ("claim".equals(then)) {
+            long index;
+            while ((index = writer.tryClaim(200)) < 0) {
+                Thread.onSpinWait();
+            }
+            writer.buffer().asSlice(index, 200).fill((byte)0x7F); // a half-written record, never committed
+            System.out.println("claimed");
+            System.out.flush();
         }
         Thread.sleep(120_000);
     }

@@ -91,6 +91,12 @@ class ShmTwoProcessTest {
     }
 
     private Recorder runWriterPeer(final int count, final boolean orderlyClose) throws Exception {
+        return runWriterPeer(count, orderlyClose ? "close" : "wait");
+    }
+
+    /** {@code then}: "close" (orderly), "wait" (killed after writing) or "claim" (killed holding a claim). */
+    private Recorder runWriterPeer(final int count, final String then) throws Exception {
+        final boolean orderlyClose = "close".equals(then);
         final UnixDomainSocketAddress address = UnixDomainSocketAddress.of(dir.resolve("w.sock"));
         final Recorder recorder = new Recorder();
         try (Reactor reactor = new Reactor(new ReactorOptions().idleStrategy(new BusySpinIdleStrategy()));
@@ -99,14 +105,13 @@ class ShmTwoProcessTest {
             while (!recorder.listening) {
                 reactor.doWork();
             }
-            final Process peer = startPeer("write", address.getPath().toString(), Integer.toString(count),
-                orderlyClose ? "close" : "wait");
+            final Process peer = startPeer("write", address.getPath().toString(), Integer.toString(count), then);
             try {
                 while (!recorder.accepted) {
                     reactor.doWork();
                 }
                 // the reactor stands still while the peer writes: everything is still in the ring at the kill
-                awaitLine(peer, "written");
+                awaitLine(peer, "claim".equals(then) ? "claimed" : "written");
                 recorder.receivedBeforeKill = recorder.sequences.size();
                 // the reader has not polled everything yet: the kill finds messages still in the ring
                 final long killedAtNs = System.nanoTime();
@@ -138,6 +143,16 @@ class ShmTwoProcessTest {
         }
         try (Stream<Path> files = Files.list(dir)) {
             assertThat(files.filter(f -> f.getFileName().toString().startsWith(ShmRingFile.PREFIX))).isEmpty();
+        }
+    }
+
+    @Test
+    void shouldReportResetAndNoHalfRecordWhenThePeerIsKilledBetweenClaimAndCommit() throws Exception {
+        final Recorder recorder = runWriterPeer(1_000, "claim");
+        assertThat(recorder.closed).startsWith("RESET");
+        assertThat(recorder.sequences).hasSize(1_000); // the claimed, filled, uncommitted record is never delivered
+        for (int i = 0; i < 1_000; i++) {
+            assertThat(recorder.sequences.get(i)).isEqualTo(i);
         }
     }
 
