@@ -94,6 +94,7 @@ public final class ThroughputRunner {
                 }
             }
             final long allocatedAfter = ThreadAllocation.currentThread();
+            sender.flush(); // a batching sender may still hold the last messages
             final StreamReceiverChild.Result outcome = receiving.finish(sequence);
             final RuntimeCounters runtime = RuntimeCounters.now().since(before);
             final long measured = outcome.measured();

@@ -48,6 +48,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
     private boolean readingPaused;
     private boolean dispatching;
     private boolean flushAfterDispatch;
+    private boolean dirty; // listed by the transport's TcpWriteFlusher for a write at the end of the cycle
     private long socketWrites;
     private boolean releaseAfterDispatch;
     private String failureBeforeSocket;
@@ -400,16 +401,50 @@ final class TcpConnection implements SelectHandler, FrameSink {
     }
 
     /**
-     * Writes what was appended unless bytes are already waiting for the socket. While this connection's own
-     * frames are being delivered, the write waits until the read's last frame has been handled (unless half
-     * the buffer is taken), so a batch of answers to one read goes out in one syscall, not one each.
+     * Decides when what was just appended is written. Nothing is written while bytes already wait for the
+     * socket (OP_WRITE writes them); once half the buffer is taken it is written at once, to keep the pipe
+     * full; otherwise the write waits: after the read's last frame if this connection's own frames are being
+     * delivered, else until the end of the duty cycle (the transport's {@link TcpWriteFlusher}), so that
+     * everything a cycle sends on a channel goes out in one syscall, not one per message.
      */
     private long flushAfterAppend() {
+        final int pending = outbound.pending();
         if (writePending) {
-            return outbound.pending();
+            return pending;
         }
-        if (dispatching && outbound.pending() < outbound.capacity() / 2) {
+        if (pending >= outbound.capacity() / 2) {
+            return flush() ? outbound.pending() : SendResult.CLOSED;
+        }
+        if (dispatching) {
             flushAfterDispatch = true;
+        } else if (!dirty) {
+            dirty = true;
+            transport.markDirty(this);
+        }
+        return pending;
+    }
+
+    /**
+     * The end-of-cycle write of a dirty connection ({@link TcpWriteFlusher}).
+     *
+     * @return 1 if it wrote, else 0
+     */
+    int flushDirty() {
+        dirty = false;
+        if (state != CONNECTED || writePending || outbound.pending() == 0) {
+            return 0;
+        }
+        flush();
+        return 1;
+    }
+
+    /**
+     * Writes what is buffered now, for {@link TcpTransport#flush(long)}.
+     *
+     * @return the bytes still buffered, or {@link SendResult#CLOSED} if the write failed
+     */
+    long flushNow() {
+        if (writePending || outbound.pending() == 0) {
             return outbound.pending();
         }
         return flush() ? outbound.pending() : SendResult.CLOSED;
@@ -454,9 +489,9 @@ final class TcpConnection implements SelectHandler, FrameSink {
             return;
         }
         final boolean wasConnecting = state == CONNECTING;
-        if (flushAfterDispatch) {
-            // answers held for the end of this read go out as they would have without coalescing: say, a
-            // last reply sent just before closing from onMessage
+        if (state == CONNECTED && !writePending && outbound.pending() > 0) {
+            // what is held for the end of this read or of this cycle goes out as it would have without
+            // batching: say, a last reply sent just before closing
             flushAfterDispatch = false;
             try {
                 socketWrites++;

@@ -25,17 +25,28 @@ import java.util.Arrays;
  * on a later duty cycle, never from inside the command, so the caller always knows the id first.
  *
  * <p>Sending: {@link #send} assembles the frame (header, payload, trailer) in the connection's off-heap
- * outbound buffer, one copy of the payload, and writes it to the socket at once with one syscall when
- * nothing is waiting (a write straight from the caller's segment would need a {@code ByteBuffer} view made
- * per call, or a second syscall for the header); whatever the socket does not take waits, in order, in the
- * connection's bounded outbound buffer and is written when the socket is writable
- * ({@link ChannelHandler#onSent} reports progress). Answers sent on a channel from inside its own
- * {@code onMessage} are the exception: they are written together once the last frame of that read has
- * been handled (or at once when half the outbound buffer is taken, or when the channel is closed first),
- * one syscall for a batch of answers. A frame that does not fit is refused whole with
- * {@link SendResult#BACK_PRESSURED}. The zero-copy path is
- * {@link #tryClaim}/{@link #commit}: the payload is written straight into the outbound buffer, from
- * which commit writes it to the socket with no copy at all.
+ * outbound buffer, one copy of the payload; the zero-copy path is {@link #tryClaim}/{@link #commit}, where
+ * the payload is written straight into the outbound buffer. Either way the frame is only appended: sends
+ * are batched, and what a duty cycle asks a channel to send reaches the socket in as few writes as
+ * possible. When the bytes are written:
+ * <ul>
+ *   <li>sent on a channel from inside its own {@code onMessage}: once the last frame of that read has been
+ *       handled, one write for all the answers to the read;</li>
+ *   <li>sent from anywhere else (another channel's callback, a timer, a command handed to the reactor, or
+ *       the application's own code between two {@link Reactor#doWork()} calls when it drives the reactor
+ *       itself): at the end of the current duty cycle, or of the next one when sent between cycles, one
+ *       write per channel for all of it (the transport polls a {@link dev.peregrine.reactor.Pollable} it
+ *       adds to the reactor on the first send, or when made if reads are polled; a send from a pollable
+ *       that the reactor polls after that one is written at the end of the next cycle, so such a pollable
+ *       should count a send as work);</li>
+ *   <li>at once, whatever the caller, when half the outbound buffer is taken (so a sender that does not
+ *       run duty cycles still keeps the pipe full), when the channel is closed, or when the application
+ *       calls {@link #flush(long)}.</li>
+ * </ul>
+ * A lone message therefore does not wait for company: it is written in the cycle it was sent in (or the
+ * next one, sent between cycles). Whatever the socket does not take waits, in order, in the connection's
+ * bounded outbound buffer and is written when the socket is writable ({@link ChannelHandler#onSent}
+ * reports progress). A frame that does not fit is refused whole with {@link SendResult#BACK_PRESSURED}.
  *
  * <p>Receiving: each connection decodes frames in place in an off-heap receive buffer and delivers
  * views with {@link ChannelHandler#onMessage}; a frame over the maximum or a malformed length field
@@ -59,6 +70,8 @@ public final class TcpTransport implements Transport {
     private final TimerHandler timerHandler = this::onTimer;
     private final TcpReadPoller readPoller;
     private final TcpConnectionPool connections;
+    private final TcpWriteFlusher flusher;
+    private boolean flusherAdded;
     private TcpServer[] servers = NO_SERVERS;
     private TcpConnection claimed;
     private int claimedLength;
@@ -81,9 +94,13 @@ public final class TcpTransport implements Transport {
         this.handler = handler;
         this.readPoller = options.readPolling() ? new TcpReadPoller() : null;
         this.connections = new TcpConnectionPool(this, options, arena);
+        this.flusher = new TcpWriteFlusher(this, connections);
         options.framing().newCodec(options.maxFrameLength()); // fail now, not on the first connection
         if (readPoller != null) {
             reactor.add(readPoller);
+            // behind the read poller, so that answers to what it read are written in the same cycle (a
+            // pollable added while the reactor walks its pollables is first polled on the next cycle)
+            addFlusher();
         }
     }
 
@@ -127,6 +144,12 @@ public final class TcpTransport implements Transport {
     /**
      * {@inheritDoc}
      *
+     * <p>The frame is appended to the channel's outbound buffer and written as the class comment says: with
+     * the other answers to the read when sent from the channel's own {@code onMessage}, else at the end of
+     * the duty cycle, or at once when half the buffer is taken.
+     *
+     * @return bytes waiting in the channel's outbound buffer after this send (including this frame unless
+     *     it was written at once), or a negative {@link SendResult} code
      * @throws IllegalArgumentException if the length is negative, or the framing is fixed and the length
      *     differs from it
      * @throws IllegalStateException if a claim is open ({@link #tryClaim})
@@ -192,8 +215,9 @@ public final class TcpTransport implements Transport {
     }
 
     /**
-     * Sends the claimed frame: it is written at once unless bytes are already waiting, or, committed from
-     * inside the channel's own {@code onMessage}, with the other answers to that read (see the class comment).
+     * Sends the claimed frame. Like {@link #send} it is only appended: it is written with the other answers
+     * to the read when committed from the channel's own {@code onMessage}, else at the end of the duty cycle,
+     * or at once when half the buffer is taken (see the class comment). The bytes are not copied.
      *
      * @return bytes left in the channel's outbound buffer, or {@link SendResult#CLOSED} if the channel
      *     closed since the claim (or failed on this write)
@@ -260,7 +284,28 @@ public final class TcpTransport implements Transport {
         if (readPoller != null) {
             reactor.remove(readPoller);
         }
+        if (flusherAdded) {
+            reactor.remove(flusher);
+        }
         arena.close();
+    }
+
+    /**
+     * Writes what a channel has buffered now, without waiting for the end of the duty cycle: for an
+     * application that wants the bytes on the wire before it goes on. One write; what the socket does not
+     * take is written when it is writable, as usual. Does nothing when nothing is buffered or bytes already
+     * wait for the socket to become writable.
+     *
+     * @param channelId the channel
+     * @return bytes still waiting in the channel's outbound buffer, or a negative {@link SendResult} code
+     *     ({@link SendResult#NOT_CONNECTED}, {@link SendResult#CLOSED}, also when this write failed)
+     */
+    public long flush(final long channelId) {
+        final TcpConnection connection = connected(channelId);
+        if (connection == null) {
+            return notConnected(channelId);
+        }
+        return connection.flushNow();
     }
 
     /**
@@ -428,6 +473,21 @@ public final class TcpTransport implements Transport {
             claimed = null;
             claimAbandoned = true;
         }
+    }
+
+    /** Lists a connection for the end-of-cycle write; the flusher joins the reactor on the first one. */
+    void markDirty(final TcpConnection connection) {
+        if (!flusherAdded) {
+            // here, on the reactor thread, not in the constructor, which may run on another thread (unless
+            // reads are polled); sends before the pollables run, the usual case, are written this cycle
+            addFlusher();
+        }
+        flusher.add(connection);
+    }
+
+    private void addFlusher() {
+        flusherAdded = true;
+        reactor.add(flusher);
     }
 
     void release(final TcpConnection connection) {

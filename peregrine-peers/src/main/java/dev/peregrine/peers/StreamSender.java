@@ -12,6 +12,14 @@ public interface StreamSender extends AutoCloseable {
      */
     boolean offer(long sequence);
 
+    /**
+     * Gets every message offered so far on its way: a sender that batches writes (and holds the last few
+     * messages until more come) writes them now. Called once after the last {@link #offer}, before the
+     * receiver is waited for; may drive the sender's event loop for a bounded time.
+     */
+    default void flush() {
+    }
+
     @Override
     void close();
 }
