@@ -313,6 +313,11 @@ final class TcpConnection implements SelectHandler, FrameSink {
             consumed = codec.decode(inbound, readStart, readEnd - readStart, this);
         } finally {
             dispatching = false;
+            if (releaseAfterDispatch && state != CONNECTED) {
+                // also when a handler closed this channel and then threw: the slot must come back
+                releaseAfterDispatch = false;
+                transport.release(this);
+            }
         }
         if (flushAfterDispatch) {
             flushAfterDispatch = false;
@@ -321,10 +326,6 @@ final class TcpConnection implements SelectHandler, FrameSink {
             }
         }
         if (state != CONNECTED) {
-            if (releaseAfterDispatch) {
-                releaseAfterDispatch = false;
-                transport.release(this);
-            }
             return;
         }
         if (consumed == FrameCodec.MALFORMED) {

@@ -72,6 +72,7 @@ public final class TcpTransport implements Transport {
     private final TcpConnectionPool connections;
     private final TcpWriteFlusher flusher;
     private boolean flusherAdded;
+    private Registrar registrar;
     private TcpServer[] servers = NO_SERVERS;
     private TcpConnection claimed;
     private int claimedLength;
@@ -95,6 +96,7 @@ public final class TcpTransport implements Transport {
         this.readPoller = options.readPolling() ? new TcpReadPoller() : null;
         this.connections = new TcpConnectionPool(this, options, arena);
         this.flusher = new TcpWriteFlusher(this, connections);
+        this.registrar = reactor::register;
         options.framing().newCodec(options.maxFrameLength()); // fail now, not on the first connection
         if (readPoller != null) {
             reactor.add(readPoller);
@@ -410,6 +412,16 @@ public final class TcpTransport implements Transport {
         return connection == null ? -1 : connection.socketWrites();
     }
 
+    /** How accepted channels join the reactor; replaced by tests that need a registration to fail. */
+    @FunctionalInterface
+    interface Registrar {
+        SelectionKey register(SocketChannel channel, int interestOps, TcpConnection connection);
+    }
+
+    void registrar(final Registrar registrar) {
+        this.registrar = registrar;
+    }
+
     /** The poller that reads connections each cycle, or null when reads wait for the selector. */
     TcpReadPoller readPoller() {
         return readPoller;
@@ -437,8 +449,19 @@ public final class TcpTransport implements Transport {
             reportError(new IOException("cannot set up a connection accepted on " + server.localAddress() + ": " + ex, ex));
             return;
         }
+        final SelectionKey key;
+        try {
+            key = registrar.register(channel, connection.readInterest(), connection);
+        } catch (final RuntimeException ex) {
+            // the accepted channel alone fails: it is closed, its slot freed, and the server goes on
+            closeQuietly(channel);
+            connections.release(connection);
+            reportError(new IllegalStateException("cannot register a connection from " + remote + " accepted on "
+                + server.localAddress() + "; it is closed, the server goes on", ex));
+            return;
+        }
         final long id = connection.open(channel, remote, TcpConnection.CONNECTED);
-        connection.registered(reactor.register(channel, connection.readInterest(), connection));
+        connection.registered(key);
         try {
             handler.onAccepted(server.id(), id, remote);
         } catch (final Throwable ex) {
