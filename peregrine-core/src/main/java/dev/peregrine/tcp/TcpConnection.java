@@ -391,10 +391,17 @@ final class TcpConnection implements SelectHandler, FrameSink {
         }
         final long at = outbound.tail();
         codec.writeHeader(outbound.segment(), at, length);
+        outbound.claimOpen(true);
         return at + codec.headerLength();
     }
 
+    /** Gives up the open claim: its header and payload, behind the tail, are simply not sent. */
+    void abortClaim() {
+        outbound.claimOpen(false);
+    }
+
     long commit(final int length) {
+        outbound.claimOpen(false);
         final long at = outbound.tail();
         codec.writeTrailer(outbound.segment(), at + codec.headerLength() + length);
         outbound.advance(codec.headerLength() + length + codec.trailerLength());

@@ -77,6 +77,7 @@ public final class TcpTransport implements Transport {
     private TcpConnection claimed;
     private int claimedLength;
     private boolean claimAbandoned;
+    private String claimAborted; // why the last claim was aborted at the end of a duty cycle, for commit()
     private boolean closed;
 
     /**
@@ -176,7 +177,11 @@ public final class TcpTransport implements Transport {
      * Claims room for one frame of exactly {@code length} payload bytes in the channel's outbound buffer,
      * for the payload to be written in place: write it into {@link #claimBuffer()} at the returned
      * offset, then {@link #commit()} (or {@link #abort()}). The framing header and trailer are the
-     * transport's business. Only one claim may be open at a time.
+     * transport's business. Only one claim may be open at a time, and it must not outlive the callback or
+     * duty cycle that opened it (for code between cycles: commit or abort before the next
+     * {@link Reactor#doWork()}): a claim still open at the end of a duty cycle is aborted, nothing of it is
+     * sent, the reactor's {@link dev.peregrine.reactor.ErrorHandler} is told, and the late {@link #commit()}
+     * throws. Bytes buffered before the claim are written meanwhile without disturbing it.
      *
      * @param channelId the channel
      * @param length the payload length
@@ -197,8 +202,13 @@ public final class TcpTransport implements Transport {
         }
         final long offset = connection.claim(length);
         if (offset >= 0) {
+            if (!flusherAdded) {
+                addFlusher(); // it also ends claims left open past their duty cycle
+            }
             claimed = connection;
             claimedLength = length;
+            claimAbandoned = false;
+            claimAborted = null;
         }
         return offset;
     }
@@ -223,7 +233,8 @@ public final class TcpTransport implements Transport {
      *
      * @return bytes left in the channel's outbound buffer, or {@link SendResult#CLOSED} if the channel
      *     closed since the claim (or failed on this write)
-     * @throws IllegalStateException if no claim is open
+     * @throws IllegalStateException if no claim is open, also when the claim was aborted because it was
+     *     left open past the end of its duty cycle (the message says so)
      */
     public long commit() {
         final TcpConnection connection = claimed;
@@ -231,6 +242,11 @@ public final class TcpTransport implements Transport {
             if (claimAbandoned) {
                 claimAbandoned = false;
                 return SendResult.CLOSED;
+            }
+            if (claimAborted != null) {
+                final String reason = claimAborted;
+                claimAborted = null;
+                throw new IllegalStateException(reason);
             }
             throw new IllegalStateException("no claim is open");
         }
@@ -242,8 +258,12 @@ public final class TcpTransport implements Transport {
      * Gives up the open claim; nothing is sent. Does nothing if no claim is open.
      */
     public void abort() {
+        if (claimed != null) {
+            claimed.abortClaim();
+        }
         claimed = null;
         claimAbandoned = false;
+        claimAborted = null;
     }
 
     @Override
@@ -489,6 +509,25 @@ public final class TcpTransport implements Transport {
         if (timerId >= 0) {
             reactor.timers().cancel(timerId);
         }
+    }
+
+    /**
+     * Ends a claim still open when its duty cycle ends (called by the {@link TcpWriteFlusher}, the last thing
+     * the transport does in a cycle): a claim does not outlive the callback or cycle that opened it, so that
+     * nothing written around it can move its bytes. Reported to the reactor's error handler; the late
+     * {@link #commit()} throws with the same reason.
+     */
+    void abortClaimLeftOpen() {
+        final TcpConnection connection = claimed;
+        if (connection == null) {
+            return;
+        }
+        claimed = null;
+        connection.abortClaim();
+        claimAborted = "the claim of " + claimedLength + " bytes on channel " + connection.id()
+            + " was still open at the end of the duty cycle that opened it and was aborted; nothing of it was sent"
+            + " (commit or abort a claim in the callback, or before the next doWork, that opened it)";
+        reportError(new IllegalStateException(claimAborted));
     }
 
     void abandonClaim(final TcpConnection connection) {

@@ -43,11 +43,13 @@ final class TcpWriteFlusher implements Pollable {
     }
 
     /**
-     * Writes every dirty connection once. A handler called from here (say {@code onClosed} for a failed write) may send on another connection:
+     * Aborts a claim left open past the cycle that opened it, then writes every dirty connection once. A
+     * handler called from here (say {@code onClosed} for a failed write) may send on another connection:
      * it is listed behind and written in this same walk.
      */
     @Override
     public int doWork(final long nowNs) {
+        transport.abortClaimLeftOpen();
         int work = 0;
         for (int i = 0; i < count; i++) {
             final TcpConnection connection = connections.slot(dirty[i]);
