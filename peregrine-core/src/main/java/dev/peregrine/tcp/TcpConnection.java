@@ -23,6 +23,8 @@ final class TcpConnection implements SelectHandler, FrameSink {
     static final int CONNECTING = 1;
     static final int CONNECTED = 2;
     static final int CLOSED = 3;
+    /** Closed by the application or half-closed by the peer: writing what is buffered, then closing. */
+    static final int CLOSING = 4;
 
     private final TcpTransport transport;
     private final ChannelHandler handler;
@@ -52,6 +54,9 @@ final class TcpConnection implements SelectHandler, FrameSink {
     private long socketWrites;
     private boolean releaseAfterDispatch;
     private String failureBeforeSocket;
+    private CloseReason closingReason;
+    private String closingDetail;
+    private long lingerTimerId = -1;
 
     TcpConnection(final TcpTransport transport, final int index, final FrameCodec codec, final Arena arena,
         final int receiveBufferSize, final int outboundBufferSize, final TcpReadPoller poller) {
@@ -82,7 +87,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
     }
 
     boolean isOpen() {
-        return state == CONNECTING || state == CONNECTED;
+        return state == CONNECTING || state == CONNECTED || state == CLOSING;
     }
 
     /** Writes to the socket since the slot was made (for tests of write coalescing). */
@@ -123,6 +128,9 @@ final class TcpConnection implements SelectHandler, FrameSink {
         outbound.clear();
         connectTimerId = -1;
         failureBeforeSocket = null;
+        closingReason = null;
+        closingDetail = null;
+        lingerTimerId = -1;
         return id;
     }
 
@@ -247,10 +255,10 @@ final class TcpConnection implements SelectHandler, FrameSink {
                 return;
             }
             final int ready = selected.readyOps();
-            if ((ready & SelectionKey.OP_READ) != 0 && !readingPaused) { // paused by a handler earlier in this cycle
+            if (state == CONNECTED && (ready & SelectionKey.OP_READ) != 0 && !readingPaused) { // paused earlier this cycle
                 onReadable();
             }
-            if (state == CONNECTED && (ready & SelectionKey.OP_WRITE) != 0) {
+            if ((state == CONNECTED || state == CLOSING) && (ready & SelectionKey.OP_WRITE) != 0) {
                 onWritable();
             }
         } catch (final Throwable ex) {
@@ -293,8 +301,9 @@ final class TcpConnection implements SelectHandler, FrameSink {
             return 1;
         }
         if (read < 0) {
+            // a half-close: the peer may still read, so the replies to what it sent go out before the close
             final int partial = readEnd - readStart;
-            close(CloseReason.BY_PEER, partial == 0 ? "end of stream"
+            closeGracefully(CloseReason.BY_PEER, partial == 0 ? "end of stream"
                 : "end of stream inside a frame (" + partial + " bytes of it received)");
             return 1;
         }
@@ -362,6 +371,12 @@ final class TcpConnection implements SelectHandler, FrameSink {
             return;
         }
         final int pending = outbound.pending();
+        if (state == CLOSING) {
+            if (pending == 0) {
+                close(closingReason, closingDetail); // all written: the close that was waiting for it
+            }
+            return;
+        }
         if (pending == 0) {
             writePending(false);
         }
@@ -479,7 +494,61 @@ final class TcpConnection implements SelectHandler, FrameSink {
     }
 
     private void updateInterest() {
-        key.interestOps((readingPaused ? 0 : readInterest) | (writePending ? SelectionKey.OP_WRITE : 0));
+        key.interestOps((readingPaused || state != CONNECTED ? 0 : readInterest) | (writePending ? SelectionKey.OP_WRITE : 0));
+    }
+
+    /**
+     * Writes what is buffered, then closes: at once if the socket takes it all now, else once OP_WRITE has
+     * written the rest, or when the linger timeout expires (the rest discarded, and {@code onClosed} says how
+     * many bytes). Nothing is read meanwhile, and no event but the final {@code onClosed} is delivered.
+     */
+    void closeGracefully(final CloseReason reason, final String detail) {
+        if (state != CONNECTED) {
+            close(reason, detail); // connecting: nothing to write; closing already: abort() ends it at once
+            return;
+        }
+        transport.abandonClaim(this);
+        outbound.claimOpen(false);
+        flushAfterDispatch = false;
+        if (!writePending && outbound.pending() > 0 && !flush()) {
+            return; // the write failed and closed the channel
+        }
+        final long lingerNs = transport.options().lingerTimeoutNs();
+        if (outbound.pending() == 0 || lingerNs == 0) {
+            close(reason, detail);
+            return;
+        }
+        state = CLOSING;
+        closingReason = reason;
+        closingDetail = detail;
+        if (poller != null) {
+            poller.remove(this);
+        }
+        writePending(true);
+        lingerTimerId = transport.scheduleLinger(id, lingerNs);
+    }
+
+    /** The linger timer of a closing connection: what is still buffered is discarded. */
+    void lingerExpired(final long timerId) {
+        if (state == CLOSING && timerId == lingerTimerId) {
+            lingerTimerId = -1;
+            close(closingReason, closingDetail + "; the linger timeout of "
+                + (transport.options().lingerTimeoutNs() / 1_000_000) + " ms expired");
+        }
+    }
+
+    /** Closes at once, without writing what is buffered: it is discarded, and {@code onClosed} says how much. */
+    void abort(final String detail) {
+        if (state == CONNECTED || state == CLOSING) {
+            try {
+                // a reset rather than an orderly end, so the peer does not take a cut stream for a whole one
+                channel.setOption(java.net.StandardSocketOptions.SO_LINGER, 0);
+            } catch (final IOException | RuntimeException ex) {
+                // closing anyway
+            }
+            writePending = true; // nothing more is written
+        }
+        close(CloseReason.LOCAL, detail);
     }
 
     private void closeOnFailure(final String operation, final IOException ex) {
@@ -489,8 +558,10 @@ final class TcpConnection implements SelectHandler, FrameSink {
     }
 
     /**
-     * Closes the socket, discards pending bytes and tells the handler: {@code onConnectFailed} if the
-     * connection never completed for a reason other than a local close, {@code onClosed} otherwise.
+     * Closes the socket now, discards pending bytes (after one last write attempt unless bytes already wait
+     * for the socket) and tells the handler: {@code onConnectFailed} if the connection never completed for a
+     * reason other than a local close, {@code onClosed} otherwise, its detail ending with how many bytes were
+     * discarded, if any.
      */
     void close(final CloseReason reason, final String detail) {
         if (!isOpen()) {
@@ -508,9 +579,14 @@ final class TcpConnection implements SelectHandler, FrameSink {
                 // closing anyway; the close is what gets reported
             }
         }
+        final int discarded = state == CONNECTING ? 0 : outbound.pending();
         state = CLOSED;
         transport.cancelTimer(connectTimerId);
         connectTimerId = -1;
+        transport.cancelTimer(lingerTimerId);
+        lingerTimerId = -1;
+        closingReason = null;
+        closingDetail = null;
         if (poller != null) {
             poller.remove(this);
         }
@@ -540,7 +616,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
         if (wasConnecting && reason != CloseReason.LOCAL) {
             handler.onConnectFailed(closedId, detail);
         } else {
-            handler.onClosed(closedId, reason, detail);
+            handler.onClosed(closedId, reason, discarded == 0 ? detail : detail + "; " + discarded + " unsent bytes discarded");
         }
     }
 

@@ -48,6 +48,13 @@ import java.util.Arrays;
  * bounded outbound buffer and is written when the socket is writable ({@link ChannelHandler#onSent}
  * reports progress). A frame that does not fit is refused whole with {@link SendResult#BACK_PRESSURED}.
  *
+ * <p>Closing: {@link #close(long)} writes what is buffered for the channel and then closes it, within
+ * {@link TcpOptions#lingerTimeout}; {@link #abort(long)} discards it at once. When the peer ends its stream
+ * (a half-close), the frames it sent are delivered, the replies already sent are written, and then the
+ * channel closes with {@link CloseReason#BY_PEER}. A closing channel is not read and takes no sends;
+ * {@link ChannelHandler#onClosed} is its next and last event, its detail ending with the count of bytes
+ * discarded, if any.
+ *
  * <p>Receiving: each connection decodes frames in place in an off-heap receive buffer and delivers
  * views with {@link ChannelHandler#onMessage}; a frame over the maximum or a malformed length field
  * closes that connection with {@link CloseReason#ERROR} and the reason, and nothing else.
@@ -266,19 +273,53 @@ public final class TcpTransport implements Transport {
         claimAborted = null;
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A connected channel is closed gracefully: what is buffered for it is written first. If the socket
+     * takes it all at once, the channel closes inside this call; otherwise it stops reading, takes no more
+     * sends ({@link SendResult#CLOSED}) and closes once the rest is written, or when
+     * {@link TcpOptions#lingerTimeout} expires, discarding what is left. Either way the next and last event
+     * for the channel is {@link ChannelHandler#onClosed} with {@link CloseReason#LOCAL}, its detail ending
+     * with the count of bytes discarded, if any. {@link #abort(long)} discards at once. Closing a channel
+     * that is already closing does nothing.
+     */
     @Override
     public void close(final long id) {
         if (TcpIds.isServer(id)) {
-            final TcpServer server = server(id);
-            if (server != null && server.state() != TcpServer.FREE) {
-                server.close();
-                handler.onClosed(id, CloseReason.LOCAL, "server closed by the application");
-            }
+            closeServer(id);
+            return;
+        }
+        final TcpConnection connection = connection(id);
+        if (connection != null && connection.state() != TcpConnection.CLOSING && connection.isOpen()) {
+            connection.closeGracefully(CloseReason.LOCAL, "closed by the application");
+        }
+    }
+
+    /**
+     * Closes a channel at once, discarding what is buffered for it, also when it is closing gracefully
+     * ({@link #close(long)}); the peer sees a reset. {@link ChannelHandler#onClosed} follows inside this call
+     * with {@link CloseReason#LOCAL}, its detail ending with the count of bytes discarded, if any. A server
+     * id is closed as by {@link #close(long)}; unknown ids are ignored.
+     *
+     * @param id a channel or server id
+     */
+    public void abort(final long id) {
+        if (TcpIds.isServer(id)) {
+            closeServer(id);
             return;
         }
         final TcpConnection connection = connection(id);
         if (connection != null && connection.isOpen()) {
-            connection.close(CloseReason.LOCAL, "closed by the application");
+            connection.abort("aborted by the application");
+        }
+    }
+
+    private void closeServer(final long id) {
+        final TcpServer server = server(id);
+        if (server != null && server.state() != TcpServer.FREE) {
+            server.close();
+            handler.onClosed(id, CloseReason.LOCAL, "server closed by the application");
         }
     }
 
@@ -505,6 +546,11 @@ public final class TcpTransport implements Transport {
         reactor.errorHandler().onError(error);
     }
 
+    /** Schedules the linger timeout of a closing channel; returns the timer id. */
+    long scheduleLinger(final long channelId, final long lingerNs) {
+        return reactor.timers().schedule(reactor.nowNs() + lingerNs, timerHandler, channelId);
+    }
+
     void cancelTimer(final long timerId) {
         if (timerId >= 0) {
             reactor.timers().cancel(timerId);
@@ -602,7 +648,8 @@ public final class TcpTransport implements Transport {
 
     private long notConnected(final long channelId) {
         final TcpConnection connection = connection(channelId);
-        return connection != null && connection.state() == TcpConnection.CLOSED ? SendResult.CLOSED : SendResult.NOT_CONNECTED;
+        return connection != null && (connection.state() == TcpConnection.CLOSED || connection.state() == TcpConnection.CLOSING)
+            ? SendResult.CLOSED : SendResult.NOT_CONNECTED;
     }
 
     private static long checkLength(final TcpConnection connection, final int length) {
@@ -626,7 +673,7 @@ public final class TcpTransport implements Transport {
             if (TcpIds.isServer(id)) {
                 onServerTimer(id);
             } else {
-                onConnectionTimer(id);
+                onConnectionTimer(timerId, id);
             }
         } catch (final Throwable ex) {
             handlerFailed(TcpIds.isServer(id) ? null : connection(id), ex);
@@ -640,9 +687,13 @@ public final class TcpTransport implements Transport {
         }
     }
 
-    private void onConnectionTimer(final long id) {
+    private void onConnectionTimer(final long timerId, final long id) {
         final TcpConnection connection = connection(id);
         if (connection == null) {
+            return;
+        }
+        if (connection.state() == TcpConnection.CLOSING) {
+            connection.lingerExpired(timerId); // or an event deferred before the close: dropped
             return;
         }
         if (connection.state() == TcpConnection.CONNECTED) {
