@@ -613,10 +613,16 @@ final class TcpConnection implements SelectHandler, FrameSink {
         } else {
             transport.release(this);
         }
-        if (wasConnecting && reason != CloseReason.LOCAL) {
-            handler.onConnectFailed(closedId, detail);
-        } else {
-            handler.onClosed(closedId, reason, discarded == 0 ? detail : detail + "; " + discarded + " unsent bytes discarded");
+        try {
+            if (wasConnecting && reason != CloseReason.LOCAL) {
+                handler.onConnectFailed(closedId, detail);
+            } else {
+                handler.onClosed(closedId, reason, discarded == 0 ? detail : detail + "; " + discarded + " unsent bytes discarded");
+            }
+        } catch (final Throwable ex) {
+            // the channel is closed already; the failure must not reach whoever closed it (say, close(id))
+            transport.reportError(new IllegalStateException("channel handler failed on closed channel " + closedId
+                + ", the reactor goes on", ex));
         }
     }
 

@@ -316,11 +316,27 @@ public final class TcpTransport implements Transport {
     }
 
     private void closeServer(final long id) {
+        closeServer(id, CloseReason.LOCAL, "server closed by the application");
+    }
+
+    private void closeServer(final long id, final CloseReason reason, final String detail) {
         final TcpServer server = server(id);
         if (server != null && server.state() != TcpServer.FREE) {
             server.close();
-            handler.onClosed(id, CloseReason.LOCAL, "server closed by the application");
+            try {
+                handler.onClosed(id, reason, detail);
+            } catch (final Throwable ex) {
+                reportError(new IllegalStateException("channel handler failed on closed server " + id
+                    + ", the reactor goes on", ex));
+            }
         }
+    }
+
+    /** A handler threw from a server's event: the server alone is closed, with the reason. */
+    private void serverHandlerFailed(final long serverId, final Throwable ex) {
+        reportError(new IllegalStateException("channel handler failed on server " + serverId
+            + "; the server is closed, the reactor goes on", ex));
+        closeServer(serverId, CloseReason.ERROR, "handler failed: " + ex);
     }
 
     /**
@@ -676,7 +692,11 @@ public final class TcpTransport implements Transport {
                 onConnectionTimer(timerId, id);
             }
         } catch (final Throwable ex) {
-            handlerFailed(TcpIds.isServer(id) ? null : connection(id), ex);
+            if (TcpIds.isServer(id)) {
+                serverHandlerFailed(id, ex);
+            } else {
+                handlerFailed(connection(id), ex);
+            }
         }
     }
 
