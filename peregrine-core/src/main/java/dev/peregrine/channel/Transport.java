@@ -38,8 +38,9 @@ public interface Transport extends AutoCloseable {
     long send(long channelId, MemorySegment buffer, long offset, int length);
 
     /**
-     * Closes a channel or a server; buffered outbound bytes are discarded and
-     * {@link ChannelHandler#onClosed} follows with {@link CloseReason#LOCAL}. Unknown ids are ignored.
+     * Closes a channel or a server; {@link ChannelHandler#onClosed} follows with {@link CloseReason#LOCAL}.
+     * Whether buffered outbound bytes are written first or discarded is the transport's to say (TCP writes
+     * them first, within a linger timeout). Unknown ids are ignored.
      *
      * @param id a channel or server id
      */

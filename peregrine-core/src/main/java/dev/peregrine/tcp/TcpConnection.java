@@ -23,6 +23,8 @@ final class TcpConnection implements SelectHandler, FrameSink {
     static final int CONNECTING = 1;
     static final int CONNECTED = 2;
     static final int CLOSED = 3;
+    /** Closed by the application or half-closed by the peer: writing what is buffered, then closing. */
+    static final int CLOSING = 4;
 
     private final TcpTransport transport;
     private final ChannelHandler handler;
@@ -48,9 +50,13 @@ final class TcpConnection implements SelectHandler, FrameSink {
     private boolean readingPaused;
     private boolean dispatching;
     private boolean flushAfterDispatch;
+    private boolean dirty; // listed by the transport's TcpWriteFlusher for a write at the end of the cycle
     private long socketWrites;
     private boolean releaseAfterDispatch;
     private String failureBeforeSocket;
+    private CloseReason closingReason;
+    private String closingDetail;
+    private long lingerTimerId = -1;
 
     TcpConnection(final TcpTransport transport, final int index, final FrameCodec codec, final Arena arena,
         final int receiveBufferSize, final int outboundBufferSize, final TcpReadPoller poller) {
@@ -81,7 +87,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
     }
 
     boolean isOpen() {
-        return state == CONNECTING || state == CONNECTED;
+        return state == CONNECTING || state == CONNECTED || state == CLOSING;
     }
 
     /** Writes to the socket since the slot was made (for tests of write coalescing). */
@@ -122,6 +128,9 @@ final class TcpConnection implements SelectHandler, FrameSink {
         outbound.clear();
         connectTimerId = -1;
         failureBeforeSocket = null;
+        closingReason = null;
+        closingDetail = null;
+        lingerTimerId = -1;
         return id;
     }
 
@@ -246,10 +255,10 @@ final class TcpConnection implements SelectHandler, FrameSink {
                 return;
             }
             final int ready = selected.readyOps();
-            if ((ready & SelectionKey.OP_READ) != 0 && !readingPaused) { // paused by a handler earlier in this cycle
+            if (state == CONNECTED && (ready & SelectionKey.OP_READ) != 0 && !readingPaused) { // paused earlier this cycle
                 onReadable();
             }
-            if (state == CONNECTED && (ready & SelectionKey.OP_WRITE) != 0) {
+            if ((state == CONNECTED || state == CLOSING) && (ready & SelectionKey.OP_WRITE) != 0) {
                 onWritable();
             }
         } catch (final Throwable ex) {
@@ -292,8 +301,9 @@ final class TcpConnection implements SelectHandler, FrameSink {
             return 1;
         }
         if (read < 0) {
+            // a half-close: the peer may still read, so the replies to what it sent go out before the close
             final int partial = readEnd - readStart;
-            close(CloseReason.BY_PEER, partial == 0 ? "end of stream"
+            closeGracefully(CloseReason.BY_PEER, partial == 0 ? "end of stream"
                 : "end of stream inside a frame (" + partial + " bytes of it received)");
             return 1;
         }
@@ -312,6 +322,11 @@ final class TcpConnection implements SelectHandler, FrameSink {
             consumed = codec.decode(inbound, readStart, readEnd - readStart, this);
         } finally {
             dispatching = false;
+            if (releaseAfterDispatch && state != CONNECTED) {
+                // also when a handler closed this channel and then threw: the slot must come back
+                releaseAfterDispatch = false;
+                transport.release(this);
+            }
         }
         if (flushAfterDispatch) {
             flushAfterDispatch = false;
@@ -320,10 +335,6 @@ final class TcpConnection implements SelectHandler, FrameSink {
             }
         }
         if (state != CONNECTED) {
-            if (releaseAfterDispatch) {
-                releaseAfterDispatch = false;
-                transport.release(this);
-            }
             return;
         }
         if (consumed == FrameCodec.MALFORMED) {
@@ -360,6 +371,12 @@ final class TcpConnection implements SelectHandler, FrameSink {
             return;
         }
         final int pending = outbound.pending();
+        if (state == CLOSING) {
+            if (pending == 0) {
+                close(closingReason, closingDetail); // all written: the close that was waiting for it
+            }
+            return;
+        }
         if (pending == 0) {
             writePending(false);
         }
@@ -389,10 +406,17 @@ final class TcpConnection implements SelectHandler, FrameSink {
         }
         final long at = outbound.tail();
         codec.writeHeader(outbound.segment(), at, length);
+        outbound.claimOpen(true);
         return at + codec.headerLength();
     }
 
+    /** Gives up the open claim: its header and payload, behind the tail, are simply not sent. */
+    void abortClaim() {
+        outbound.claimOpen(false);
+    }
+
     long commit(final int length) {
+        outbound.claimOpen(false);
         final long at = outbound.tail();
         codec.writeTrailer(outbound.segment(), at + codec.headerLength() + length);
         outbound.advance(codec.headerLength() + length + codec.trailerLength());
@@ -400,16 +424,50 @@ final class TcpConnection implements SelectHandler, FrameSink {
     }
 
     /**
-     * Writes what was appended unless bytes are already waiting for the socket. While this connection's own
-     * frames are being delivered, the write waits until the read's last frame has been handled (unless half
-     * the buffer is taken), so a batch of answers to one read goes out in one syscall, not one each.
+     * Decides when what was just appended is written. Nothing is written while bytes already wait for the
+     * socket (OP_WRITE writes them); once half the buffer is taken it is written at once, to keep the pipe
+     * full; otherwise the write waits: after the read's last frame if this connection's own frames are being
+     * delivered, else until the end of the duty cycle (the transport's {@link TcpWriteFlusher}), so that
+     * everything a cycle sends on a channel goes out in one syscall, not one per message.
      */
     private long flushAfterAppend() {
+        final int pending = outbound.pending();
         if (writePending) {
-            return outbound.pending();
+            return pending;
         }
-        if (dispatching && outbound.pending() < outbound.capacity() / 2) {
+        if (pending >= outbound.capacity() / 2) {
+            return flush() ? outbound.pending() : SendResult.CLOSED;
+        }
+        if (dispatching) {
             flushAfterDispatch = true;
+        } else if (!dirty) {
+            dirty = true;
+            transport.markDirty(this);
+        }
+        return pending;
+    }
+
+    /**
+     * The end-of-cycle write of a dirty connection ({@link TcpWriteFlusher}).
+     *
+     * @return 1 if it wrote, else 0
+     */
+    int flushDirty() {
+        dirty = false;
+        if (state != CONNECTED || writePending || outbound.pending() == 0) {
+            return 0;
+        }
+        flush();
+        return 1;
+    }
+
+    /**
+     * Writes what is buffered now, for {@link TcpTransport#flush(long)}.
+     *
+     * @return the bytes still buffered, or {@link SendResult#CLOSED} if the write failed
+     */
+    long flushNow() {
+        if (writePending || outbound.pending() == 0) {
             return outbound.pending();
         }
         return flush() ? outbound.pending() : SendResult.CLOSED;
@@ -436,7 +494,61 @@ final class TcpConnection implements SelectHandler, FrameSink {
     }
 
     private void updateInterest() {
-        key.interestOps((readingPaused ? 0 : readInterest) | (writePending ? SelectionKey.OP_WRITE : 0));
+        key.interestOps((readingPaused || state != CONNECTED ? 0 : readInterest) | (writePending ? SelectionKey.OP_WRITE : 0));
+    }
+
+    /**
+     * Writes what is buffered, then closes: at once if the socket takes it all now, else once OP_WRITE has
+     * written the rest, or when the linger timeout expires (the rest discarded, and {@code onClosed} says how
+     * many bytes). Nothing is read meanwhile, and no event but the final {@code onClosed} is delivered.
+     */
+    void closeGracefully(final CloseReason reason, final String detail) {
+        if (state != CONNECTED) {
+            close(reason, detail); // connecting: nothing to write; closing already: abort() ends it at once
+            return;
+        }
+        transport.abandonClaim(this);
+        outbound.claimOpen(false);
+        flushAfterDispatch = false;
+        if (!writePending && outbound.pending() > 0 && !flush()) {
+            return; // the write failed and closed the channel
+        }
+        final long lingerNs = transport.options().lingerTimeoutNs();
+        if (outbound.pending() == 0 || lingerNs == 0) {
+            close(reason, detail);
+            return;
+        }
+        state = CLOSING;
+        closingReason = reason;
+        closingDetail = detail;
+        if (poller != null) {
+            poller.remove(this);
+        }
+        writePending(true);
+        lingerTimerId = transport.scheduleLinger(id, lingerNs);
+    }
+
+    /** The linger timer of a closing connection: what is still buffered is discarded. */
+    void lingerExpired(final long timerId) {
+        if (state == CLOSING && timerId == lingerTimerId) {
+            lingerTimerId = -1;
+            close(closingReason, closingDetail + "; the linger timeout of "
+                + (transport.options().lingerTimeoutNs() / 1_000_000) + " ms expired");
+        }
+    }
+
+    /** Closes at once, without writing what is buffered: it is discarded, and {@code onClosed} says how much. */
+    void abort(final String detail) {
+        if (state == CONNECTED || state == CLOSING) {
+            try {
+                // a reset rather than an orderly end, so the peer does not take a cut stream for a whole one
+                channel.setOption(java.net.StandardSocketOptions.SO_LINGER, 0);
+            } catch (final IOException | RuntimeException ex) {
+                // closing anyway
+            }
+            writePending = true; // nothing more is written
+        }
+        close(CloseReason.LOCAL, detail);
     }
 
     private void closeOnFailure(final String operation, final IOException ex) {
@@ -446,17 +558,19 @@ final class TcpConnection implements SelectHandler, FrameSink {
     }
 
     /**
-     * Closes the socket, discards pending bytes and tells the handler: {@code onConnectFailed} if the
-     * connection never completed for a reason other than a local close, {@code onClosed} otherwise.
+     * Closes the socket now, discards pending bytes (after one last write attempt unless bytes already wait
+     * for the socket) and tells the handler: {@code onConnectFailed} if the connection never completed for a
+     * reason other than a local close, {@code onClosed} otherwise, its detail ending with how many bytes were
+     * discarded, if any.
      */
     void close(final CloseReason reason, final String detail) {
         if (!isOpen()) {
             return;
         }
         final boolean wasConnecting = state == CONNECTING;
-        if (flushAfterDispatch) {
-            // answers held for the end of this read go out as they would have without coalescing: say, a
-            // last reply sent just before closing from onMessage
+        if (state == CONNECTED && !writePending && outbound.pending() > 0) {
+            // what is held for the end of this read or of this cycle goes out as it would have without
+            // batching: say, a last reply sent just before closing
             flushAfterDispatch = false;
             try {
                 socketWrites++;
@@ -465,9 +579,14 @@ final class TcpConnection implements SelectHandler, FrameSink {
                 // closing anyway; the close is what gets reported
             }
         }
+        final int discarded = state == CONNECTING ? 0 : outbound.pending();
         state = CLOSED;
         transport.cancelTimer(connectTimerId);
         connectTimerId = -1;
+        transport.cancelTimer(lingerTimerId);
+        lingerTimerId = -1;
+        closingReason = null;
+        closingDetail = null;
         if (poller != null) {
             poller.remove(this);
         }
@@ -494,10 +613,16 @@ final class TcpConnection implements SelectHandler, FrameSink {
         } else {
             transport.release(this);
         }
-        if (wasConnecting && reason != CloseReason.LOCAL) {
-            handler.onConnectFailed(closedId, detail);
-        } else {
-            handler.onClosed(closedId, reason, detail);
+        try {
+            if (wasConnecting && reason != CloseReason.LOCAL) {
+                handler.onConnectFailed(closedId, detail);
+            } else {
+                handler.onClosed(closedId, reason, discarded == 0 ? detail : detail + "; " + discarded + " unsent bytes discarded");
+            }
+        } catch (final Throwable ex) {
+            // the channel is closed already; the failure must not reach whoever closed it (say, close(id))
+            transport.reportError(new IllegalStateException("channel handler failed on closed channel " + closedId
+                + ", the reactor goes on", ex));
         }
     }
 

@@ -19,6 +19,7 @@ public final class TcpOptions {
     private int socketReceiveBufferSize;
     private boolean tcpNoDelay = true;
     private long connectTimeoutNs = TimeUnit.SECONDS.toNanos(10);
+    private long lingerTimeoutNs = TimeUnit.SECONDS.toNanos(5);
     private int acceptBacklog = 1024;
     private int maxConnections = 16 * 1024;
     private boolean readPolling;
@@ -136,6 +137,24 @@ public final class TcpOptions {
             throw new IllegalArgumentException("connectTimeout=" + timeout + " " + unit);
         }
         this.connectTimeoutNs = unit.toNanos(timeout);
+        return this;
+    }
+
+    /**
+     * How long a channel closed with {@link TcpTransport#close(long)}, or half-closed by its peer, may take
+     * to write what is buffered for it before it is closed anyway and the rest discarded (its
+     * {@code onClosed} detail then says how many bytes). Default 5 seconds; 0 writes what the socket takes
+     * at once and discards the rest.
+     *
+     * @param timeout at least 0
+     * @param unit its unit
+     * @return this
+     */
+    public TcpOptions lingerTimeout(final long timeout, final TimeUnit unit) {
+        if (timeout < 0 || unit == null) {
+            throw new IllegalArgumentException("lingerTimeout=" + timeout + " " + unit);
+        }
+        this.lingerTimeoutNs = unit.toNanos(timeout);
         return this;
     }
 
@@ -264,6 +283,15 @@ public final class TcpOptions {
      */
     public long connectTimeoutNs() {
         return connectTimeoutNs;
+    }
+
+    /**
+     * The linger timeout of a closing channel.
+     *
+     * @return nanoseconds
+     */
+    public long lingerTimeoutNs() {
+        return lingerTimeoutNs;
     }
 
     /**

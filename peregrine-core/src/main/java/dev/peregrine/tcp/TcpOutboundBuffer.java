@@ -9,7 +9,9 @@ import java.nio.channels.SocketChannel;
 /**
  * A connection's bounded outbound buffer: frames are appended at the tail and written to the socket
  * from the head. Bytes the socket has not taken stay here, in order; when the tail reaches the end, the
- * pending bytes move to the front to make room.
+ * pending bytes move to the front to make room. While a claim is open (its header written at the tail,
+ * the tail not yet advanced) the buffer never moves: a drain does not reset head and tail to the front,
+ * so the claim's bytes stay where its owner writes them.
  *
  * <pre>
  *  0          head                 tail                 capacity
@@ -24,6 +26,7 @@ final class TcpOutboundBuffer {
     private final int capacity;
     private int head;
     private int tail;
+    private boolean claimOpen;
 
     TcpOutboundBuffer(final Arena arena, final int capacity) {
         this.segment = arena.allocate(capacity, 64);
@@ -79,15 +82,21 @@ final class TcpOutboundBuffer {
         view.limit(tail).position(head);
         final int written = channel.write(view);
         head += written;
-        if (head == tail) {
+        if (head == tail && !claimOpen) {
             head = 0;
             tail = 0;
         }
         return written;
     }
 
+    /** Marks the bytes behind the tail as claimed, or no longer: the buffer does not move them meanwhile. */
+    void claimOpen(final boolean open) {
+        claimOpen = open;
+    }
+
     void clear() {
         head = 0;
         tail = 0;
+        claimOpen = false;
     }
 }

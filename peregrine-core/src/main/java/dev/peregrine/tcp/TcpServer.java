@@ -109,7 +109,22 @@ final class TcpServer implements SelectHandler {
             if (accepted == null) {
                 return;
             }
-            transport.accepted(this, accepted);
+            try {
+                transport.accepted(this, accepted);
+            } catch (final RuntimeException ex) {
+                // never up into the reactor, which would close the listening socket with the key's channel
+                closeAccepted(accepted);
+                transport.reportError(new IllegalStateException("a connection accepted on " + localAddress
+                    + " could not be set up; it is closed, the server goes on", ex));
+            }
+        }
+    }
+
+    private static void closeAccepted(final SocketChannel accepted) {
+        try {
+            accepted.close();
+        } catch (final IOException ignored) {
+            // already failing; the original failure is what gets reported
         }
     }
 

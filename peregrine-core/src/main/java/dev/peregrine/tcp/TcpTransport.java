@@ -25,17 +25,35 @@ import java.util.Arrays;
  * on a later duty cycle, never from inside the command, so the caller always knows the id first.
  *
  * <p>Sending: {@link #send} assembles the frame (header, payload, trailer) in the connection's off-heap
- * outbound buffer, one copy of the payload, and writes it to the socket at once with one syscall when
- * nothing is waiting (a write straight from the caller's segment would need a {@code ByteBuffer} view made
- * per call, or a second syscall for the header); whatever the socket does not take waits, in order, in the
- * connection's bounded outbound buffer and is written when the socket is writable
- * ({@link ChannelHandler#onSent} reports progress). Answers sent on a channel from inside its own
- * {@code onMessage} are the exception: they are written together once the last frame of that read has
- * been handled (or at once when half the outbound buffer is taken, or when the channel is closed first),
- * one syscall for a batch of answers. A frame that does not fit is refused whole with
- * {@link SendResult#BACK_PRESSURED}. The zero-copy path is
- * {@link #tryClaim}/{@link #commit}: the payload is written straight into the outbound buffer, from
- * which commit writes it to the socket with no copy at all.
+ * outbound buffer, one copy of the payload; the zero-copy path is {@link #tryClaim}/{@link #commit}, where
+ * the payload is written straight into the outbound buffer. Either way the frame is only appended: sends
+ * are batched, and what a duty cycle asks a channel to send reaches the socket in as few writes as
+ * possible. When the bytes are written:
+ * <ul>
+ *   <li>sent on a channel from inside its own {@code onMessage}: once the last frame of that read has been
+ *       handled, one write for all the answers to the read;</li>
+ *   <li>sent from anywhere else (another channel's callback, a timer, a command handed to the reactor, or
+ *       the application's own code between two {@link Reactor#doWork()} calls when it drives the reactor
+ *       itself): at the end of the current duty cycle, or of the next one when sent between cycles, one
+ *       write per channel for all of it (the transport polls a {@link dev.peregrine.reactor.Pollable} it
+ *       adds to the reactor on the first send, or when made if reads are polled; a send from a pollable
+ *       that the reactor polls after that one is written at the end of the next cycle, so such a pollable
+ *       should count a send as work);</li>
+ *   <li>at once, whatever the caller, when half the outbound buffer is taken (so a sender that does not
+ *       run duty cycles still keeps the pipe full), when the channel is closed, or when the application
+ *       calls {@link #flush(long)}.</li>
+ * </ul>
+ * A lone message therefore does not wait for company: it is written in the cycle it was sent in (or the
+ * next one, sent between cycles). Whatever the socket does not take waits, in order, in the connection's
+ * bounded outbound buffer and is written when the socket is writable ({@link ChannelHandler#onSent}
+ * reports progress). A frame that does not fit is refused whole with {@link SendResult#BACK_PRESSURED}.
+ *
+ * <p>Closing: {@link #close(long)} writes what is buffered for the channel and then closes it, within
+ * {@link TcpOptions#lingerTimeout}; {@link #abort(long)} discards it at once. When the peer ends its stream
+ * (a half-close), the frames it sent are delivered, the replies already sent are written, and then the
+ * channel closes with {@link CloseReason#BY_PEER}. A closing channel is not read and takes no sends;
+ * {@link ChannelHandler#onClosed} is its next and last event, its detail ending with the count of bytes
+ * discarded, if any.
  *
  * <p>Receiving: each connection decodes frames in place in an off-heap receive buffer and delivers
  * views with {@link ChannelHandler#onMessage}; a frame over the maximum or a malformed length field
@@ -59,10 +77,14 @@ public final class TcpTransport implements Transport {
     private final TimerHandler timerHandler = this::onTimer;
     private final TcpReadPoller readPoller;
     private final TcpConnectionPool connections;
+    private final TcpWriteFlusher flusher;
+    private boolean flusherAdded;
+    private Registrar registrar;
     private TcpServer[] servers = NO_SERVERS;
     private TcpConnection claimed;
     private int claimedLength;
     private boolean claimAbandoned;
+    private String claimAborted; // why the last claim was aborted at the end of a duty cycle, for commit()
     private boolean closed;
 
     /**
@@ -81,9 +103,14 @@ public final class TcpTransport implements Transport {
         this.handler = handler;
         this.readPoller = options.readPolling() ? new TcpReadPoller() : null;
         this.connections = new TcpConnectionPool(this, options, arena);
+        this.flusher = new TcpWriteFlusher(this, connections);
+        this.registrar = reactor::register;
         options.framing().newCodec(options.maxFrameLength()); // fail now, not on the first connection
         if (readPoller != null) {
             reactor.add(readPoller);
+            // behind the read poller, so that answers to what it read are written in the same cycle (a
+            // pollable added while the reactor walks its pollables is first polled on the next cycle)
+            addFlusher();
         }
     }
 
@@ -127,6 +154,12 @@ public final class TcpTransport implements Transport {
     /**
      * {@inheritDoc}
      *
+     * <p>The frame is appended to the channel's outbound buffer and written as the class comment says: with
+     * the other answers to the read when sent from the channel's own {@code onMessage}, else at the end of
+     * the duty cycle, or at once when half the buffer is taken.
+     *
+     * @return bytes waiting in the channel's outbound buffer after this send (including this frame unless
+     *     it was written at once), or a negative {@link SendResult} code
      * @throws IllegalArgumentException if the length is negative, or the framing is fixed and the length
      *     differs from it
      * @throws IllegalStateException if a claim is open ({@link #tryClaim})
@@ -151,7 +184,11 @@ public final class TcpTransport implements Transport {
      * Claims room for one frame of exactly {@code length} payload bytes in the channel's outbound buffer,
      * for the payload to be written in place: write it into {@link #claimBuffer()} at the returned
      * offset, then {@link #commit()} (or {@link #abort()}). The framing header and trailer are the
-     * transport's business. Only one claim may be open at a time.
+     * transport's business. Only one claim may be open at a time, and it must not outlive the callback or
+     * duty cycle that opened it (for code between cycles: commit or abort before the next
+     * {@link Reactor#doWork()}): a claim still open at the end of a duty cycle is aborted, nothing of it is
+     * sent, the reactor's {@link dev.peregrine.reactor.ErrorHandler} is told, and the late {@link #commit()}
+     * throws. Bytes buffered before the claim are written meanwhile without disturbing it.
      *
      * @param channelId the channel
      * @param length the payload length
@@ -172,8 +209,13 @@ public final class TcpTransport implements Transport {
         }
         final long offset = connection.claim(length);
         if (offset >= 0) {
+            if (!flusherAdded) {
+                addFlusher(); // it also ends claims left open past their duty cycle
+            }
             claimed = connection;
             claimedLength = length;
+            claimAbandoned = false;
+            claimAborted = null;
         }
         return offset;
     }
@@ -192,12 +234,14 @@ public final class TcpTransport implements Transport {
     }
 
     /**
-     * Sends the claimed frame: it is written at once unless bytes are already waiting, or, committed from
-     * inside the channel's own {@code onMessage}, with the other answers to that read (see the class comment).
+     * Sends the claimed frame. Like {@link #send} it is only appended: it is written with the other answers
+     * to the read when committed from the channel's own {@code onMessage}, else at the end of the duty cycle,
+     * or at once when half the buffer is taken (see the class comment). The bytes are not copied.
      *
      * @return bytes left in the channel's outbound buffer, or {@link SendResult#CLOSED} if the channel
      *     closed since the claim (or failed on this write)
-     * @throws IllegalStateException if no claim is open
+     * @throws IllegalStateException if no claim is open, also when the claim was aborted because it was
+     *     left open past the end of its duty cycle (the message says so)
      */
     public long commit() {
         final TcpConnection connection = claimed;
@@ -205,6 +249,11 @@ public final class TcpTransport implements Transport {
             if (claimAbandoned) {
                 claimAbandoned = false;
                 return SendResult.CLOSED;
+            }
+            if (claimAborted != null) {
+                final String reason = claimAborted;
+                claimAborted = null;
+                throw new IllegalStateException(reason);
             }
             throw new IllegalStateException("no claim is open");
         }
@@ -216,24 +265,78 @@ public final class TcpTransport implements Transport {
      * Gives up the open claim; nothing is sent. Does nothing if no claim is open.
      */
     public void abort() {
+        if (claimed != null) {
+            claimed.abortClaim();
+        }
         claimed = null;
         claimAbandoned = false;
+        claimAborted = null;
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A connected channel is closed gracefully: what is buffered for it is written first. If the socket
+     * takes it all at once, the channel closes inside this call; otherwise it stops reading, takes no more
+     * sends ({@link SendResult#CLOSED}) and closes once the rest is written, or when
+     * {@link TcpOptions#lingerTimeout} expires, discarding what is left. Either way the next and last event
+     * for the channel is {@link ChannelHandler#onClosed} with {@link CloseReason#LOCAL}, its detail ending
+     * with the count of bytes discarded, if any. {@link #abort(long)} discards at once. Closing a channel
+     * that is already closing does nothing.
+     */
     @Override
     public void close(final long id) {
         if (TcpIds.isServer(id)) {
-            final TcpServer server = server(id);
-            if (server != null && server.state() != TcpServer.FREE) {
-                server.close();
-                handler.onClosed(id, CloseReason.LOCAL, "server closed by the application");
-            }
+            closeServer(id);
+            return;
+        }
+        final TcpConnection connection = connection(id);
+        if (connection != null && connection.state() != TcpConnection.CLOSING && connection.isOpen()) {
+            connection.closeGracefully(CloseReason.LOCAL, "closed by the application");
+        }
+    }
+
+    /**
+     * Closes a channel at once, discarding what is buffered for it, also when it is closing gracefully
+     * ({@link #close(long)}); the peer sees a reset. {@link ChannelHandler#onClosed} follows inside this call
+     * with {@link CloseReason#LOCAL}, its detail ending with the count of bytes discarded, if any. A server
+     * id is closed as by {@link #close(long)}; unknown ids are ignored.
+     *
+     * @param id a channel or server id
+     */
+    public void abort(final long id) {
+        if (TcpIds.isServer(id)) {
+            closeServer(id);
             return;
         }
         final TcpConnection connection = connection(id);
         if (connection != null && connection.isOpen()) {
-            connection.close(CloseReason.LOCAL, "closed by the application");
+            connection.abort("aborted by the application");
         }
+    }
+
+    private void closeServer(final long id) {
+        closeServer(id, CloseReason.LOCAL, "server closed by the application");
+    }
+
+    private void closeServer(final long id, final CloseReason reason, final String detail) {
+        final TcpServer server = server(id);
+        if (server != null && server.state() != TcpServer.FREE) {
+            server.close();
+            try {
+                handler.onClosed(id, reason, detail);
+            } catch (final Throwable ex) {
+                reportError(new IllegalStateException("channel handler failed on closed server " + id
+                    + ", the reactor goes on", ex));
+            }
+        }
+    }
+
+    /** A handler threw from a server's event: the server alone is closed, with the reason. */
+    private void serverHandlerFailed(final long serverId, final Throwable ex) {
+        reportError(new IllegalStateException("channel handler failed on server " + serverId
+            + "; the server is closed, the reactor goes on", ex));
+        closeServer(serverId, CloseReason.ERROR, "handler failed: " + ex);
     }
 
     /**
@@ -260,7 +363,28 @@ public final class TcpTransport implements Transport {
         if (readPoller != null) {
             reactor.remove(readPoller);
         }
+        if (flusherAdded) {
+            reactor.remove(flusher);
+        }
         arena.close();
+    }
+
+    /**
+     * Writes what a channel has buffered now, without waiting for the end of the duty cycle: for an
+     * application that wants the bytes on the wire before it goes on. One write; what the socket does not
+     * take is written when it is writable, as usual. Does nothing when nothing is buffered or bytes already
+     * wait for the socket to become writable.
+     *
+     * @param channelId the channel
+     * @return bytes still waiting in the channel's outbound buffer, or a negative {@link SendResult} code
+     *     ({@link SendResult#NOT_CONNECTED}, {@link SendResult#CLOSED}, also when this write failed)
+     */
+    public long flush(final long channelId) {
+        final TcpConnection connection = connected(channelId);
+        if (connection == null) {
+            return notConnected(channelId);
+        }
+        return connection.flushNow();
     }
 
     /**
@@ -365,6 +489,16 @@ public final class TcpTransport implements Transport {
         return connection == null ? -1 : connection.socketWrites();
     }
 
+    /** How accepted channels join the reactor; replaced by tests that need a registration to fail. */
+    @FunctionalInterface
+    interface Registrar {
+        SelectionKey register(SocketChannel channel, int interestOps, TcpConnection connection);
+    }
+
+    void registrar(final Registrar registrar) {
+        this.registrar = registrar;
+    }
+
     /** The poller that reads connections each cycle, or null when reads wait for the selector. */
     TcpReadPoller readPoller() {
         return readPoller;
@@ -392,8 +526,19 @@ public final class TcpTransport implements Transport {
             reportError(new IOException("cannot set up a connection accepted on " + server.localAddress() + ": " + ex, ex));
             return;
         }
+        final SelectionKey key;
+        try {
+            key = registrar.register(channel, connection.readInterest(), connection);
+        } catch (final RuntimeException ex) {
+            // the accepted channel alone fails: it is closed, its slot freed, and the server goes on
+            closeQuietly(channel);
+            connections.release(connection);
+            reportError(new IllegalStateException("cannot register a connection from " + remote + " accepted on "
+                + server.localAddress() + "; it is closed, the server goes on", ex));
+            return;
+        }
         final long id = connection.open(channel, remote, TcpConnection.CONNECTED);
-        connection.registered(reactor.register(channel, connection.readInterest(), connection));
+        connection.registered(key);
         try {
             handler.onAccepted(server.id(), id, remote);
         } catch (final Throwable ex) {
@@ -417,10 +562,34 @@ public final class TcpTransport implements Transport {
         reactor.errorHandler().onError(error);
     }
 
+    /** Schedules the linger timeout of a closing channel; returns the timer id. */
+    long scheduleLinger(final long channelId, final long lingerNs) {
+        return reactor.timers().schedule(reactor.nowNs() + lingerNs, timerHandler, channelId);
+    }
+
     void cancelTimer(final long timerId) {
         if (timerId >= 0) {
             reactor.timers().cancel(timerId);
         }
+    }
+
+    /**
+     * Ends a claim still open when its duty cycle ends (called by the {@link TcpWriteFlusher}, the last thing
+     * the transport does in a cycle): a claim does not outlive the callback or cycle that opened it, so that
+     * nothing written around it can move its bytes. Reported to the reactor's error handler; the late
+     * {@link #commit()} throws with the same reason.
+     */
+    void abortClaimLeftOpen() {
+        final TcpConnection connection = claimed;
+        if (connection == null) {
+            return;
+        }
+        claimed = null;
+        connection.abortClaim();
+        claimAborted = "the claim of " + claimedLength + " bytes on channel " + connection.id()
+            + " was still open at the end of the duty cycle that opened it and was aborted; nothing of it was sent"
+            + " (commit or abort a claim in the callback, or before the next doWork, that opened it)";
+        reportError(new IllegalStateException(claimAborted));
     }
 
     void abandonClaim(final TcpConnection connection) {
@@ -428,6 +597,21 @@ public final class TcpTransport implements Transport {
             claimed = null;
             claimAbandoned = true;
         }
+    }
+
+    /** Lists a connection for the end-of-cycle write; the flusher joins the reactor on the first one. */
+    void markDirty(final TcpConnection connection) {
+        if (!flusherAdded) {
+            // here, on the reactor thread, not in the constructor, which may run on another thread (unless
+            // reads are polled); sends before the pollables run, the usual case, are written this cycle
+            addFlusher();
+        }
+        flusher.add(connection);
+    }
+
+    private void addFlusher() {
+        flusherAdded = true;
+        reactor.add(flusher);
     }
 
     void release(final TcpConnection connection) {
@@ -480,7 +664,8 @@ public final class TcpTransport implements Transport {
 
     private long notConnected(final long channelId) {
         final TcpConnection connection = connection(channelId);
-        return connection != null && connection.state() == TcpConnection.CLOSED ? SendResult.CLOSED : SendResult.NOT_CONNECTED;
+        return connection != null && (connection.state() == TcpConnection.CLOSED || connection.state() == TcpConnection.CLOSING)
+            ? SendResult.CLOSED : SendResult.NOT_CONNECTED;
     }
 
     private static long checkLength(final TcpConnection connection, final int length) {
@@ -504,10 +689,14 @@ public final class TcpTransport implements Transport {
             if (TcpIds.isServer(id)) {
                 onServerTimer(id);
             } else {
-                onConnectionTimer(id);
+                onConnectionTimer(timerId, id);
             }
         } catch (final Throwable ex) {
-            handlerFailed(TcpIds.isServer(id) ? null : connection(id), ex);
+            if (TcpIds.isServer(id)) {
+                serverHandlerFailed(id, ex);
+            } else {
+                handlerFailed(connection(id), ex);
+            }
         }
     }
 
@@ -518,9 +707,13 @@ public final class TcpTransport implements Transport {
         }
     }
 
-    private void onConnectionTimer(final long id) {
+    private void onConnectionTimer(final long timerId, final long id) {
         final TcpConnection connection = connection(id);
         if (connection == null) {
+            return;
+        }
+        if (connection.state() == TcpConnection.CLOSING) {
+            connection.lingerExpired(timerId); // or an event deferred before the close: dropped
             return;
         }
         if (connection.state() == TcpConnection.CONNECTED) {

@@ -97,6 +97,46 @@ class TcpAllocationTest {
         }
     }
 
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldAllocateNothingForBatchesOfSendsBetweenCyclesOnceWarm(final boolean readPolling) {
+        final List<Throwable> errors = new ArrayList<>();
+        final EchoPair pair = new EchoPair();
+        try (Reactor reactor = new Reactor(new ReactorOptions().errorHandler(errors::add))) {
+            final TcpTransport transport = new TcpTransport(reactor,
+                new TcpOptions().readPolling(readPolling).framing(Framing.parse("length:4le")), pair);
+            pair.transport = transport;
+            final long serverId = transport.listen(TcpTestRig.ANY_LOOPBACK_PORT);
+            spin(reactor, () -> transport.localAddress(serverId) != null);
+            transport.connect(transport.localAddress(serverId));
+            spin(reactor, () -> pair.clientSide > 0 && pair.serverSide > 0);
+            final MemorySegment message = Arena.ofAuto().allocate(SIZE);
+            final long[] sequence = {0};
+            final Runnable batch = () -> { // sixteen sends between two cycles: written together, echoed together
+                for (int i = 0; i < 16; i++) {
+                    final long expected = ++sequence[0];
+                    if ((expected & 1) == 0) {
+                        message.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, expected);
+                        transport.send(pair.clientSide, message, 0, SIZE);
+                    } else {
+                        final long offset = transport.tryClaim(pair.clientSide, SIZE);
+                        transport.claimBuffer().set(ValueLayout.JAVA_LONG_UNALIGNED, offset, expected);
+                        transport.commit();
+                    }
+                }
+                while (pair.lastSequence != sequence[0]) {
+                    reactor.doWork();
+                }
+            };
+
+            final long allocated = AllocationMeter.quietestWindowBytes(3_000, 2_000, 10, batch);
+            assertThat(pair.echoes).isEqualTo(sequence[0]);
+            assertThat(allocated).as("fewest bytes allocated by a window of 2 000 warm batches of 16").isZero();
+            assertThat(errors).isEmpty();
+            transport.close();
+        }
+    }
+
     private static void spin(final Reactor reactor, final java.util.function.BooleanSupplier condition) {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!condition.getAsBoolean()) {

@@ -49,14 +49,14 @@ class TcpManyConnectionsTest {
                 && rig.count(ChannelEvent.Accepted.class) == CONNECTIONS);
             for (final Map.Entry<Long, String> client : expected.entrySet()) {
                 final byte[] bytes = client.getValue().getBytes(StandardCharsets.US_ASCII);
-                assertThat(rig.transport.send(client.getKey(), text(client.getValue()), 0, bytes.length)).isZero();
+                assertThat(rig.transport.send(client.getKey(), text(client.getValue()), 0, bytes.length)).isNotNegative();
             }
             rig.pollUntil(() -> rig.count(ChannelEvent.Message.class) == CONNECTIONS);
             // echo each message back on the accepted connection it arrived on
             for (final ChannelEvent.Message message : rig.all(ChannelEvent.Message.class)) {
                 final byte[] bytes = message.bytes();
                 assertThat(rig.transport.send(message.channelId(), java.lang.foreign.MemorySegment.ofArray(bytes), 0,
-                    bytes.length)).isZero();
+                    bytes.length)).isNotNegative();
             }
             rig.pollUntil(() -> rig.count(ChannelEvent.Message.class) == 2 * CONNECTIONS);
 

@@ -33,9 +33,9 @@ class TcpTransportTest {
             final long server = rig.first(ChannelEvent.Accepted.class).channelId();
             assertThat(polledConnections(rig)).as("connections read by polling").isEqualTo(readPolling ? 2 : -1);
 
-            assertThat(rig.transport.send(client, text("ping"), 0, 4)).isZero();
+            assertThat(rig.transport.send(client, text("ping"), 0, 4)).isNotNegative();
             rig.pollUntil(() -> rig.has(ChannelEvent.Message.class));
-            assertThat(rig.transport.send(server, text("pong!"), 0, 5)).isZero();
+            assertThat(rig.transport.send(server, text("pong!"), 0, 5)).isNotNegative();
             rig.pollUntil(() -> rig.count(ChannelEvent.Message.class) == 2);
             rig.transport.close(client);
             rig.pollUntil(() -> rig.count(ChannelEvent.Closed.class) == 2);
@@ -93,11 +93,12 @@ class TcpTransportTest {
             final long offset = rig.transport.tryClaim(id, 8);
             assertThat(offset).isNotNegative();
             rig.transport.claimBuffer().set(ValueLayout.JAVA_LONG_UNALIGNED, offset, 0x0102030405060708L);
-            assertThat(rig.transport.commit()).isZero();
+            assertThat(rig.transport.commit()).as("appended, written at the end of the cycle").isEqualTo(12);
             final long aborted = rig.transport.tryClaim(id, 3);
             assertThat(aborted).isNotNegative();
             rig.transport.abort();
-            assertThat(rig.transport.send(id, text("abc"), 0, 3)).isZero();
+            assertThat(rig.transport.send(id, text("abc"), 0, 3)).isEqualTo(12 + 7);
+            rig.reactor.doWork();
 
             final byte[] received = peer.getInputStream().readNBytes(12 + 7);
             final ByteBuffer wire = ByteBuffer.wrap(received).order(java.nio.ByteOrder.LITTLE_ENDIAN);
@@ -120,7 +121,7 @@ class TcpTransportTest {
             assertThat(rig.transport.send(client, text("12345"), 0, 5)).isEqualTo(SendResult.MESSAGE_TOO_LARGE);
             assertThatThrownBy(() -> rig.transport.send(client, text("12"), 0, 2))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("length=2");
-            assertThat(rig.transport.send(client, text("1234"), 0, 4)).isZero();
+            assertThat(rig.transport.send(client, text("1234"), 0, 4)).isNotNegative();
             rig.transport.tryClaim(client, 4);
             assertThatThrownBy(() -> rig.transport.send(client, text("1234"), 0, 4)).isInstanceOf(IllegalStateException.class);
             rig.transport.abort();
@@ -141,7 +142,8 @@ class TcpTransportTest {
                 rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));
                 final long id = rig.first(ChannelEvent.Accepted.class).channelId();
 
-                assertThat(rig.transport.send(id, text("hello"), 0, 5)).isZero();
+                assertThat(rig.transport.send(id, text("hello"), 0, 5)).isNotNegative();
+                rig.reactor.doWork();
                 final byte[] wire = peer.getInputStream().readNBytes(5 + framing.overhead());
                 peer.getOutputStream().write(wire);
                 rig.pollUntil(() -> rig.has(ChannelEvent.Message.class));
@@ -170,7 +172,8 @@ class TcpTransportTest {
                 assertThat(TcpIds.index(second)).isEqualTo(TcpIds.index(first));
                 assertThat(second).isNotEqualTo(first);
                 assertThat(rig.transport.send(first, text("x"), 0, 1)).isEqualTo(SendResult.NOT_CONNECTED);
-                assertThat(rig.transport.send(second, text("y"), 0, 1)).isZero();
+                assertThat(rig.transport.send(second, text("y"), 0, 1)).isNotNegative();
+                rig.reactor.doWork();
                 rig.transport.close(first); // ignored: the new connection stays open
                 assertThat(rig.transport.isConnected(second)).isTrue();
                 assertThat(peer.getInputStream().read()).isEqualTo('y');

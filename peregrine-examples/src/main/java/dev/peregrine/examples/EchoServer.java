@@ -100,8 +100,8 @@ public final class EchoServer implements ChannelHandler {
         if (result >= 0) {
             echoed++;
         } else if (result == SendResult.BACK_PRESSURED) {
-            log.accept("echo: channel " + channelId + " does not read its echoes; closing it");
-            transport.close(channelId);
+            log.accept("echo: channel " + channelId + " does not read its echoes; aborting it");
+            transport.abort(channelId); // it does not read: discard what waits for it, no linger
         }
     }
 

@@ -78,8 +78,8 @@ final class PeregrineTcpResponder implements Responder, ChannelHandler {
         if (result == SendResult.BACK_PRESSURED) {
             // cannot happen while reads pause at half the buffer; an echo is never dropped silently all the same
             reactor.errorHandler().onError(new IllegalStateException("no room for an echo on channel " + channelId
-                + " with reading paused at " + pauseAbove + " bytes pending; closing it"));
-            transport.close(channelId);
+                + " with reading paused at " + pauseAbove + " bytes pending; aborting it"));
+            transport.abort(channelId); // it does not read: what waits for it is discarded, not lingered over
             return;
         }
         messages++; // single writer: the reactor thread

@@ -9,14 +9,13 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * One-way sender: claim, write the sequence, commit; it drives its reactor whenever bytes wait in the
- * outbound buffer (so they are flushed when the socket is writable), when back-pressured, and at the end of
- * a batch ({@link #flush()}).
+ * One-way sender: claim, write the sequence, commit. A commit only appends: the transport writes on its own
+ * once half the outbound buffer is taken, and at the end of a duty cycle. So the sender drives its reactor
+ * when back-pressured (to write what waits for a writable socket) and at the end of each batch
+ * ({@link #flush()}), as an application that drives its own reactor would.
  */
 final class PeregrineTcpStreamSender extends PeregrineTcpClientSide implements StreamSender {
     private static final ValueLayout.OfLong SEQUENCE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
-
-    private long pending;
 
     PeregrineTcpStreamSender(final BenchConfig config) throws IOException {
         super(config, "peregrine-tcp-sender");
@@ -24,9 +23,6 @@ final class PeregrineTcpStreamSender extends PeregrineTcpClientSide implements S
 
     @Override
     public boolean offer(final long sequence) {
-        if (pending > 0) {
-            reactor.doWork();
-        }
         final long offset = transport.tryClaim(channelId, size);
         if (offset < 0) {
             if (offset != SendResult.BACK_PRESSURED) {
@@ -34,7 +30,6 @@ final class PeregrineTcpStreamSender extends PeregrineTcpClientSide implements S
                 throw new IllegalStateException("send failed: " + SendResult.describe(offset));
             }
             reactor.doWork();
-            pending = transport.pendingBytes(channelId);
             return false;
         }
         transport.claimBuffer().set(SEQUENCE, offset, sequence);
@@ -42,24 +37,21 @@ final class PeregrineTcpStreamSender extends PeregrineTcpClientSide implements S
         if (result < 0) {
             throw new IllegalStateException("send failed: " + SendResult.describe(result));
         }
-        pending = result;
         return true;
     }
 
     /**
-     * Drives the reactor while bytes wait, so that they leave when the socket takes them.
+     * Runs one duty cycle, which writes what the batch appended (as much as the socket takes).
      *
      * @return true once nothing waits in the channel's outbound buffer
      */
     @Override
     public boolean flush() {
-        if (pending > 0) {
-            reactor.doWork();
-            pending = transport.pendingBytes(channelId);
-            if (pending < 0) {
-                checkConnected();
-                throw new IllegalStateException("send failed: " + SendResult.describe(pending));
-            }
+        reactor.doWork();
+        final long pending = transport.pendingBytes(channelId);
+        if (pending < 0) {
+            checkConnected();
+            throw new IllegalStateException("send failed: " + SendResult.describe(pending));
         }
         return pending == 0;
     }
