@@ -166,7 +166,7 @@ class ShmTransportFaultTest {
         for (long i = 10; i < 20; i++) {
             send(clientShm, clientB, i);
             message.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, i);
-            assertThat(tcpClientTransport.send(tcpChannel, message, 0, 8)).isZero();
+            assertThat(tcpClientTransport.send(tcpChannel, message, 0, 8)).isNotNegative(); // buffered, written at the end of the cycle
         }
         runUntil(() -> client.count("message " + clientB) == 10 && tcpClient.count("message " + tcpChannel) == 10);
         assertThat(client.events.stream().filter(event -> event.startsWith("message " + clientB + " ")))
