@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Random and mutated packets fed to the subscriber's and the re-request server's decoders: nothing is
  * thrown, every packet is either accepted whole or counted as bad and dropped, and delivery stays in order.
  */
-class MoldUDP64DecoderProperties {
+class MoldUDP64DecoderPropertyTest {
     private static final String SESSION = "PROP";
     private final List<Throwable> errors = new ArrayList<>();
     private Reactor reactor;
