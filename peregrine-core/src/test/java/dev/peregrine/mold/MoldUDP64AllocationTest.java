@@ -51,7 +51,7 @@ class MoldUDP64AllocationTest {
                     reactor.doWork();
                 }
             };
-            final long allocated = AllocationMeter.quietestWindowBytes(20_000, 5_000, 10, oneMessage);
+            final long allocated = AllocationMeter.steadyStateBytes(50_000, 2_500, 20, oneMessage);
 
             assertThat(delivered[0]).isGreaterThanOrEqualTo(24_999);
             // every 10th packet dropped and recovered; the count of messages grows with the measuring rounds

@@ -159,7 +159,7 @@ class ReactorTest {
                 reactor.timers().schedule(nowNs + 10_000, timer, 0);
                 return 0;
             });
-            final long bytes = AllocationMeter.quietestWindowBytes(50_000, 20_000, 20, () -> {
+            final long bytes = AllocationMeter.steadyStateBytes(50_000, 20_000, 20, () -> {
                 out.clear().putLong(42).flip();
                 try {
                     pipe.sink().write(out);

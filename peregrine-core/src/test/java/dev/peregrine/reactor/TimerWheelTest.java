@@ -98,7 +98,7 @@ class TimerWheelTest {
         final TimerHandler noop = (timerId, cookie, nowNs) -> {
         };
         final long[] now = {0};
-        final long bytes = AllocationMeter.quietestWindowBytes(200_000, 20_000, 20, () -> {
+        final long bytes = AllocationMeter.steadyStateBytes(200_000, 20_000, 20, () -> {
             now[0] += 300;
             wheel.schedule(now[0] + 5_000, noop, 0);
             final long id = wheel.schedule(now[0] + 9_000, noop, 0);
