@@ -14,29 +14,50 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Publisher, re-request server and subscriber allocate nothing per message in steady state, recovery
- * included: every tenth packet is dropped at the publisher, so the request path runs all the time.
+ * Publisher, re-request server and subscriber allocate nothing per message in steady state, recovery, the
+ * flush timer and heartbeats included: every tenth data packet is dropped at the publisher, so the request
+ * path runs all the time; every packet leaves on the flush timer (a delay on the reactor's wheel, driven by a
+ * manual clock); and every tenth message is followed by an idle heartbeat interval, so a heartbeat goes out
+ * and is received in every measured window, hundreds of times.
  */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
 class MoldUDP64AllocationTest {
     private static final boolean BUSY_POLL = Boolean.parseBoolean(System.getProperty("busyPoll", "true"));
+    private static final long FLUSH_DELAY_NS = 20_000;
+    private static final long HEARTBEAT_NS = 1_000_000;
+    private static final int WARMUP = 50_000;
+    private static final int WINDOW = 2_500;
+    private static final int WINDOWS = 20;
 
     @Test
     void shouldAllocateNothingPerMessageOnPublisherSubscriberAndRequestServer() {
-        final long[] packets = new long[1];
+        final long[] dataPackets = new long[1];
+        final long[] dropped = new long[1];
         final boolean[] droppedLast = new boolean[1];
         final long[] delivered = new long[1];
-        try (Reactor reactor = MoldFixture.reactor(System::nanoTime);
-             MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory("ALLOC", 1 << 16, 1 << 22)) {
+        final long[] outOfOrder = new long[1];
+        final long[] iterations = new long[1];
+        final MoldFixture.ManualClock clock = new MoldFixture.ManualClock();
+        try (Reactor reactor = MoldFixture.reactor(clock);
+             MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory("ALLOC", 1 << 17, 1 << 23)) {
             final MoldUDP64RequestServer server = new MoldUDP64RequestServer(reactor, store,
                 new UdpOptions().localAddress(MoldFixture.loopback(0)).busyPoll(BUSY_POLL), MoldUDP64Layout.DEFAULT_MAX_PAYLOAD, 1_000_000, 1000);
             final MoldUDP64Subscriber subscriber = new MoldUDP64Subscriber(reactor, new MoldUDP64SubscriberOptions()
                 .feed(new UdpOptions().localAddress(MoldFixture.loopback(0)).busyPoll(BUSY_POLL)).requestServer(server.localAddress())
-                .requestTimeoutNs(1_000_000L), (sequence, buffer, offset, length) -> delivered[0]++);
+                .requestTimeoutNs(1_000_000_000L), (sequence, buffer, offset, length) -> {
+                    if (sequence != delivered[0] + 1 || buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, offset) != sequence) {
+                        outOfOrder[0]++;
+                    }
+                    delivered[0]++;
+                });
             final MoldUDP64Publisher publisher = new MoldUDP64Publisher(reactor, store, new MoldUDP64PublisherOptions()
-                .destination(subscriber.feedEndpoint().localAddress())
+                .destination(subscriber.feedEndpoint().localAddress()).flushDelayNs(FLUSH_DELAY_NS)
+                .heartbeatIntervalNs(HEARTBEAT_NS)
                 .filter((sequence, count) -> {
-                    droppedLast[0] = count != 0 && ++packets[0] % 10 == 0;
+                    droppedLast[0] = count != 0 && ++dataPackets[0] % 10 == 0;
+                    if (droppedLast[0]) {
+                        dropped[0]++;
+                    }
                     return !droppedLast[0];
                 }));
             final MemorySegment message = Arena.ofAuto().allocate(32);
@@ -44,19 +65,46 @@ class MoldUDP64AllocationTest {
             final Runnable oneMessage = () -> {
                 message.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, publisher.nextSequence());
                 publisher.offer(message, 0, 32);
-                publisher.flush();
-
-                final long target = publisher.nextSequence() - (droppedLast[0] ? 2 : 1); // a drop shows with the next packet
-                for (int i = 0; i < 1_000_000 && subscriber.nextExpected() <= target; i++) {
+                clock.now += FLUSH_DELAY_NS; // the flush timer is due: the packet leaves from the timer wheel
+                final long target = publisher.nextSequence() - 1;
+                for (int i = 0; i < 1_000_000 && dataPackets[0] < target; i++) {
                     reactor.doWork();
                 }
+                // a drop shows with the next packet: the one after it, or the heartbeat below
+                final long delivers = droppedLast[0] ? target - 1 : target;
+                for (int i = 0; i < 1_000_000 && subscriber.nextExpected() <= delivers; i++) {
+                    reactor.doWork();
+                }
+                if (++iterations[0] % 10 == 5) {
+                    final long heartbeats = publisher.heartbeatsSent();
+                    clock.now += HEARTBEAT_NS;
+                    for (int i = 0; i < 1_000_000 && publisher.heartbeatsSent() == heartbeats; i++) {
+                        reactor.doWork();
+                    }
+                }
             };
-            final long allocated = AllocationMeter.quietestWindowBytes(20_000, 5_000, 10, oneMessage);
+            final long allocated = AllocationMeter.steadyStateBytes(WARMUP, WINDOW, WINDOWS, oneMessage);
 
-            assertThat(delivered[0]).isGreaterThanOrEqualTo(24_999);
-            // every 10th packet dropped and recovered; the count of messages grows with the measuring rounds
-            assertThat(subscriber.recovered()).isGreaterThanOrEqualTo(delivered[0] / 10 - 1).isGreaterThanOrEqualTo(2_499);
-            assertThat(server.answers()).isGreaterThanOrEqualTo(delivered[0] / 10 - 1);
+            // the last drop, if any, is revealed by one more heartbeat and recovered
+            clock.now += HEARTBEAT_NS;
+            for (int i = 0; i < 1_000_000 && subscriber.nextExpected() < publisher.nextSequence(); i++) {
+                reactor.doWork();
+            }
+            final long messages = WARMUP + (long)WINDOW * WINDOWS;
+            assertThat(publisher.nextSequence()).isEqualTo(messages + 1);
+            assertThat(dataPackets[0]).as("one message per data packet").isEqualTo(messages);
+            assertThat(delivered[0]).isEqualTo(messages);
+            assertThat(subscriber.delivered()).isEqualTo(messages);
+            assertThat(outOfOrder[0]).isZero();
+            assertThat(dropped[0]).isEqualTo(messages / 10);
+            assertThat(subscriber.gaps()).isEqualTo(dropped[0]);
+            assertThat(subscriber.requests()).isEqualTo(dropped[0]);
+            // the subscriber delivers nothing past a gap: a drop is recovered with the packet that revealed it, but
+            // the last one, which the final heartbeat revealed
+            assertThat(subscriber.recovered()).isEqualTo(2 * dropped[0] - 1);
+            assertThat(subscriber.duplicates()).isZero();
+            assertThat(server.answers()).isEqualTo(dropped[0]);
+            assertThat(publisher.heartbeatsSent()).as("one per ten messages, and the last one").isEqualTo(messages / 10 + 1);
             assertThat(allocated).isZero();
         }
     }

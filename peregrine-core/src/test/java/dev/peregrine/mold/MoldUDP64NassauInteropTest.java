@@ -73,12 +73,20 @@ class MoldUDP64NassauInteropTest {
                 }
             }
 
-            assertThat(received).hasSize(MESSAGES);
-            for (int i = 0; i < MESSAGES; i++) {
-                assertThat(matches(i + 1, received.get(i))).as("message %d", i + 1).isTrue();
+            // a while longer: a message delivered twice would show now
+            for (int i = 0; i < 1_000; i++) {
+                reactor.doWork();
+                while (client.receive() || client.receiveResponse()) {
+                    reactor.doWork();
+                }
             }
-            assertThat(publisher.packetsDropped()).isPositive();
-            assertThat(server.answers()).isPositive();
+
+            assertThat(received).as("each message once").hasSize(MESSAGES);
+            for (int i = 0; i < MESSAGES; i++) {
+                assertThat(matches(i + 1, received.get(i))).as("message %d in order", i + 1).isTrue();
+            }
+            assertThat(publisher.packetsDropped()).as("every fifth data packet").isEqualTo(packets[0] / 5).isPositive();
+            assertThat(server.answers()).as("the client asked for what was dropped").isPositive();
             assertThat(states).contains(MoldUDP64ClientState.SYNCHRONIZED);
         }
     }
@@ -107,6 +115,7 @@ class MoldUDP64NassauInteropTest {
 
             long sequence = 1;
             int packetNumber = 0;
+            long lost = 0;
             while (sequence <= MESSAGES) {
                 final long first = sequence;
                 for (int i = 0; i < 9 && sequence <= MESSAGES; i++, sequence++) {
@@ -116,11 +125,11 @@ class MoldUDP64NassauInteropTest {
                 }
                 if (++packetNumber % 4 == 0) {
                     server.setNextSequenceNumber((int)sequence); // lost on the way: only the store has it
+                    lost += sequence - first;
                 } else {
                     server.send(packet);
                 }
                 packet.clear();
-                assertThat(first).isPositive();
                 pump(reactor, requestServer, nassauStore, 3);
             }
             server.sendEndOfSession();
@@ -129,9 +138,15 @@ class MoldUDP64NassauInteropTest {
                 pump(reactor, requestServer, nassauStore, 1);
             }
 
-            assertThat(problems).isEmpty();
+            pump(reactor, requestServer, nassauStore, 20); // a message delivered twice would show now
+
+            assertThat(problems).as("each message once, in order").isEmpty();
+            assertThat(next[0]).isEqualTo(MESSAGES + 1);
             assertThat(subscriber.delivered()).isEqualTo(MESSAGES);
-            assertThat(subscriber.recovered()).isPositive();
+            // what never came on the feed can only have come from Nassau's request server; the messages of a packet
+            // that arrived past a gap may have come from it too, depending on timing
+            assertThat(lost).as("every fourth of the 334 packets, 9 messages each").isEqualTo(83L * 9);
+            assertThat(subscriber.recovered()).isBetween(lost, (long)MESSAGES);
             assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.END_OF_SESSION);
         }
     }

@@ -40,15 +40,34 @@ class ReactorTest {
         final ReactorOptions options = new ReactorOptions()
             .idleStrategy(new BlockingSelectIdleStrategy(TimeUnit.MINUTES.toNanos(1))).errorHandler(errors::add);
         try (Reactor reactor = new Reactor(options)) {
-            reactor.start();
+            final Thread thread = reactor.start();
             for (int i = 0; i < 20; i++) {
-                Thread.sleep(20); // let the reactor fall asleep in select
+                awaitInSelect(thread);
                 final CountDownLatch ran = new CountDownLatch(1);
                 reactor.execute(ran::countDown);
                 assertThat(ran.await(20, TimeUnit.SECONDS)).as("task %d ran", i).isTrue();
             }
         }
         assertThat(errors).isEmpty();
+    }
+
+    /** Waits until the thread is inside a selector's blocking select (seen in its stack): only a wake-up gets it out. */
+    private static void awaitInSelect(final Thread thread) throws InterruptedException {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!inSelect(thread.getStackTrace())) {
+            assertThat(System.nanoTime()).as("the reactor thread never blocked in select").isLessThan(deadline);
+            Thread.sleep(1);
+        }
+    }
+
+    private static boolean inSelect(final StackTraceElement[] stack) {
+        for (final StackTraceElement frame : stack) {
+            // SelectorImpl.select(timeout) or select(action, timeout); selectNow, which does not block, has its own name
+            if (frame.getClassName().equals("sun.nio.ch.SelectorImpl") && frame.getMethodName().equals("select")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Test
@@ -159,7 +178,7 @@ class ReactorTest {
                 reactor.timers().schedule(nowNs + 10_000, timer, 0);
                 return 0;
             });
-            final long bytes = AllocationMeter.quietestWindowBytes(50_000, 20_000, 20, () -> {
+            final long bytes = AllocationMeter.steadyStateBytes(50_000, 20_000, 20, () -> {
                 out.clear().putLong(42).flip();
                 try {
                     pipe.sink().write(out);

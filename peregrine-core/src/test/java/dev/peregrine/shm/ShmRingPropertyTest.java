@@ -2,9 +2,12 @@ package dev.peregrine.shm;
 
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.Tuple;
+import net.jqwik.api.statistics.Statistics;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -14,76 +17,134 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Random sequences of claim, commit, abort and poll against a simple model: a queue of committed messages
- * and a count of bytes in use.
+ * Random sequences of claim, commit, abort and poll, on rings of every record alignment (packed 8 to cache-line
+ * 64) and message limits from 1 up, against a model of the ring written from {@link ShmRingDescriptor}'s
+ * rules, not from the ring's own accounting: the model keeps its own head and tail positions and the records
+ * between them. A claim is back-pressured exactly when the model says the ring is full: as many committed
+ * messages in flight as the ring's message limit, or no room for the aligned record (after padding to the
+ * end of the data area if it does not fit before the wrap) plus the zeroed record header that must follow it.
  */
 class ShmRingPropertyTest {
     private static final int CAPACITY = 1024;
-    private static final int MAX_MESSAGES = 12;
+    private static final int MAX_LENGTH = ShmRingDescriptor.maxMessageLengthFor(CAPACITY);
 
-    /** One step: op 0 = claim+commit, 1 = claim+abort, 2 = poll up to {@code arg % 5 + 1} messages. */
+    /** One step: op 0 = claim+commit, 1 = claim+abort, 2 = poll up to {@code length % 5 + 1} messages. */
     record Step(int op, int length) {
     }
 
-    @Provide
-    Arbitrary<List<Step>> steps() {
-        final Arbitrary<Step> step = Arbitraries.integers().between(0, 2).flatMap(op ->
-            Arbitraries.integers().between(0, ShmRingDescriptor.maxMessageLengthFor(CAPACITY))
-                .map(length -> new Step(op, length)));
-        return step.list().ofMinSize(1).ofMaxSize(300);
+    record Case(int alignment, int maxMessages, List<Step> steps) {
     }
 
-    @Property(tries = 300)
-    void shouldMatchTheModelForAnySequenceOfClaimsCommitsAbortsAndPolls(@ForAll("steps") final List<Step> steps) {
-        final MemorySegment ring = ShmRingTest.newRing(CAPACITY, ShmRingDescriptor.maxMessageLengthFor(CAPACITY), MAX_MESSAGES);
+    /** One record between the model's head and tail: a message (with its payload) or padding. */
+    private record Record(int bytes, byte[] message) {
+    }
+
+    @Provide
+    Arbitrary<Case> cases() {
+        final Arbitrary<Integer> lengths = Arbitraries.frequencyOf(
+            Tuple.of(3, Arbitraries.integers().between(0, 24)), // several records per cache line when packed
+            Tuple.of(2, Arbitraries.integers().between(0, MAX_LENGTH)),
+            Tuple.of(1, Arbitraries.integers().between(MAX_LENGTH - 70, MAX_LENGTH)));
+        final Arbitrary<Step> step = Combinators.combine(Arbitraries.of(0, 0, 1, 2), lengths).as(Step::new);
+        return Combinators.combine(Arbitraries.of(8, 16, 32, 64), Arbitraries.of(1, 2, 5, 12, 1_000),
+            step.list().ofMinSize(1).ofMaxSize(300)).as(Case::new);
+    }
+
+    @Property(tries = 400)
+    void shouldMatchTheModelForAnySequenceOfClaimsCommitsAbortsAndPolls(@ForAll("cases") final Case testCase) {
+        final int alignment = testCase.alignment();
+        final int maxMessages = testCase.maxMessages();
+        final MemorySegment ring = ShmRingTest.newRing(CAPACITY, MAX_LENGTH, maxMessages, alignment);
         final ShmRingWriter writer = new ShmRingWriter(ring);
         final ShmRingReader reader = new ShmRingReader(ring);
-        final ArrayDeque<byte[]> model = new ArrayDeque<>();
         final ShmRingTest.Collector collector = new ShmRingTest.Collector();
+        final ArrayDeque<Record> records = new ArrayDeque<>();
+        long head = 0;
+        long tail = 0;
+        int messagesInFlight = 0;
         int seed = 0;
-        for (final Step step : steps) {
+        int byCount = 0;
+        int byRoom = 0;
+        int wraps = 0;
+        for (final Step step : testCase.steps()) {
             if (step.op() == 2) {
                 final int limit = step.length() % 5 + 1;
                 collector.messages.clear();
                 final int polled = reader.poll(collector, limit);
-                assertThat(polled).isEqualTo(Math.min(limit, model.size()));
-                for (final byte[] message : collector.messages) {
-                    assertThat(message).isEqualTo(model.poll());
+                int expected = 0;
+                // the reader skips padding until it has delivered its limit, and stops there
+                while (expected < limit && !records.isEmpty()) {
+                    final Record record = records.poll();
+                    head += record.bytes();
+                    if (record.message() != null) {
+                        assertThat(collector.messages.get(expected)).isEqualTo(record.message());
+                        expected++;
+                        messagesInFlight--;
+                    }
                 }
+                assertThat(polled).isEqualTo(expected);
+                assertThat(collector.messages).hasSize(expected);
+                assertThat(writer.bytesInFlight()).as("bytes in flight after a poll").isEqualTo(tail - head);
                 continue;
             }
-            final long tail = writer.tailPosition();
-            final long inFlight = writer.bytesInFlight();
-            final int record = ShmRingDescriptor.align(ShmRingDescriptor.RECORD_HEADER_LENGTH + step.length(),
-                ShmRingDescriptor.alignmentOf(ring));
-            final int toEnd = CAPACITY - (int)(tail % CAPACITY);
-            final int padding = record <= toEnd ? 0 : toEnd;
-            final boolean full = model.size() >= MAX_MESSAGES || inFlight + padding + record + 8 > CAPACITY;
-            final long index = writer.tryClaim(step.length());
-            assertThat(index == ShmRingWriter.BACK_PRESSURED)
-                .as("back-pressured with %s messages and %s bytes in flight, record=%s", model.size(), inFlight, record)
+            final int record = align(ShmRingDescriptor.RECORD_HEADER_LENGTH + step.length(), alignment);
+            final int index = (int)(tail % CAPACITY);
+            final int padding = record <= CAPACITY - index ? 0 : CAPACITY - index;
+            // the record and the zeroed header after it, past any padding, must fit in the room the reader freed
+            final boolean noRoom = tail + padding + record + ShmRingDescriptor.RECORD_HEADER_LENGTH - head > CAPACITY;
+            final boolean tooMany = messagesInFlight >= maxMessages;
+            final boolean full = tooMany || noRoom;
+            byCount += tooMany ? 1 : 0;
+            byRoom += !tooMany && noRoom ? 1 : 0;
+
+            final long claimed = writer.tryClaim(step.length());
+
+            assertThat(claimed == ShmRingWriter.BACK_PRESSURED)
+                .as("back-pressured with %s of %s messages and %s bytes in flight, record=%s padding=%s",
+                    messagesInFlight, maxMessages, tail - head, record, padding)
                 .isEqualTo(full);
             if (full) {
                 continue;
             }
-            assertThat(index).isGreaterThanOrEqualTo(ShmRingDescriptor.HEADER_LENGTH);
-            final byte[] payload = ShmRingTest.pattern(step.length(), seed++);
-            MemorySegment.copy(payload, 0, writer.buffer(), ValueLayout.JAVA_BYTE, index, payload.length);
-            if (step.op() == 0) {
-                writer.commit(index);
-                model.add(payload);
-            } else {
-                writer.abort(index);
+            if (padding != 0) {
+                records.add(new Record(padding, null));
+                tail += padding;
+                wraps++;
             }
+            assertThat(claimed).as("the payload follows the record header at the model's tail")
+                .isEqualTo(ShmRingDescriptor.HEADER_LENGTH + tail % CAPACITY + ShmRingDescriptor.RECORD_HEADER_LENGTH);
+            final byte[] payload = ShmRingTest.pattern(step.length(), seed++);
+            MemorySegment.copy(payload, 0, writer.buffer(), ValueLayout.JAVA_BYTE, claimed, payload.length);
+            if (step.op() == 0) {
+                writer.commit(claimed);
+                records.add(new Record(record, payload));
+                messagesInFlight++;
+            } else {
+                writer.abort(claimed);
+                records.add(new Record(record, null));
+            }
+            tail += record;
+            assertThat(writer.tailPosition()).isEqualTo(tail);
         }
+        Statistics.label("alignment").collect(alignment);
+        Statistics.label("back-pressured by the message limit").collect(byCount > 0);
+        Statistics.label("back-pressured for room").collect(byRoom > 0);
+        Statistics.label("wrapped").collect(wraps > 0);
+
         collector.messages.clear();
         while (reader.poll(collector, 100) > 0) {
             // drain
         }
-        assertThat(collector.messages).hasSize(model.size());
-        for (final byte[] message : collector.messages) {
-            assertThat(message).isEqualTo(model.poll());
+        final List<byte[]> left = records.stream().map(Record::message).filter(m -> m != null).toList();
+        assertThat(collector.messages).hasSize(left.size());
+        for (int i = 0; i < left.size(); i++) {
+            assertThat(collector.messages.get(i)).isEqualTo(left.get(i));
         }
-        assertThat(writer.isDrained()).isTrue();
+        assertThat(writer.isDrained()).as("the last poll skipped any padding after the last message").isTrue();
+    }
+
+    /** Rounds up to a power-of-two alignment, as the descriptor's diagram says: records start aligned. */
+    private static int align(final int length, final int alignment) {
+        return (length + alignment - 1) / alignment * alignment;
     }
 }

@@ -201,6 +201,6 @@ class ShmTransportTest {
                 reactor.doWork();
             }
         };
-        assertThat(AllocationMeter.quietestWindowBytes(100_000, 20_000, 10, measured)).isZero();
+        assertThat(AllocationMeter.steadyStateBytes(100_000, 20_000, 10, measured)).isZero();
     }
 }

@@ -140,7 +140,7 @@ class UdpEndpointTest {
                 reactor.doWork();
             }
         };
-        final long allocated = AllocationMeter.quietestWindowBytes(20_000, 5_000, 10, roundTrip);
+        final long allocated = AllocationMeter.steadyStateBytes(20_000, 5_000, 10, roundTrip);
 
         assertThat(received[0]).isEqualTo(2L * roundTrips[0]);
         assertThat(allocated).isZero();
@@ -181,7 +181,7 @@ class UdpEndpointTest {
         final UdpEndpoint server = UdpEndpoint.open(reactor, new UdpOptions().localAddress(new InetSocketAddress(LOOPBACK, 0))
             .busyPoll(true), (endpoint, buffer, offset, length, sender, nowNs) -> { });
         assertThat(server.localAddress().getPort()).isPositive();
-        assertThat(AllocationMeter.quietestWindowBytes(20_000, 20_000, 10, reactor::doWork)).isZero();
+        assertThat(AllocationMeter.steadyStateBytes(20_000, 20_000, 10, reactor::doWork)).isZero();
     }
 
     private void spinUntil(final java.util.function.BooleanSupplier condition) {

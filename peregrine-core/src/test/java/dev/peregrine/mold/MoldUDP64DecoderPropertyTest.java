@@ -6,15 +6,19 @@ import dev.peregrine.reactor.ReactorOptions;
 import dev.peregrine.udp.UdpOptions;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.Tuple;
 import net.jqwik.api.lifecycle.AfterProperty;
 import net.jqwik.api.lifecycle.BeforeProperty;
 
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.Arrays;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -22,8 +26,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Random and mutated packets fed to the subscriber's and the re-request server's decoders: nothing is
  * thrown, every packet is either accepted whole or counted as bad and dropped, and delivery stays in order.
+ * Whether a packet is well formed, and what it carries, is decided by {@link ReferenceMoldUDP64}, a parser
+ * written from the spec that shares no code with {@link MoldUDP64Layout}. The packets include heartbeats,
+ * end-of-session packets (with and without stray blocks), sequence numbers at both ends of the range the
+ * subscriber accepts (1 to 2^63 - 1 - 0xFFFF, so that the last message of any packet still has a positive
+ * number) and just beyond them, and unsigned sequence numbers of 2^63 and above.
  */
-class MoldUDP64DecoderProperties {
+class MoldUDP64DecoderPropertyTest {
     private static final String SESSION = "PROP";
     private final List<Throwable> errors = new ArrayList<>();
     private Reactor reactor;
@@ -32,6 +41,8 @@ class MoldUDP64DecoderProperties {
     private MoldUDP64Subscriber subscriber;
     private long next;
     private long outOfOrder;
+    private final List<Long> deliveredSequences = new ArrayList<>();
+    private final List<byte[]> deliveredMessages = new ArrayList<>();
 
     @BeforeProperty
     void open() {
@@ -49,6 +60,8 @@ class MoldUDP64DecoderProperties {
                     outOfOrder++;
                 }
                 next = sequence + 1;
+                deliveredSequences.add(sequence);
+                deliveredMessages.add(buffer.asSlice(offset, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
             });
     }
 
@@ -81,21 +94,65 @@ class MoldUDP64DecoderProperties {
                     .flatMap(copy -> Arbitraries.integers().between(0, copy.length + 3)
                         .map(length -> java.util.Arrays.copyOf(copy, length)));
             }));
-        return Arbitraries.oneOf(random, mutated);
+        return Arbitraries.oneOf(random, mutated, structured());
+    }
+
+    /** Packets built field by field: either session, sequence numbers from everywhere, every kind of packet. */
+    private static Arbitrary<byte[]> structured() {
+        final long last = Long.MAX_VALUE - 0xFFFF; // the highest first sequence number the subscriber accepts
+        final Arbitrary<Long> sequences = Arbitraries.frequencyOf(
+            Tuple.of(3, Arbitraries.longs().between(0, 200)),
+            Tuple.of(3, Arbitraries.longs().between(last - 3, last + 3)),
+            Tuple.of(1, Arbitraries.of(Long.MAX_VALUE, Long.MIN_VALUE, -1L, Long.MAX_VALUE - 1)),
+            Tuple.of(1, Arbitraries.longs()));
+        final Arbitrary<String> sessions = Arbitraries.of(SESSION, SESSION, "OTHER");
+        final Arbitrary<List<Integer>> blockLengths = Arbitraries.integers().between(0, 30).list().ofMaxSize(6);
+        final Arbitrary<Integer> kinds = Arbitraries.of(0, 1, 2, 2, 2); // heartbeat, end of session, data
+        return Combinators.combine(sessions, sequences, kinds, blockLengths, Arbitraries.integers().between(-2, 2))
+            .as((session, sequence, kind, lengths, extra) -> {
+                final byte[][] messages = new byte[kind == 2 ? lengths.size() : extra > 0 ? 1 : 0][];
+                for (int i = 0; i < messages.length; i++) {
+                    messages[i] = new byte[kind == 2 ? lengths.get(i) : 3];
+                    Arrays.fill(messages[i], (byte)(i + 1));
+                }
+                final int count = kind == 0 ? 0 : kind == 1 ? 0xFFFF : messages.length;
+                final byte[] packet = MoldFixture.packet(session, sequence, count, messages);
+                // a byte or two cut off or added at the end, now and then
+                return extra < 0 && kind == 2 ? Arrays.copyOf(packet, Math.max(0, packet.length + extra))
+                    : extra == 2 ? Arrays.copyOf(packet, packet.length + 1) : packet;
+            });
     }
 
     @Property(tries = 3000)
     void subscriberCountsOrAcceptsEveryPacketAndNeverThrows(@ForAll("packets") final byte[] packet) {
         final long before = subscriber.malformed() + subscriber.otherSession();
-        final boolean wellFormed = MoldUDP64Layout.validate(MemorySegment.ofArray(packet), 0, packet.length) >= 0
-            && packet.length >= 20 && MoldUDP64Layout.sequence(MemorySegment.ofArray(packet), 0) >= 1
-            && MoldUDP64Layout.sequence(MemorySegment.ofArray(packet), 0) < Long.MAX_VALUE - 0xFFFF
-            && MoldUDP64Layout.sessionEquals(MemorySegment.ofArray(packet), 0, MoldUDP64Layout.session(SESSION));
+        final ReferenceMoldUDP64.Packet parsed = ReferenceMoldUDP64.parse(packet);
+        final boolean accepted = parsed != null && parsed.sessionIs(SESSION)
+            && parsed.sequence() >= 1 && parsed.sequence() <= Long.MAX_VALUE - 0xFFFF;
+        final long expectedBefore = subscriber.nextExpected();
+        deliveredSequences.clear();
+        deliveredMessages.clear();
 
-        subscriber.onPacket(MemorySegment.ofArray(packet), 0, packet.length, false, reactor.nowNs());
+        final int deliveredNow = subscriber.onPacket(MemorySegment.ofArray(packet), 0, packet.length, false, reactor.nowNs());
 
         final long counted = subscriber.malformed() + subscriber.otherSession() - before;
-        assertThat(counted).isEqualTo(wellFormed ? 0 : 1);
+        assertThat(counted).as("counted as malformed or of another session").isEqualTo(accepted ? 0 : 1);
+        assertThat(deliveredNow).isEqualTo(deliveredSequences.size());
+        // what is delivered: the packet's messages from the next expected one on, if it holds that one
+        final List<Long> expectedSequences = new ArrayList<>();
+        final List<byte[]> expectedMessages = new ArrayList<>();
+        if (accepted && parsed.count() != ReferenceMoldUDP64.END_OF_SESSION) {
+            final long from = expectedBefore == 0 ? parsed.sequence() : expectedBefore;
+            for (int i = 0; i < parsed.messages().size(); i++) {
+                if (parsed.sequence() + i >= from && parsed.sequence() <= from) {
+                    expectedSequences.add(parsed.sequence() + i);
+                    expectedMessages.add(parsed.messages().get(i));
+                }
+            }
+        }
+        assertThat(deliveredSequences).isEqualTo(expectedSequences);
+        assertThat(deliveredMessages.stream().map(HexFormat.of()::formatHex).toList())
+            .isEqualTo(expectedMessages.stream().map(HexFormat.of()::formatHex).toList());
     }
 
     @Property(tries = 3000)
