@@ -1,5 +1,7 @@
 package dev.peregrine.bench;
 
+import dev.peregrine.peers.StreamLoss;
+
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,7 +73,22 @@ public final class BenchSession implements AutoCloseable {
      * @return its result, or null if the session is stopping
      */
     public RunResult throughput(final RunSpec spec, final ThroughputRunner.Window window, final int batch) {
-        return run(() -> throughput.run(spec, window, batch));
+        return throughput(spec, window, batch, StreamLoss.NONE);
+    }
+
+    /**
+     * Runs a throughput run, flushing the sender after every {@code batch} messages and dropping some of its
+     * live packets on purpose ({@link ThroughputRunner#run(RunSpec, ThroughputRunner.Window, int, StreamLoss)}).
+     *
+     * @param spec the run
+     * @param window warm-up and measured time, or {@link ThroughputRunner.Window#COUNTED}
+     * @param batch messages offered between two flushes
+     * @param loss the simulated loss
+     * @return its result, or null if the session is stopping
+     */
+    public RunResult throughput(final RunSpec spec, final ThroughputRunner.Window window, final int batch,
+                                final StreamLoss loss) {
+        return run(() -> throughput.run(spec, window, batch, loss));
     }
 
     /**

@@ -84,8 +84,11 @@ public final class JsonResults {
      * {"transport":"netty","size":256,"messages":..,"rate":null,"rtt_ns":null,"allocated_bytes_per_message":..,
      *  "scenario":"throughput","clients":1,"throughput_msgs_per_s":<median>,"status":"ok","note":null,
      *  "rounds":3,"throughput_msgs_per_s_min":..,"throughput_msgs_per_s_max":..,"bytes_per_s":<median x size>,
-     *  "ratio_to_tcp_stream_c":..,"floor":false,"batch":256}
+     *  "ratio_to_tcp_stream_c":..,"floor":false,"batch":256,"recovery":null}
      * }</pre>
+     * where {@code recovery}, for a stream with a recovery layer (MoldUDP64), is
+     * {@code {"gaps":..,"p50_ns":..,"p99_ns":..,"p999_ns":..,"max_ns":..}}: the gaps filled in the measured windows
+     * and their recovery latency;
      * the C floor's row first ({@code "transport":"tcp-stream-c","floor":true}, with {@code "status":"skipped"}
      * and the reason in {@code note} when it did not run). Transport rows without numbers are left out, as
      * in {@link #toJson}.
@@ -119,6 +122,7 @@ public final class JsonResults {
                 : decimal(r.median() / floor.median(), 6));
             out.append(",\"floor\":").append(r.floor());
             out.append(",\"batch\":").append(r.floor() ? "null" : Integer.toString(batch));
+            out.append(",\"recovery\":").append(RecoveryLatency.json(r.recovery()));
             out.append('}');
         }
         return out.append(shown.isEmpty() ? "]\n" : "\n]\n").toString();

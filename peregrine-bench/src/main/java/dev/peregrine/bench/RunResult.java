@@ -24,12 +24,45 @@ import org.HdrHistogram.Histogram;
  * @param status what happened
  * @param note the error or unavailability reason, or null
  * @param replySize bytes of each reply; {@code size} for an echo
+ * @param recovery throughput over a stream with a recovery layer: each filled gap's recovery latency in
+ *     nanoseconds, in the measured window; null for other runs
  */
 public record RunResult(String scenario, String transport, String path, boolean peregrine, int size, long messages,
                         long rate, int clients, Histogram rtt, double throughputMsgsPerSecond,
                         double clientAllocatedPerMessage, double responderAllocatedPerMessage,
                         RuntimeCounters clientRuntime, RuntimeCounters responderRuntime, Status status, String note,
-                        int replySize) {
+                        int replySize, Histogram recovery) {
+    /**
+     * A run without recovery latencies.
+     *
+     * @param scenario the scenario
+     * @param transport the transport
+     * @param path its path
+     * @param peregrine whether it is Peregrine's own
+     * @param size the size
+     * @param messages messages measured
+     * @param rate the rate or 0
+     * @param clients the clients
+     * @param rtt round-trip latencies, or null
+     * @param throughputMsgsPerSecond messages per second, or NaN
+     * @param clientAllocatedPerMessage client bytes per message, or NaN
+     * @param responderAllocatedPerMessage responder bytes per message, or NaN
+     * @param clientRuntime the client JVM's JIT/GC
+     * @param responderRuntime the responder JVM's JIT/GC
+     * @param status what happened
+     * @param note the reason, or null
+     * @param replySize bytes of each reply
+     */
+    public RunResult(final String scenario, final String transport, final String path, final boolean peregrine,
+                     final int size, final long messages, final long rate, final int clients, final Histogram rtt,
+                     final double throughputMsgsPerSecond, final double clientAllocatedPerMessage,
+                     final double responderAllocatedPerMessage, final RuntimeCounters clientRuntime,
+                     final RuntimeCounters responderRuntime, final Status status, final String note, final int replySize) {
+        this(scenario, transport, path, peregrine, size, messages, rate, clients, rtt, throughputMsgsPerSecond,
+            clientAllocatedPerMessage, responderAllocatedPerMessage, clientRuntime, responderRuntime, status, note,
+            replySize, null);
+    }
+
     /**
      * A run whose replies were echoes of the messages.
      *
@@ -68,7 +101,19 @@ public record RunResult(String scenario, String transport, String path, boolean 
     public RunResult withReplySize(final int bytes) {
         return new RunResult(scenario, transport, path, peregrine, size, messages, rate, clients, rtt,
             throughputMsgsPerSecond, clientAllocatedPerMessage, responderAllocatedPerMessage, clientRuntime,
-            responderRuntime, status, note, bytes);
+            responderRuntime, status, note, bytes, recovery);
+    }
+
+    /**
+     * The same result with recovery latencies.
+     *
+     * @param latencies each filled gap's recovery latency in nanoseconds, or null
+     * @return the new result
+     */
+    public RunResult withRecovery(final Histogram latencies) {
+        return new RunResult(scenario, transport, path, peregrine, size, messages, rate, clients, rtt,
+            throughputMsgsPerSecond, clientAllocatedPerMessage, responderAllocatedPerMessage, clientRuntime,
+            responderRuntime, status, note, replySize, latencies);
     }
 
     /**

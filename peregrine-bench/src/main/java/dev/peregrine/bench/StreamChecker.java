@@ -1,6 +1,8 @@
 package dev.peregrine.bench;
 
+import dev.peregrine.peers.RecoveringStreamReceiver;
 import dev.peregrine.peers.StreamReceiver;
+import org.HdrHistogram.Histogram;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -39,6 +41,15 @@ final class StreamChecker implements LongConsumer {
     long lost;
     long lostAtStart;
     long lostAtEnd;
+    /** Recovery latency of each gap filled in the measured window, if the receiver has a recovery layer. */
+    final Histogram recovery = RecoveryLatency.newHistogram();
+    /** Whether the receiver reports recovery latencies ({@link RecoveringStreamReceiver}). */
+    boolean recovering;
+    private final LongConsumer recoveryRecorder = nanos -> {
+        if (startNs != 0 && endNs == 0) {
+            recovery.recordValue(Math.max(1, Math.min(nanos, RecoveryLatency.HIGHEST_NS)));
+        }
+    };
 
     private final long warmup;
     private final long countedEnd;
@@ -100,6 +111,10 @@ final class StreamChecker implements LongConsumer {
      */
     void drain(final StreamReceiver receiver) {
         try {
+            if (receiver instanceof final RecoveringStreamReceiver recoveringReceiver) {
+                recoveringReceiver.recoveryLatencies(recoveryRecorder);
+                recovering = true;
+            }
             long lastProgress = System.nanoTime();
             long firstNs = 0;
             while (received < total && !stop) {

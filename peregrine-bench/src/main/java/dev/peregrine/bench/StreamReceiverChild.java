@@ -3,6 +3,7 @@ package dev.peregrine.bench;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import dev.peregrine.peers.StreamReceiver;
+import org.HdrHistogram.Histogram;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -33,23 +34,32 @@ final class StreamReceiverChild {
      * @param windowEnded whether the window ended as planned (else it was cut short)
      * @param allocatedPerMessage bytes the receiving thread allocated per message in the window, or NaN
      * @param failure why the receiver stopped early, or empty
+     * @param recovery recovery latencies of the gaps filled in the window, or null without a recovery layer
      */
     record Result(long received, long measured, long lost, long windowNs, boolean windowEnded,
-                  double allocatedPerMessage, String failure) {
+                  double allocatedPerMessage, String failure, Histogram recovery) {
+        Result(final long received, final long measured, final long lost, final long windowNs, final boolean windowEnded,
+               final double allocatedPerMessage, final String failure) {
+            this(received, measured, lost, windowNs, windowEnded, allocatedPerMessage, failure, null);
+        }
+
         static Result of(final StreamChecker checker) {
             final Throwable error = checker.failure.get();
             return new Result(checker.received, checker.measured(), checker.lostInWindow(), (long)(checker.seconds() * 1e9),
-                checker.endNs != 0, checker.allocatedPerMessage(), error == null ? "" : ResponderCommand.oneLine(error));
+                checker.endNs != 0, checker.allocatedPerMessage(), error == null ? "" : ResponderCommand.oneLine(error),
+                checker.recovering ? checker.recovery.copy() : null);
         }
 
         /**
          * The line the child prints; the failure comes last and may hold spaces.
          *
-         * @return {@code RESULT received=.. measured=.. lost=.. window_ns=.. ended=.. alloc=.. failure=..}
+         * @return {@code RESULT received=.. measured=.. lost=.. window_ns=.. ended=.. alloc=.. [recovery=..] failure=..},
+         *     the recovery histogram as {@link RecoveryLatency#encode}
          */
         String toLine() {
-            return String.format(Locale.ROOT, "RESULT received=%d measured=%d lost=%d window_ns=%d ended=%b alloc=%s failure=%s",
-                received, measured, lost, windowNs, windowEnded, Double.toString(allocatedPerMessage), failure);
+            return String.format(Locale.ROOT, "RESULT received=%d measured=%d lost=%d window_ns=%d ended=%b alloc=%s%s failure=%s",
+                received, measured, lost, windowNs, windowEnded, Double.toString(allocatedPerMessage),
+                recovery == null ? "" : " recovery=" + RecoveryLatency.encode(recovery), failure);
         }
 
         /**
@@ -70,6 +80,7 @@ final class StreamReceiverChild {
             long windowNs = -1;
             boolean ended = false;
             double allocated = Double.NaN;
+            Histogram recovery = null;
             for (final String field : line.substring("RESULT ".length(), failureAt).trim().split("\\s+")) {
                 final int eq = field.indexOf('=');
                 final String key = eq > 0 ? field.substring(0, eq) : field;
@@ -82,6 +93,7 @@ final class StreamReceiverChild {
                         case "window_ns" -> windowNs = Long.parseLong(value);
                         case "ended" -> ended = Boolean.parseBoolean(value);
                         case "alloc" -> allocated = Double.parseDouble(value);
+                        case "recovery" -> recovery = RecoveryLatency.decode(value);
                         default -> {
                             // a newer child may say more
                         }
@@ -91,7 +103,7 @@ final class StreamReceiverChild {
                 }
             }
             return new Result(received, measured, lost, windowNs, ended, allocated,
-                line.substring(failureAt + " failure=".length()));
+                line.substring(failureAt + " failure=".length()), recovery);
         }
     }
 

@@ -154,6 +154,31 @@ public final class Summary {
         return table;
     }
 
+    /**
+     * The recovery latency of the throughput rows over a stream with a recovery layer (MoldUDP64): gaps
+     * filled in the measured windows of all rounds, and the percentiles of their time from detection to the
+     * arrival of the last missing message.
+     *
+     * @param rows the rows ({@link ThroughputRows#of})
+     * @return the table, or null if no row has recovery latencies
+     */
+    public static Table recovery(final List<ThroughputRows.Row> rows) {
+        final List<ThroughputRows.Row> recovering = rows.stream().filter(r -> r.recovery() != null).toList();
+        if (recovering.isEmpty()) {
+            return null;
+        }
+        final Table table = new Table("Recovery latency in microseconds: gap detected to gap filled (measured windows)",
+            List.of("transport", "size", "gaps", "p50", "p99", "p99.9", "max"));
+        for (final ThroughputRows.Row r : recovering) {
+            final org.HdrHistogram.Histogram h = r.recovery();
+            final boolean any = h.getTotalCount() > 0;
+            table.row(List.of(r.transport(), Integer.toString(r.size()), Long.toString(h.getTotalCount()),
+                any ? us(h.getValueAtPercentile(50)) : "n/a", any ? us(h.getValueAtPercentile(99)) : "n/a",
+                any ? us(h.getValueAtPercentile(99.9)) : "n/a", any ? us(h.getMaxValue()) : "n/a"));
+        }
+        return table;
+    }
+
     private static Map<String, List<RunResult>> byPath(final List<RunResult> results, final String scenario) {
         final Map<String, List<RunResult>> groups = new LinkedHashMap<>();
         results.stream().filter(r -> r.scenario().equals(scenario))

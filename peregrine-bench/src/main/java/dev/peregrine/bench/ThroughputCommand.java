@@ -4,6 +4,8 @@ import dev.peregrine.bench.cli.Converters;
 import dev.peregrine.bench.cli.Range;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
+import dev.peregrine.peers.RecoveringStreamTransport;
+import dev.peregrine.peers.StreamLoss;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -76,6 +78,17 @@ public final class ThroughputCommand implements Callable<Integer> {
     @Option(names = "--no-stream-floor", description = "Do not run the C stream floor.")
     boolean noStreamFloor;
 
+    @Range(min = 0, max = 1, maxExclusive = true)
+    @Option(names = "--loss", defaultValue = "0", paramLabel = "P",
+        description = "Transports with a recovery layer (peregrine-mold): drop this fraction of the publisher's live"
+            + " packets, in [0, 1), before they reach the socket (re-request answers are never dropped); the receiver"
+            + " still checks every sequence number and the summary adds the recovery latency (default: ${DEFAULT-VALUE}).")
+    double loss;
+
+    @Option(names = "--seed", defaultValue = "1", paramLabel = "S",
+        description = "Seed of the --loss draws, so a run's losses repeat (default: ${DEFAULT-VALUE}).")
+    long seed;
+
     @Override
     public Integer call() {
         if (rounds < 1) {
@@ -86,6 +99,15 @@ public final class ThroughputCommand implements Callable<Integer> {
         }
         final PrintStream out = System.out;
         final List<BenchTransport> chosen = CommonOptions.transports(transports);
+        if (loss > 0) {
+            for (final BenchTransport transport : chosen) {
+                if (!(transport instanceof RecoveringStreamTransport)) {
+                    throw new CommandLine.ParameterException(spec.commandLine(), "--loss=" + loss + " needs transports"
+                        + " with a recovery layer; " + transport.name() + " has none (use peregrine-mold)");
+                }
+            }
+        }
+        final StreamLoss streamLoss = new StreamLoss(loss, seed);
         final Integer relaunched = Relaunch.ifNeeded(spec, chosen);
         if (relaunched != null) {
             return relaunched;
@@ -105,12 +127,16 @@ public final class ThroughputCommand implements Callable<Integer> {
                         break;
                     }
                     floors.add(floor(out, floorSource, size));
-                    run(session, chosen, List.of(size), messages, warmup, window(), common, batch);
+                    run(session, chosen, List.of(size), messages, warmup, window(), common, batch, streamLoss);
                 }
             }
             final List<RunResult> results = session.results();
             final List<ThroughputRows.Row> rows = ThroughputRows.of(results, floors);
             out.print(Summary.throughput(rows, batch).toText());
+            final Table recovery = Summary.recovery(rows);
+            if (recovery != null) {
+                out.print(recovery.toText());
+            }
             common.writeFiles(results, out, JsonResults.throughput(rows, batch));
             return results.stream().allMatch(r -> r.status() == RunResult.Status.OK) ? 0 : 1;
         }
@@ -169,6 +195,26 @@ public final class ThroughputCommand implements Callable<Integer> {
     static void run(final BenchSession session, final List<BenchTransport> chosen, final List<Integer> sizes,
                     final Long messages, final long warmup, final ThroughputRunner.Window window,
                     final CommonOptions common, final int batch) {
+        run(session, chosen, sizes, messages, warmup, window, common, batch, StreamLoss.NONE);
+    }
+
+    /**
+     * Runs the throughput scenario for some transports, flushing every {@code batch} messages and dropping some
+     * of the sender's live packets on transports with a recovery layer.
+     *
+     * @param session the session
+     * @param chosen the transports
+     * @param sizes message sizes
+     * @param messages measured messages with a counted window, or null for a timed one
+     * @param warmup warm-up messages (the least, with a timed window)
+     * @param window the warm-up and measured time, or {@link ThroughputRunner.Window#COUNTED}
+     * @param common the common options
+     * @param batch messages offered between two flushes
+     * @param loss the simulated loss
+     */
+    static void run(final BenchSession session, final List<BenchTransport> chosen, final List<Integer> sizes,
+                    final Long messages, final long warmup, final ThroughputRunner.Window window,
+                    final CommonOptions common, final int batch, final StreamLoss loss) {
         // a timed run has no message count; the spec's is then only the largest it could be
         final long count = messages != null ? messages : Integer.MAX_VALUE - 8;
         // the hard limit covers the window and the drain after it
@@ -180,7 +226,7 @@ public final class ThroughputCommand implements Callable<Integer> {
                 }
                 session.throughput(new RunSpec("throughput", transport, size, count, warmup, 0, 1, common.inProcess,
                     common.clientCpu(), common.responderCpu(), common.busySpin(true), common.host).withTimeLimit(limit),
-                    window, batch);
+                    window, batch, loss);
             }
         }
     }

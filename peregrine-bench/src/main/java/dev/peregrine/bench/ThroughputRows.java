@@ -1,5 +1,7 @@
 package dev.peregrine.bench;
 
+import org.HdrHistogram.Histogram;
+
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -29,10 +31,34 @@ public final class ThroughputRows {
      * @param receiverAllocated median bytes the receiver allocated per message, or NaN
      * @param status OK if every round was, PARTIAL if some measured, else the first round's status
      * @param note the rounds' notes joined, the floor's reason for being skipped, or null
+     * @param recovery the rounds' recovery latencies added up (a stream with a recovery layer), or null
      */
     public record Row(String transport, String path, boolean peregrine, boolean floor, int size, int rounds,
                       List<Double> rates, long messages, double senderAllocated, double receiverAllocated,
-                      RunResult.Status status, String note) {
+                      RunResult.Status status, String note, Histogram recovery) {
+        /**
+         * A row without recovery latencies.
+         *
+         * @param transport the transport's name
+         * @param path its path
+         * @param peregrine whether it is Peregrine's own
+         * @param floor whether this is the C floor
+         * @param size message size in bytes
+         * @param rounds how many rounds ran
+         * @param rates messages per second of each measured round
+         * @param messages messages measured over all rounds
+         * @param senderAllocated median sender bytes per message, or NaN
+         * @param receiverAllocated median receiver bytes per message, or NaN
+         * @param status the status
+         * @param note the notes, or null
+         */
+        public Row(final String transport, final String path, final boolean peregrine, final boolean floor, final int size,
+                   final int rounds, final List<Double> rates, final long messages, final double senderAllocated,
+                   final double receiverAllocated, final RunResult.Status status, final String note) {
+            this(transport, path, peregrine, floor, size, rounds, rates, messages, senderAllocated, receiverAllocated,
+                status, note, null);
+        }
+
         /**
          * Whether any round measured a rate.
          *
@@ -153,6 +179,7 @@ public final class ThroughputRows {
         final List<Double> sender = new ArrayList<>();
         final List<Double> receiver = new ArrayList<>();
         final List<String> notes = new ArrayList<>();
+        final List<Histogram> recoveries = new ArrayList<>();
         long messages = 0;
         boolean allOk = true;
         for (final RunResult r : rounds) {
@@ -162,6 +189,7 @@ public final class ThroughputRows {
             if (measured) {
                 rates.add(r.throughputMsgsPerSecond());
                 messages += r.messages();
+                recoveries.add(r.recovery());
                 if (!Double.isNaN(r.clientAllocatedPerMessage())) {
                     sender.add(r.clientAllocatedPerMessage());
                 }
@@ -177,7 +205,7 @@ public final class ThroughputRows {
             : allOk ? RunResult.Status.OK : RunResult.Status.PARTIAL;
         return new Row(first.transport(), first.path(), first.peregrine(), false, first.size(), rounds.size(),
             List.copyOf(rates), messages, median(sender), median(receiver), status,
-            notes.isEmpty() ? null : String.join("; ", notes));
+            notes.isEmpty() ? null : String.join("; ", notes), RecoveryLatency.merge(recoveries));
     }
 
     /**

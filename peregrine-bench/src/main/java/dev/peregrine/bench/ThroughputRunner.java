@@ -2,6 +2,9 @@ package dev.peregrine.bench;
 
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
+import dev.peregrine.peers.RecoveringStreamSender;
+import dev.peregrine.peers.RecoveringStreamTransport;
+import dev.peregrine.peers.StreamLoss;
 import dev.peregrine.peers.StreamReceiver;
 import dev.peregrine.peers.StreamSender;
 
@@ -62,6 +65,22 @@ public final class ThroughputRunner {
      * @return the result, whatever happened
      */
     public RunResult run(final RunSpec spec, final Window window, final int batch) {
+        return run(spec, window, batch, StreamLoss.NONE);
+    }
+
+    /**
+     * Measures one transport at one size, offering messages in batches and, on a transport with a recovery
+     * layer ({@link RecoveringStreamTransport}), dropping some of the sender's live packets on purpose. Such
+     * a sender goes on answering re-requests after the last message until the receiver has them all, and
+     * the result carries the receiver's recovery latencies ({@link RunResult#recovery()}).
+     *
+     * @param spec what to run ({@code rate} and {@code clients} are ignored)
+     * @param window warm-up and measured time, or {@link Window#COUNTED}
+     * @param batch messages offered between two flushes, at least 1
+     * @param loss the simulated loss; anything but {@link StreamLoss#NONE} needs a recovering transport
+     * @return the result, whatever happened
+     */
+    public RunResult run(final RunSpec spec, final Window window, final int batch, final StreamLoss loss) {
         if (batch < 1) {
             throw new IllegalArgumentException("batch=" + batch + " must be at least 1");
         }
@@ -77,7 +96,11 @@ public final class ThroughputRunner {
             if (!transport.supportsStream()) {
                 return noNumbers(spec, RunResult.Status.UNAVAILABLE, transport.name() + " has no one-way stream mode");
             }
-            return measure(spec, window, config, batch);
+            if (loss.drops() && !(transport instanceof RecoveringStreamTransport)) {
+                return noNumbers(spec, RunResult.Status.UNAVAILABLE, "--loss needs a stream with a recovery layer;"
+                    + " " + transport.name() + " has none");
+            }
+            return measure(spec, window, config, batch, loss);
         } catch (final Exception | LinkageError ex) {
             return noNumbers(spec, RunResult.Status.FAILED, ResponderCommand.oneLine(ex));
         } finally {
@@ -86,12 +109,13 @@ public final class ThroughputRunner {
         }
     }
 
-    private RunResult measure(final RunSpec spec, final Window window, final BenchConfig config, final int batch)
-        throws Exception {
+    private RunResult measure(final RunSpec spec, final Window window, final BenchConfig config, final int batch,
+                              final StreamLoss loss) throws Exception {
         final boolean timed = window.seconds() > 0;
         try (ReceivingEnd receiving = spec.inProcess() ? new ThreadEnd(spec, window, config, progress)
                 : new ChildEnd(spec, window, config);
-             StreamSender sender = spec.transport().connectStreamSender(config)) {
+             StreamSender sender = spec.transport() instanceof final RecoveringStreamTransport recovering
+                 ? recovering.connectStreamSender(config, loss) : spec.transport().connectStreamSender(config)) {
             final long cap = timed ? Long.MAX_VALUE : spec.warmup() + spec.messages();
             final long limitNs = (long)(spec.timeLimitSeconds() * 1e9);
             progress.phase(spec.label(), timed ? "streaming (warm-up, then measuring)" : "streaming", timed ? 0 : cap);
@@ -124,7 +148,16 @@ public final class ThroughputRunner {
             }
             final long allocatedAfter = ThreadAllocation.currentThread();
             final String unflushed = flushAll(sender, receiving);
-            final StreamReceiverChild.Result outcome = receiving.finish(sequence);
+            final Servicing servicing = sender instanceof final RecoveringStreamSender recovering
+                ? new Servicing(recovering) : null;
+            final StreamReceiverChild.Result outcome;
+            try {
+                outcome = receiving.finish(sequence);
+            } finally {
+                if (servicing != null) {
+                    servicing.stop();
+                }
+            }
             final RuntimeCounters runtime = RuntimeCounters.now().since(before);
             final long measured = outcome.measured();
             if (measured <= 0) {
@@ -134,10 +167,14 @@ public final class ThroughputRunner {
             final double seconds = outcome.windowNs() / 1e9;
             final RunResult.Status status = outcome.failure().isEmpty() && outcome.windowEnded()
                 && outcome.received() == sequence && !stopRequested ? RunResult.Status.OK : RunResult.Status.PARTIAL;
-            final String loss = outcome.lost() == 0 ? null : String.format(java.util.Locale.ROOT,
+            final String lost = outcome.lost() == 0 ? null : String.format(java.util.Locale.ROOT,
                 "%d of %d messages in the window lost (%.2f%%): datagrams without a recovery layer", outcome.lost(),
                 outcome.lost() + measured, 100.0 * outcome.lost() / (outcome.lost() + measured));
-            final String note = status == RunResult.Status.OK ? loss
+            final String injected = !(sender instanceof final RecoveringStreamSender recovering) || !loss.drops() ? null
+                : String.format(java.util.Locale.ROOT, "%d live packets dropped on purpose (--loss %s --seed %d), recovered",
+                    recovering.packetsDropped(), Double.toString(loss.fraction()), loss.seed());
+            final String okNote = lost == null ? injected : injected == null ? lost : lost + "; " + injected;
+            final String note = status == RunResult.Status.OK ? okNote
                 : !outcome.failure().isEmpty() ? "stopped: " + outcome.failure()
                 : unflushed != null ? unflushed
                 : "received " + outcome.received() + " of " + sequence + (outcome.windowEnded() ? "" : ", measurement cut short");
@@ -145,7 +182,45 @@ public final class ThroughputRunner {
                 Transports.isPeregrine(spec.transport()), spec.size(), measured, 0, 1, null,
                 seconds > 0 ? measured / seconds : Double.NaN,
                 allocatedBefore < 0 ? Double.NaN : (double)(allocatedAfter - allocatedBefore) / sequence,
-                outcome.allocatedPerMessage(), runtime, receiving.runtime(), status, note);
+                outcome.allocatedPerMessage(), runtime, receiving.runtime(), status, note).withRecovery(outcome.recovery());
+        }
+    }
+
+    /**
+     * Drives a recovering sender on a thread of its own once the last message is offered, so that it
+     * answers re-requests (and sends heartbeats) while the receiver drains; the sending thread hands the
+     * sender over by starting this thread and takes it back by joining it.
+     */
+    private static final class Servicing {
+        private final Thread thread;
+        private volatile boolean running = true;
+        private volatile RuntimeException failure;
+
+        Servicing(final RecoveringStreamSender sender) {
+            this.thread = new Thread(() -> {
+                try {
+                    while (running) {
+                        if (sender.service() == 0) {
+                            Thread.yield(); // the receiver's catching up matters more than an answer's microseconds
+                        }
+                    }
+                } catch (final RuntimeException ex) {
+                    failure = ex;
+                }
+            }, "bench-stream-service");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        void stop() throws InterruptedException {
+            running = false;
+            thread.join(10_000);
+            if (thread.isAlive()) {
+                throw new IllegalStateException("the sender's service thread did not stop in 10 s");
+            }
+            if (failure != null) {
+                throw new IllegalStateException("serving re-requests failed: " + ResponderCommand.oneLine(failure), failure);
+            }
         }
     }
 

@@ -3,6 +3,7 @@ package dev.peregrine.bench.cli;
 import dev.peregrine.examples.mold.MoldListenerApp;
 import dev.peregrine.examples.mold.MoldPublisherApp;
 import dev.peregrine.mold.MoldUDP64Layout;
+import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -17,6 +18,7 @@ import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /**
@@ -199,9 +201,33 @@ public final class MoldCommand implements Callable<Integer> {
         public Integer call() {
             final InetAddress joined = joined();
             final long problems = new MoldListenerApp(joined, port, multicastInterface(spec, joined, interfaceName),
-                new InetSocketAddress(address(requestHost), requestPort(spec, port, requestPort)), start, seconds)
-                .run(System.out);
+                new InetSocketAddress(address(requestHost), requestPort(spec, port, requestPort)), start, seconds,
+                new RecoveryPerLine()).run(System.out);
             return problems == 0 ? 0 : 1;
+        }
+    }
+
+    /**
+     * Recovery latency on each {@code mold listen} counters line: p50 and p99 of the gaps filled since the
+     * previous line (the histogram is reset after each line), from an HdrHistogram made up front.
+     */
+    static final class RecoveryPerLine implements MoldListenerApp.RecoveryLatencies {
+        private static final long HIGHEST_NS = 3_600_000_000_000L;
+        private final Histogram histogram = new Histogram(1, HIGHEST_NS, 3);
+
+        @Override
+        public void record(final long nanos) {
+            histogram.recordValue(Math.max(1, Math.min(nanos, HIGHEST_NS)));
+        }
+
+        @Override
+        public String line() {
+            final long gaps = histogram.getTotalCount();
+            final String text = gaps == 0 ? "recovery(1s) gaps=0"
+                : String.format(Locale.ROOT, "recovery(1s) gaps=%d p50=%.1fus p99=%.1fus", gaps,
+                    histogram.getValueAtPercentile(50) / 1e3, histogram.getValueAtPercentile(99) / 1e3);
+            histogram.reset();
+            return text;
         }
     }
 }

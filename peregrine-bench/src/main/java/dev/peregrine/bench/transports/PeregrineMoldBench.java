@@ -8,7 +8,10 @@ import dev.peregrine.mold.MoldUDP64RequestServer;
 import dev.peregrine.mold.MoldUDP64Subscriber;
 import dev.peregrine.mold.MoldUDP64SubscriberOptions;
 import dev.peregrine.peers.BenchConfig;
-import dev.peregrine.peers.BenchTransport;
+import dev.peregrine.peers.RecoveringStreamReceiver;
+import dev.peregrine.peers.RecoveringStreamSender;
+import dev.peregrine.peers.RecoveringStreamTransport;
+import dev.peregrine.peers.StreamLoss;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.reactor.Reactor;
@@ -32,8 +35,13 @@ import java.net.InetSocketAddress;
  * (epoll_wait for the selector-driven re-request sockets, timers, heartbeats, request timeouts) only
  * every {@value #REACTOR_INTERVAL} polls. Only the feeds are polled; the re-request sockets wait for the
  * selector, so an idle cycle costs one system call instead of one per socket.
+ *
+ * <p>One-way stream ({@code bench throughput}): a publisher packing messages into full packets and its
+ * re-request server ({@code port + 2}) on the sender's side, a subscriber on {@code port} on the receiver's
+ * ({@link PeregrineMoldStreamSender}, {@link PeregrineMoldStreamReceiver}); with {@link StreamLoss} the
+ * publisher drops some live packets, which the subscriber recovers.
  */
-public final class PeregrineMoldBench implements BenchTransport {
+public final class PeregrineMoldBench implements RecoveringStreamTransport {
     private static final String REQUEST_SESSION = "PING";
     private static final String ECHO_SESSION = "PONG";
     /** Feed polls per full reactor cycle on the busy-spin path: recovery and heartbeats are not on the message path. */
@@ -152,6 +160,16 @@ public final class PeregrineMoldBench implements BenchTransport {
         final Client client = new Client(reactor, config.size(), config.replySize(), config.busySpin());
         client.side = new Side(reactor, config, REQUEST_SESSION, 1, 0, 2, 3, 5, 4, client::onMessage);
         return client;
+    }
+
+    @Override
+    public RecoveringStreamReceiver startStreamReceiver(final BenchConfig config) {
+        return new PeregrineMoldStreamReceiver(config);
+    }
+
+    @Override
+    public RecoveringStreamSender connectStreamSender(final BenchConfig config, final StreamLoss loss) {
+        return new PeregrineMoldStreamSender(config, loss);
     }
 
     @Override

@@ -28,9 +28,45 @@ import java.nio.ByteOrder;
  * @param requestServer the re-request server
  * @param startSequence 0 for the next message, 1 for the whole session, or a sequence number
  * @param seconds how long to run, 0 for no limit
+ * @param recovery where each gap's recovery latency goes and what the counters line says of them, or null
  */
 public record MoldListenerApp(InetAddress group, int port, NetworkInterface networkInterface, InetSocketAddress requestServer,
-    long startSequence, int seconds) {
+    long startSequence, int seconds, RecoveryLatencies recovery) {
+
+    /**
+     * A listener without recovery latencies on its counters line.
+     *
+     * @param group the multicast group to join, or null for a unicast feed
+     * @param port the feed's port
+     * @param networkInterface where to join the group
+     * @param requestServer the re-request server
+     * @param startSequence 0 for the next message, 1 for the whole session, or a sequence number
+     * @param seconds how long to run, 0 for no limit
+     */
+    public MoldListenerApp(final InetAddress group, final int port, final NetworkInterface networkInterface,
+        final InetSocketAddress requestServer, final long startSequence, final int seconds) {
+        this(group, port, networkInterface, requestServer, startSequence, seconds, null);
+    }
+
+    /**
+     * Collects recovery latencies (e.g. in an HdrHistogram, which this example does not depend on) and
+     * summarises them on each counters line; called on the listener's thread.
+     */
+    public interface RecoveryLatencies {
+        /**
+         * One gap filled ({@link MoldUDP64Listener#onGapFilled}).
+         *
+         * @param nanos from its detection to its last message
+         */
+        void record(long nanos);
+
+        /**
+         * The text appended to a counters line, e.g. {@code recovery p50=.. p99=..}.
+         *
+         * @return the text
+         */
+        String line();
+    }
 
     /**
      * Runs for the given time, or until the session ends, or until the thread is interrupted.
@@ -57,6 +93,13 @@ public record MoldListenerApp(InetAddress group, int port, NetworkInterface netw
             }
 
             @Override
+            public void onGapFilled(final long fromSequence, final long count, final long nanos) {
+                if (recovery != null) {
+                    recovery.record(nanos);
+                }
+            }
+
+            @Override
             public void onUnrecoverable(final long fromSequence, final long count, final MoldUDP64GapReason reason) {
                 out.printf("gap of %d messages from %d cannot be recovered: %s%n", count, fromSequence, reason);
                 problems[0]++;
@@ -79,12 +122,13 @@ public record MoldListenerApp(InetAddress group, int port, NetworkInterface netw
                     nextReportNs += 1_000_000_000L;
                     out.printf("%-12s session=%s next=%d delivered=%d (+%d/s) gaps=%d open=%d requests=%d inFlight=%d retries=%d "
                         + "recovered=%d duplicates=%d reorderBuffer=%d/%d bytes (peak %d) overflows=%d malformed=%d otherSession=%d "
-                        + "outOfOrder=%d%n", subscriber.state(), subscriber.session(),
+                        + "outOfOrder=%d%s%n", subscriber.state(), subscriber.session(),
                         subscriber.nextExpected(), subscriber.delivered(), subscriber.delivered() - lastDelivered, subscriber.gaps(),
                         subscriber.openGaps(), subscriber.requests(), subscriber.requestsInFlight(), subscriber.retries(),
                         subscriber.recovered(), subscriber.duplicates(), subscriber.reorderBufferBytesUsed(),
                         subscriber.reorderBufferCapacity(), subscriber.reorderBufferBytesPeak(), subscriber.bufferOverflows(),
-                        subscriber.malformed(), subscriber.otherSession(), problems[0]);
+                        subscriber.malformed(), subscriber.otherSession(), problems[0],
+                        recovery == null ? "" : " " + recovery.line());
                     lastDelivered = subscriber.delivered();
                     if (subscriber.state() == MoldUDP64SubscriberState.END_OF_SESSION
                         || subscriber.state() == MoldUDP64SubscriberState.UNRECOVERABLE) {

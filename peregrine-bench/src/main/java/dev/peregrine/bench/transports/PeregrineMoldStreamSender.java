@@ -1,0 +1,111 @@
+package dev.peregrine.bench.transports;
+
+import dev.peregrine.mold.MoldUDP64Layout;
+import dev.peregrine.mold.MoldUDP64MessageStore;
+import dev.peregrine.mold.MoldUDP64Publisher;
+import dev.peregrine.mold.MoldUDP64PublisherOptions;
+import dev.peregrine.mold.MoldUDP64RequestServer;
+import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.RecoveringStreamSender;
+import dev.peregrine.peers.StreamLoss;
+import dev.peregrine.reactor.Reactor;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+
+/**
+ * One-way MoldUDP64 sender: a publisher that packs offered messages into full packets towards the
+ * receiver's feed ({@code port}), and its re-request server ({@code port + 2}), on one reactor that this
+ * sender drives at the end of each batch ({@link #flush()}) and, after the last message, in
+ * {@link #service()}. With a {@link StreamLoss} the publisher's packet filter drops that fraction of live
+ * packets (heartbeats included) before they reach the socket; answers to re-requests are never dropped.
+ */
+final class PeregrineMoldStreamSender implements RecoveringStreamSender {
+    /** The stream's session. */
+    static final String SESSION = "STREAM";
+    /** Most bytes of messages the store keeps: what the receiver can still recover when it falls behind. */
+    private static final long STORE_BYTES = 256L << 20;
+    /** Most messages the store keeps. */
+    private static final int STORE_MESSAGES = 1 << 22;
+
+    private final Reactor reactor;
+    private final MoldUDP64MessageStore store;
+    private final MoldUDP64Publisher publisher;
+    private final MoldUDP64RequestServer requestServer;
+    private final StreamLoss.Dropper dropper;
+    private final MemorySegment message;
+    private final int size;
+
+    PeregrineMoldStreamSender(final BenchConfig config, final StreamLoss loss) {
+        this.size = config.size();
+        this.dropper = loss.dropper();
+        this.reactor = PeregrineUdpBench.reactor(config, "peregrine-mold-sender");
+        this.store = MoldUDP64MessageStore.inMemory(SESSION, STORE_MESSAGES,
+            Math.min(STORE_BYTES, (long)STORE_MESSAGES * (size + MoldUDP64Layout.BLOCK_HEADER_LENGTH)));
+        final int maxPayload = PeregrineMoldStreamReceiver.maxPayload(config);
+        try {
+            this.requestServer = new MoldUDP64RequestServer(reactor, store, PeregrineUdpBench.options(config).busyPoll(false)
+                .localAddress(PeregrineUdpBench.address(config, PeregrineMoldStreamReceiver.REQUEST_PORT_OFFSET)),
+                maxPayload, 1_000_000, 10_000);
+            this.publisher = new MoldUDP64Publisher(reactor, store, new MoldUDP64PublisherOptions()
+                .destination(PeregrineUdpBench.address(config, 0)).maxPayload(maxPayload)
+                .filter((sequence, count) -> !dropper.drop())
+                .udp(PeregrineUdpBench.options(config).busyPoll(false)
+                    .localAddress(new InetSocketAddress(PeregrineUdpBench.address(config, 0).getAddress(), 0))));
+        } catch (final RuntimeException ex) {
+            reactor.close();
+            store.close();
+            throw ex;
+        }
+        this.message = Arena.ofAuto().allocate(size, 8);
+    }
+
+    @Override
+    public boolean offer(final long sequence) {
+        message.set(PeregrineUdpBench.SEQUENCE, 0, sequence);
+        final long result = publisher.offer(message, 0, size);
+        if (result < 0) {
+            throw new IllegalStateException("offer failed: result=" + result + " sequence=" + sequence);
+        }
+        return true;
+    }
+
+    /**
+     * Sends the packet being filled, and runs one reactor cycle: re-requests are answered here while
+     * the stream runs.
+     *
+     * @return true: nothing is held back
+     */
+    @Override
+    public boolean flush() {
+        publisher.flush();
+        reactor.doWork();
+        return true;
+    }
+
+    @Override
+    public int service() {
+        return reactor.doWork();
+    }
+
+    @Override
+    public long packetsDropped() {
+        return dropper.dropped();
+    }
+
+    /**
+     * Answers sent by the re-request server.
+     *
+     * @return the count
+     */
+    long answers() {
+        return requestServer.answers();
+    }
+
+    @Override
+    public void close() {
+        reactor.close();
+        store.close();
+    }
+}

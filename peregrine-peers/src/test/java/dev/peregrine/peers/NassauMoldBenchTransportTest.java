@@ -1,0 +1,86 @@
+package dev.peregrine.peers;
+
+import dev.peregrine.peers.nassau.NassauMoldBenchTransport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Nassau's MoldUDP64 as a peer. Not the shared conformance suite: a unicast MoldUDP64 responder publishes to
+ * one client's feed, so several clients need a responder each (as {@code bench load} gives them), and a
+ * stream sender must go on serving re-requests after its last message.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class NassauMoldBenchTransportTest {
+    private static final int MESSAGES = 20_000;
+
+    @TempDir
+    Path directory;
+
+    private BenchConfig config(final int size) throws Exception {
+        return new BenchConfig("127.0.0.1", BenchTransportConformanceTest.freePort(), size, directory, false);
+    }
+
+    @Test
+    void shouldEchoEverySequenceInOrderAndCheckTheReplyLength() throws Exception {
+        final NassauMoldBenchTransport transport = new NassauMoldBenchTransport();
+        final BenchConfig config = config(32).withReplySize(512);
+        try (Responder responder = transport.startResponder(config); PingClient client = transport.connect(config)) {
+            for (long sequence = 0; sequence < 2000; sequence++) {
+                client.send(sequence);
+                assertThat(client.receive()).isEqualTo(sequence);
+            }
+            assertThat(client.poll()).isEqualTo(-1);
+            assertThat(responder.messages()).isEqualTo(2000);
+        }
+        final BenchConfig mismatched = config(32).withReplySize(512);
+        try (Responder responder = transport.startResponder(mismatched);
+             PingClient client = transport.connect(mismatched.withReplySize(32))) {
+            client.send(7);
+            assertThatThrownBy(client::receive).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("length=512").hasMessageContaining("sequence=7");
+            assertThat(responder.messages()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void shouldDeliverEveryStreamSequenceExactlyOnceInOrderWhenTheServerDropsPackets() throws Exception {
+        final NassauMoldBenchTransport transport = new NassauMoldBenchTransport();
+        final BenchConfig config = config(64);
+        final List<Long> wrong = new ArrayList<>();
+        final long[] next = {0};
+        final long[] recoveries = {0};
+        try (RecoveringStreamReceiver receiver = transport.startStreamReceiver(config);
+             RecoveringStreamSender sender = transport.connectStreamSender(config, new StreamLoss(0.05, 11))) {
+            receiver.recoveryLatencies(nanos -> recoveries[0]++);
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(50);
+            long sequence = 0;
+            while (next[0] < MESSAGES && System.nanoTime() < deadline) {
+                for (int i = 0; i < 64 && sequence < MESSAGES; i++) {
+                    assertThat(sender.offer(sequence++)).isTrue();
+                }
+                sender.flush();
+                sender.service();
+                receiver.poll(received -> {
+                    if (received != next[0] && wrong.size() < 10) {
+                        wrong.add(received);
+                    }
+                    next[0] = received + 1;
+                });
+            }
+
+            assertThat(wrong).as("sequences out of order or repeated").isEmpty();
+            assertThat(next[0]).isEqualTo(MESSAGES);
+            assertThat(sender.packetsDropped()).isPositive();
+            assertThat(recoveries[0]).as("gap-fill episodes").isPositive();
+        }
+    }
+}
