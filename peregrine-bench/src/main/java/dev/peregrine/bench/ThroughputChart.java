@@ -18,8 +18,8 @@ import java.util.Set;
 final class ThroughputChart {
     private static final int WIDTH = 980;
     private static final int LEFT = 190;
-    private static final int TOP = 70;
-    private static final int BOTTOM = 60;
+    private static final int TOP = 90;
+    private static final int BOTTOM = 76;
     private static final int BAR = 22;
     private static final int STEP = 32;
     private static final String FLOOR_COLOUR = "#333333";
@@ -76,8 +76,9 @@ final class ThroughputChart {
         if (floor != null) {
             max = Math.max(max, floor.max());
         }
-        final double step = niceStep(max);
-        final double top = Math.max(step, Math.ceil(max * 1.05 / step) * step);
+        // room right of the longest bar for its label
+        final double step = niceStep(max * 1.4);
+        final double top = Math.max(step, Math.ceil(max * 1.4 / step) * step);
         final int plotRight = WIDTH - Svg.LEGEND_WIDTH;
         final int plotBottom = TOP + Math.max(1, bars.size()) * STEP;
         final int height = plotBottom + BOTTOM;
@@ -127,6 +128,8 @@ final class ThroughputChart {
                 "<line class=\"floor\" data-floor=\"%s\" data-median=\"%.0f\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\""
                     + " stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"6 4\"/>%n",
                 StreamFloor.NAME, floor.median(), fx, TOP - 4, fx, plotBottom, FLOOR_COLOUR));
+            out.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" class=\"tick\">floor %s"
+                + "</text>%n", fx, plotBottom + 32, Svg.metric(floor.median())));
         }
         out.append("<g class=\"legend\">\n");
         final int legendX = plotRight + 16;
@@ -136,8 +139,7 @@ final class ThroughputChart {
             legendY += 20;
         }
         if (floor != null) {
-            Svg.legendEntry(out, legendX, legendY, FLOOR_COLOUR, "6 4", "floor " + StreamFloor.NAME + " (C), "
-                + Svg.metric(floor.median()) + " msg/s");
+            Svg.legendEntry(out, legendX, legendY, FLOOR_COLOUR, "6 4", "floor " + StreamFloor.NAME + " (C)");
             legendY += 20;
         } else {
             out.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" class=\"legend\">no %s floor at this size</text>%n",
