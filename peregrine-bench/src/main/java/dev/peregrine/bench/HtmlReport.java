@@ -133,7 +133,7 @@ public final class HtmlReport {
         }
         out.append("</table>\n");
         // Marks what the browser laid out, so that a headless browser's DOM shows it: each line's length, each
-        // chart's size and how many of its series have an area or a length, and any script error on the page.
+        // chart's size and how many of its series have an area (or, for a line, a length), and any script error.
         out.append("<script>\nwindow.addEventListener('error',function(){var b=document.body;")
             .append("b.setAttribute('data-script-errors',1+Number(b.getAttribute('data-script-errors')||0));});\n")
             .append("document.addEventListener('DOMContentLoaded',function(){var n=0;")
@@ -142,7 +142,8 @@ public final class HtmlReport {
             .append("document.body.setAttribute('data-series-drawn',n);")
             .append("document.querySelectorAll('svg.chart').forEach(function(c){var r=c.getBoundingClientRect();")
             .append("c.setAttribute('data-rendered-size',Math.round(r.width)+'x'+Math.round(r.height));var d=0;")
-            .append("c.querySelectorAll('.series').forEach(function(s){var b=s.getBBox();if(b.width>0||b.height>0){d++;}});")
+            .append("c.querySelectorAll('.series').forEach(function(s){var b=s.getBBox();")
+            .append("if((b.width>0&&b.height>0)||(s.tagName==='path'&&s.getTotalLength()>0)){d++;}});")
             .append("c.setAttribute('data-series-rendered',d);});});\n</script>\n");
         return out.append("</body>\n</html>\n").toString();
     }
