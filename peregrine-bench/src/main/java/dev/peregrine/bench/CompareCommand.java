@@ -127,6 +127,7 @@ public final class CompareCommand implements Callable<Integer> {
             : FloorResult.withoutRepeats(floorOutcome.results());
         final String floorNote = floorNote(floorOutcome);
         out.println(floorNote);
+        final List<StreamFloor.Outcome> streamFloors = new ArrayList<>();
         try (BenchSession session = new BenchSession(out, System.err, common.quiet, false)) {
             int runsLeft = sizes.size() * chosen.size();
             for (final int size : sizes) {
@@ -148,15 +149,17 @@ public final class CompareCommand implements Callable<Integer> {
             }
             if (full && !session.stopping()) {
                 LoadCommand.run(session, chosen, List.of(loadSize), clients, rates, loadSeconds, 1, common);
+                streamFloors.addAll(streamFloors(out));
                 ThroughputCommand.run(session, chosen, sizes, null, 100_000,
                     new ThroughputRunner.Window(1, throughputSeconds), common);
             }
             final List<RunResult> results = session.results();
+            final List<ThroughputRows.Row> throughputRows = ThroughputRows.of(results, streamFloors);
             final List<Table> tables = new ArrayList<>();
             tables.add(Summary.pingpong(results, floors));
             if (full) {
                 tables.add(Summary.load(results));
-                tables.add(Summary.throughput(results));
+                tables.add(Summary.throughput(throughputRows, ThroughputRunner.DEFAULT_BATCH));
             }
             out.println();
             for (final Table table : tables) {
@@ -171,12 +174,28 @@ public final class CompareCommand implements Callable<Integer> {
                 + " is half of it). Pingpong has one message in flight; load runs are corrected for coordinated"
                 + " omission (latency from the intended send time).");
             final HtmlReport.Data data = new HtmlReport.Data(commandLine(), options(), MachineInfo.describe(), infos,
-                results, tables, floors, floorNote, notes);
+                results, tables, floors, floorNote, notes, throughputRows);
             CommonOptions.write(report, HtmlReport.render(data));
             out.println("report: " + report.toAbsolutePath() + " (took " + took.toSeconds() + " s)");
             common.writeFiles(results, out);
             return 0;
         }
+    }
+
+    /** The C stream floor of each size, so that the throughput table and chart have their reference. */
+    private List<StreamFloor.Outcome> streamFloors(final PrintStream out) {
+        final List<StreamFloor.Outcome> outcomes = new ArrayList<>();
+        final StreamFloor.Source source = noFloor ? new StreamFloor.Source(null, "not run (--no-floor)")
+            : StreamFloor.Source.of(null, false);
+        for (final int size : sizes) {
+            final StreamFloor.Outcome outcome = source.run(size, throughputSeconds);
+            out.println(outcome.result() != null
+                ? String.format(java.util.Locale.ROOT, "%s size=%d: %.0f msg/s", StreamFloor.NAME, size,
+                    outcome.result().framesPerSecond())
+                : StreamFloor.NAME + " size=" + size + ": skipped: " + outcome.skipped());
+            outcomes.add(outcome);
+        }
+        return outcomes;
     }
 
     private String unavailable(final BenchTransport transport) {

@@ -6,9 +6,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The report: one self-contained HTML file (no network, no external script or style) with a percentile
- * distribution chart per scenario as inline SVG, the summary tables, the machine, the exact command and
- * options, each transport's configuration, JIT/GC counts, and the machine's floor.
+ * The report: one self-contained HTML file (no network, no external script or style) with the charts as
+ * inline SVG, the summary tables, the machine, the exact command and options, each transport's
+ * configuration, JIT/GC counts, and the machine's floor. The charts: ping-pong latency by percentile, one
+ * chart per path (tcp, udp, shm) and size with its C floor dashed; load p50, p99 and p99.9 against the
+ * offered rate, one line per transport; throughput as bars per transport with the C stream floor marked.
  */
 public final class HtmlReport {
     private HtmlReport() {
@@ -38,10 +40,31 @@ public final class HtmlReport {
      * @param floors the floor lines
      * @param floorNote how the floor was obtained, or why there is none
      * @param notes anything else worth saying (interruptions, timings)
+     * @param throughput the throughput rows ({@link ThroughputRows#of}) with the C stream floor's rows if it ran
      */
     public record Data(String command, Map<String, String> options, Map<String, String> machine,
                        List<TransportInfo> transports, List<RunResult> results, List<Table> tables,
-                       List<FloorResult> floors, String floorNote, List<String> notes) {
+                       List<FloorResult> floors, String floorNote, List<String> notes,
+                       List<ThroughputRows.Row> throughput) {
+        /**
+         * Everything the report shows, the throughput rows made from the results without a stream floor.
+         *
+         * @param command the exact command line
+         * @param options the options in effect
+         * @param machine the machine
+         * @param transports every transport found
+         * @param results every run
+         * @param tables the summary tables
+         * @param floors the floor lines
+         * @param floorNote how the floor was obtained, or why there is none
+         * @param notes anything else worth saying (interruptions, timings)
+         */
+        public Data(final String command, final Map<String, String> options, final Map<String, String> machine,
+                    final List<TransportInfo> transports, final List<RunResult> results, final List<Table> tables,
+                    final List<FloorResult> floors, final String floorNote, final List<String> notes) {
+            this(command, options, machine, transports, results, tables, floors, floorNote, notes,
+                ThroughputRows.of(results, List.of()));
+        }
     }
 
     /**
@@ -62,6 +85,7 @@ public final class HtmlReport {
             .append(".note{font-size:12px;color:#555}svg.chart{border:1px solid #ddd;margin:8px 0}")
             .append("svg text{font-family:sans-serif}svg .title{font-size:15px;font-weight:bold}")
             .append("svg .tick{font-size:11px;fill:#444}svg .legend{font-size:12px}svg .axis-label{font-size:12px}")
+            .append("div.chart-box{display:block}")
             .append("\n</style>\n</head>\n<body>\n");
         out.append("<h1>Peregrine benchmark report</h1>\n");
         out.append("<p>Command: <code>").append(Html.escape(data.command())).append("</code></p>\n");
@@ -69,16 +93,7 @@ public final class HtmlReport {
             out.append("<p class=\"note\">").append(Html.escape(note)).append("</p>\n");
         }
         out.append("<h2>Charts</h2>\n");
-        final Map<String, List<PercentileChart.Series>> charts = chartSeries(data.results());
-        if (charts.isEmpty()) {
-            out.append("<p>No latency was measured, so there is nothing to draw.</p>\n");
-        }
-        for (final Map.Entry<String, List<PercentileChart.Series>> chart : charts.entrySet()) {
-            final List<FloorResult> floors = chart.getKey().startsWith("pingpong")
-                ? data.floors().stream().filter(f -> f.appliesTo(sizeOf(chart.getKey()))).toList() : List.of();
-            out.append("<div class=\"chart-box\">\n")
-                .append(PercentileChart.svg(chart.getKey(), chart.getValue(), floors)).append("</div>\n");
-        }
+        charts(out, data);
         out.append("<h2>Summary</h2>\n");
         for (final Table table : data.tables()) {
             out.append(table.toHtml());
@@ -117,22 +132,90 @@ public final class HtmlReport {
                 .append(Html.escape(entry.getValue())).append("</td></tr>\n");
         }
         out.append("</table>\n");
-        // Marks each drawn line with its rendered length, so a headless browser's DOM shows it was laid out.
-        out.append("<script>\ndocument.addEventListener('DOMContentLoaded',function(){var n=0;")
+        // Marks what the browser laid out, so that a headless browser's DOM shows it: each line's length, each
+        // chart's size and how many of its series have an area (or, for a line, a length), and any script error.
+        out.append("<script>\nwindow.addEventListener('error',function(){var b=document.body;")
+            .append("b.setAttribute('data-script-errors',1+Number(b.getAttribute('data-script-errors')||0));});\n")
+            .append("document.addEventListener('DOMContentLoaded',function(){var n=0;")
             .append("document.querySelectorAll('svg.chart path.series').forEach(function(p){")
             .append("var l=Math.round(p.getTotalLength());p.setAttribute('data-rendered-length',l);if(l>0){n++;}});")
-            .append("document.body.setAttribute('data-series-drawn',n);});\n</script>\n");
+            .append("document.body.setAttribute('data-series-drawn',n);")
+            .append("document.querySelectorAll('svg.chart').forEach(function(c){var r=c.getBoundingClientRect();")
+            .append("c.setAttribute('data-rendered-size',Math.round(r.width)+'x'+Math.round(r.height));var d=0;")
+            .append("c.querySelectorAll('.series').forEach(function(s){var b=s.getBBox();")
+            .append("if((b.width>0&&b.height>0)||(s.tagName==='path'&&s.getTotalLength()>0)){d++;}});")
+            .append("c.setAttribute('data-series-rendered',d);});});\n</script>\n");
         return out.append("</body>\n</html>\n").toString();
     }
 
-    /** Chart title (e.g. {@code pingpong size=256}) to its series, in the order the runs happened. */
-    private static Map<String, List<PercentileChart.Series>> chartSeries(final List<RunResult> results) {
+    private static void charts(final StringBuilder out, final Data data) {
+        final Map<String, List<PercentileChart.Series>> pingpong = percentileSeries(data.results(), "pingpong");
+        final List<String> load = LoadChart.charts(data.results());
+        final Map<String, List<PercentileChart.Series>> loadDistributions = percentileSeries(data.results(), "load");
+        final List<String> throughput = ThroughputChart.charts(data.throughput());
+        if (pingpong.isEmpty() && load.isEmpty() && throughput.isEmpty()) {
+            out.append("<p>Nothing was measured, so there is nothing to draw.</p>\n");
+            return;
+        }
+        if (!pingpong.isEmpty()) {
+            out.append("<h3>Ping-pong: round trip by percentile, one chart per path</h3>\n");
+            for (final Map.Entry<String, List<PercentileChart.Series>> chart : pingpong.entrySet()) {
+                final String[] key = chart.getKey().split(" ");
+                final String path = key[1];
+                // the C floor echoes the message: it is no floor for replies of another size
+                final List<FloorResult> floors = chart.getKey().contains(" reply=") ? List.of()
+                    : data.floors().stream().filter(f -> f.path().equals(path) && f.appliesTo(sizeOf(chart.getKey())))
+                    .toList();
+                box(out, PercentileChart.svg("pingpong", chart.getKey(), chart.getValue(), floors));
+            }
+        }
+        if (!load.isEmpty()) {
+            out.append("<h3>Load: latency against the offered rate</h3>\n");
+            load.forEach(svg -> box(out, svg));
+        }
+        if (!throughput.isEmpty()) {
+            out.append("<h3>Throughput</h3>\n");
+            throughput.forEach(svg -> box(out, svg));
+        }
+        if (!loadDistributions.isEmpty()) {
+            out.append("<h3>Load: round trip by percentile at each rate</h3>\n");
+            for (final Map.Entry<String, List<PercentileChart.Series>> chart : loadDistributions.entrySet()) {
+                box(out, PercentileChart.svg("load", chart.getKey(), chart.getValue(), List.of()));
+            }
+        }
+    }
+
+    private static void box(final StringBuilder out, final String svg) {
+        out.append("<div class=\"chart-box\">\n").append(svg).append("</div>\n");
+    }
+
+    /**
+     * The path a run's chart groups it under: the path its transport declares ({@code tcp} for
+     * peregrine-tcp, nio, netty, socket; {@code udp} for peregrine-udp, aeron-udp; {@code shm} for
+     * peregrine-shm, aeron-ipc), or {@code other} when it declares none.
+     *
+     * @param result the run
+     * @return the path, without spaces
+     */
+    static String chartPath(final RunResult result) {
+        final String path = result.path();
+        return path == null || path.isBlank() ? "other" : path.strip().replace(' ', '-');
+    }
+
+    /**
+     * Chart title (e.g. {@code pingpong tcp size=256}) to its series, for one scenario, in the order the runs
+     * happened: one chart per path, size, reply size, rate and number of clients, so that lines of different
+     * paths never share a chart.
+     */
+    private static Map<String, List<PercentileChart.Series>> percentileSeries(final List<RunResult> results,
+                                                                              final String scenario) {
         final Map<String, List<PercentileChart.Series>> charts = new LinkedHashMap<>();
         for (final RunResult r : results) {
-            if (!r.hasLatency()) {
+            if (!r.hasLatency() || !r.scenario().equals(scenario)) {
                 continue;
             }
-            final String key = r.scenario() + " size=" + r.size()
+            final String key = r.scenario() + " " + chartPath(r) + " size=" + r.size()
+                + (r.replySize() != r.size() ? " reply=" + r.replySize() : "")
                 + (r.rate() > 0 ? " rate=" + r.rate() + "/s per client" : "")
                 + (r.clients() > 1 ? " clients=" + r.clients() : "");
             charts.computeIfAbsent(key, k -> new ArrayList<>())

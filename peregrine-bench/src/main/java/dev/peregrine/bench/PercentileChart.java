@@ -12,7 +12,7 @@ import java.util.Locale;
  * the percentile on a logarithmic "nines" scale (0%, 90%, 99%, ... 99.9999%, i.e. {@code log10(1/(1-p))}),
  * the y axis the latency (here logarithmic too, so that medians of microseconds and maxima of milliseconds
  * are both readable). One {@code <path class="series">} per transport, a dashed {@code <path class="floor">}
- * per floor line; the root is {@code <svg class="chart" data-series="N">}.
+ * per floor line; the root is {@code <svg class="chart" data-kind="percentiles" data-series="N">}.
  */
 public final class PercentileChart {
     /** The rightmost percentile drawn: 99.9999%, six nines. */
@@ -23,9 +23,6 @@ public final class PercentileChart {
     private static final int RIGHT = 230;
     private static final int TOP = 40;
     private static final int BOTTOM = 60;
-    private static final String[] COLOURS = {
-        "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22",
-    };
 
     private PercentileChart() {
     }
@@ -65,6 +62,20 @@ public final class PercentileChart {
      * @return the SVG element
      */
     public static String svg(final String title, final List<Series> series, final List<FloorResult> floors) {
+        return svg("pingpong", title, series, floors);
+    }
+
+    /**
+     * Draws the chart of a scenario.
+     *
+     * @param scenario the scenario of the runs drawn, for the root's {@code data-scenario}
+     * @param title the title inside the chart
+     * @param series the lines, each with at least one value
+     * @param floors floor lines to draw dashed, possibly none
+     * @return the SVG element
+     */
+    public static String svg(final String scenario, final String title, final List<Series> series,
+                             final List<FloorResult> floors) {
         final List<List<Point>> lines = new ArrayList<>();
         double low = Double.MAX_VALUE;
         double high = 0;
@@ -96,29 +107,23 @@ public final class PercentileChart {
         final Scale scale = new Scale(lowDecade, highDecade);
 
         final StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT,
-            "<svg class=\"chart\" data-series=\"%d\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
-                + " viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s\">%n",
-            series.size(), WIDTH, HEIGHT, WIDTH, HEIGHT, Html.escape(title)));
-        out.append("<rect x=\"0\" y=\"0\" width=\"").append(WIDTH).append("\" height=\"").append(HEIGHT)
-            .append("\" fill=\"#ffffff\"/>\n");
-        out.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"24\" class=\"title\">%s</text>%n", LEFT,
-            Html.escape(title)));
+        Svg.open(out, "percentiles", scenario, series.size(), WIDTH, HEIGHT, title);
         axes(out, scale);
         for (int i = 0; i < floorLines.size(); i++) {
             final FloorResult floor = floors.get(i);
             final Point end = floorLines.get(i).get(floorLines.get(i).size() - 1);
             out.append(String.format(Locale.ROOT,
-                "<path class=\"floor\" data-floor=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\""
+                "<path class=\"floor\" data-floor=\"%s\" data-colour=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\""
                     + " stroke-dasharray=\"%s\" d=\"%s\"/>"
                     + "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\">%s</text>%n",
-                Html.escape(floor.name()), floorColour(floor), floorDash(floor), path(floorLines.get(i), scale),
+                Html.escape(floor.name()), floorColour(floor), floorColour(floor), floorDash(floor), path(floorLines.get(i), scale),
                 scale.x(end.nines()) + 4, scale.y(end.micros()) + 4, Html.escape(floor.name())));
         }
         for (int i = 0; i < lines.size(); i++) {
             out.append(String.format(Locale.ROOT,
-                "<path class=\"series\" data-transport=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" d=\"%s\"/>%n",
-                Html.escape(series.get(i).name()), COLOURS[i % COLOURS.length], path(lines.get(i), scale)));
+                "<path class=\"series\" data-transport=\"%s\" data-colour=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\""
+                    + " d=\"%s\"/>%n",
+                Html.escape(series.get(i).name()), ChartPalette.colour(i), ChartPalette.colour(i), path(lines.get(i), scale)));
         }
         legend(out, series, floors);
         return out.append("</svg>\n").toString();
@@ -169,32 +174,18 @@ public final class PercentileChart {
             out.append(String.format(Locale.ROOT,
                 "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e0e0e0\"/>"
                     + "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" class=\"tick\">%s</text>%n",
-                LEFT, y, plotRight, y, LEFT - 6, y + 4, tick(micros)));
+                LEFT, y, plotRight, y, LEFT - 6, y + 4, Svg.micros(micros)));
         }
-        out.append(String.format(Locale.ROOT,
-            "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" class=\"axis-label\">percentile</text>%n",
-            (LEFT + plotRight) / 2, HEIGHT - 14));
-        out.append(String.format(Locale.ROOT,
-            "<text x=\"18\" y=\"%d\" text-anchor=\"middle\" class=\"axis-label\" transform=\"rotate(-90 18 %d)\">"
-                + "round-trip latency (us, log scale)</text>%n", (TOP + plotBottom) / 2, (TOP + plotBottom) / 2));
-    }
-
-    private static String tick(final double micros) {
-        if (micros >= 1000) {
-            return String.format(Locale.ROOT, "%.0f ms", micros / 1000);
-        }
-        return micros >= 1 ? String.format(Locale.ROOT, "%.0f us", micros) : String.format(Locale.ROOT, "%s us",
-            Double.toString(micros));
+        Svg.axisLabels(out, LEFT, plotRight, TOP, plotBottom, HEIGHT, "percentile (log scale of nines)",
+            "round-trip latency (us, log scale)");
     }
 
     private static void legend(final StringBuilder out, final List<Series> series, final List<FloorResult> floors) {
+        out.append("<g class=\"legend\">\n");
         final int x = WIDTH - RIGHT + 16;
         int y = TOP + 10;
         for (int i = 0; i < series.size(); i++) {
-            out.append(String.format(Locale.ROOT,
-                "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\"/>"
-                    + "<text x=\"%d\" y=\"%d\" class=\"legend\">%s</text>%n",
-                x, y, x + 24, y, COLOURS[i % COLOURS.length], x + 30, y + 4, Html.escape(series.get(i).name())));
+            Svg.legendEntry(out, x, y, ChartPalette.colour(i), null, series.get(i).name());
             y += 20;
         }
         for (final FloorResult floor : floors) {

@@ -46,7 +46,7 @@ class CompareCommandTest {
         assertThat(out).contains("Ping-pong round trip in microseconds", "[tcp]", "[udp]", "[shm]",
             "test-unavailable", "needs more cores than this machine has", "test-broken", "connection refused by design");
         final String html = Files.readString(report);
-        assertThat(html).contains("<svg class=\"chart\" data-series=\"1\"", "data-transport=\"test-mem\"",
+        assertThat(html).contains("data-scenario=\"pingpong\" data-series=\"1\"", "data-transport=\"test-mem\"",
             "needs more cores than this machine has", "connection refused by design",
             "test-only in-memory rings &lt;between&gt; threads &amp; &quot;quotes&quot;");
         final Object parsed = TinyJson.parse(Files.readString(json));
@@ -63,8 +63,15 @@ class CompareCommandTest {
 
         assertThat(out).contains("Load: concurrent clients", "Throughput: one way");
         final String html = Files.readString(report);
-        // one chart for pingpong and one per load rate
-        assertThat(html.split("<svg class=\"chart\"", -1)).hasSize(4);
+        // ping-pong by percentile; load p50, p99, p99.9 against rate; throughput bars; load by percentile per rate
+        assertThat(html.split("<svg class=\"chart\" data-kind=\"percentiles\" data-scenario=\"pingpong\"", -1)).hasSize(2);
+        assertThat(html.split("<svg class=\"chart\" data-kind=\"rate\" data-scenario=\"load\" data-series=\"1\"", -1))
+            .hasSize(4);
+        assertThat(html.split("<svg class=\"chart\" data-kind=\"bars\" data-scenario=\"throughput\" data-series=\"1\"", -1))
+            .hasSize(2);
+        assertThat(html.split("<svg class=\"chart\" data-kind=\"percentiles\" data-scenario=\"load\"", -1)).hasSize(3);
+        assertThat(html).contains("no tcp-stream-c floor at this size").doesNotContain("class=\"floor\"");
+        assertThat(out).contains("tcp-stream-c size=32: skipped: not run (--no-floor)");
     }
 
     @Test

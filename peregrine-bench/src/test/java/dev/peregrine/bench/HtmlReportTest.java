@@ -26,10 +26,11 @@ class HtmlReportTest {
     }
 
     @Test
-    void shouldDrawOneSeriesPathPerMeasuredTransport() {
+    void shouldDrawOneSeriesPathPerMeasuredTransportInTheChartOfItsPath() {
         final String html = HtmlReport.render(sample());
 
-        assertThat(html).contains("<svg class=\"chart\" data-series=\"3\"");
+        assertThat(html).contains("data-scenario=\"pingpong\" data-series=\"2\"", "aria-label=\"pingpong tcp size=256\"",
+            "data-scenario=\"pingpong\" data-series=\"1\"", "aria-label=\"pingpong shm size=256\"");
         final Matcher paths = Pattern.compile("<path class=\"series\" data-transport=\"([^\"]+)\"[^>]* d=\"(M[^\"]+)\"")
             .matcher(html);
         final List<String> transports = new java.util.ArrayList<>();

@@ -42,7 +42,12 @@ class ReportInBrowserTest {
     }
 
     private static String run(final List<String> command) throws IOException, InterruptedException {
-        final Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        return run(command, ProcessBuilder.Redirect.DISCARD);
+    }
+
+    private static String run(final List<String> command, final ProcessBuilder.Redirect errors)
+        throws IOException, InterruptedException {
+        final Process process = new ProcessBuilder(command).redirectError(errors).start();
         process.getOutputStream().close();
         final byte[] out = process.getInputStream().readAllBytes();
         if (!process.waitFor(120, TimeUnit.SECONDS)) {
@@ -90,7 +95,40 @@ class ReportInBrowserTest {
                 colours.add(image.getRGB(x, y) & 0xffffff);
             }
         }
-        // the series colours of the chart are on the page
-        assertThat(colours).contains(0x1f77b4, 0xd62728, 0x2ca02c);
+        // the series colours of the first chart (tcp: two transports) are on the page
+        assertThat(colours).contains(0x1f77b4, 0xd62728);
+    }
+
+    @Test
+    void shouldRenderEveryChartOfEveryScenarioWithoutConsoleErrors() throws Exception {
+        assumeTrue(Files.isExecutable(CHROMIUM), "Chromium is not installed at " + CHROMIUM
+            + " (apt-get install -y chromium); the report cannot be checked in a browser here");
+        final Path report = folder.resolve("report.html");
+        final String html = HtmlReport.render(ReportChartsTest.allScenarios());
+        Files.writeString(report, html);
+        final Path console = folder.resolve("console.txt");
+
+        final String dom = run(chromium("--enable-logging=stderr", "--v=0", "--dump-dom", report.toUri().toString()),
+            ProcessBuilder.Redirect.to(console.toFile()));
+
+        assertThat(dom).contains("data-series-drawn=").doesNotContain("data-script-errors=\"");
+        // every console message of the page is logged as CONSOLE(line); the report writes none, so any is an error
+        assertThat(Files.readAllLines(console)).noneMatch(line -> line.contains("CONSOLE") || line.contains("Uncaught"));
+        final Matcher charts = Pattern.compile("<svg class=\"chart\" data-kind=\"(\\w+)\" data-scenario=\"(\\w+)\""
+            + " data-series=\"(\\d+)\"[^>]*?data-rendered-size=\"(\\d+)x(\\d+)\"[^>]*?data-series-rendered=\"(\\d+)\"")
+            .matcher(dom);
+        final Set<String> kinds = new HashSet<>();
+        int count = 0;
+        while (charts.find()) {
+            count++;
+            kinds.add(charts.group(2) + "/" + charts.group(1));
+            assertThat(Integer.parseInt(charts.group(4))).as(charts.group()).isGreaterThan(300);
+            assertThat(Integer.parseInt(charts.group(5))).as(charts.group()).isGreaterThan(100);
+            // each series the chart says it draws has an area or a length on the page
+            assertThat(charts.group(6)).as(charts.group()).isEqualTo(charts.group(3));
+        }
+        assertThat(kinds).containsExactlyInAnyOrder("pingpong/percentiles", "load/rate", "throughput/bars",
+            "load/percentiles");
+        assertThat(count).isEqualTo(ReportChartsTest.charts(html).size());
     }
 }
