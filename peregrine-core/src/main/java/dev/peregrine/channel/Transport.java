@@ -46,6 +46,17 @@ public interface Transport extends AutoCloseable {
      */
     void close(long id);
 
+    /**
+     * Closes a channel at once, discarding whatever is still buffered for it (a peer that does not read, say);
+     * {@link ChannelHandler#onClosed} follows with {@link CloseReason#LOCAL}. For a transport that holds
+     * nothing back this is {@link #close(long)}, the default. Unknown ids are ignored.
+     *
+     * @param id a channel or server id
+     */
+    default void abort(long id) {
+        close(id);
+    }
+
     /** Closes every server and channel of this transport. */
     @Override
     void close();

@@ -304,6 +304,7 @@ public final class TcpTransport implements Transport {
      *
      * @param id a channel or server id
      */
+    @Override
     public void abort(final long id) {
         if (TcpIds.isServer(id)) {
             closeServer(id);

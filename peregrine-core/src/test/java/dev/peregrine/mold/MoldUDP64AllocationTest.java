@@ -140,7 +140,7 @@ class MoldUDP64AllocationTest {
                     }
                 }
             };
-            final long allocated = AllocationMeter.quietestWindowBytes(20_000, 5_000, 10, oneMessage);
+            final long allocated = AllocationMeter.steadyStateBytes(20_000, 5_000, 10, oneMessage);
 
             assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.SYNCHRONISED);
             assertThat(subscriber.gaps()).isGreaterThanOrEqualTo(delivered[0] / 20 - 1);

@@ -129,7 +129,7 @@ class TcpAllocationTest {
                 }
             };
 
-            final long allocated = AllocationMeter.quietestWindowBytes(3_000, 2_000, 10, batch);
+            final long allocated = AllocationMeter.steadyStateBytes(3_000, 2_000, 10, batch);
             assertThat(pair.echoes).isEqualTo(sequence[0]);
             assertThat(allocated).as("fewest bytes allocated by a window of 2 000 warm batches of 16").isZero();
             assertThat(errors).isEmpty();
