@@ -43,6 +43,7 @@ public final class ResponderCommand implements Callable<Integer> {
     @Option(names = "--size", required = true, description = "Message size in bytes.")
     int size;
 
+    @Range(min = -1, max = BenchConfig.MAX_SIZE, note = "-1 to echo")
     @Option(names = "--reply-size", defaultValue = "-1",
         description = "Bytes of each answer, its first 8 the sequence; -1 to echo each message as it came.")
     int replySize;
