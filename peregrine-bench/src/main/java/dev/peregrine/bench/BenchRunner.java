@@ -65,9 +65,9 @@ public final class BenchRunner {
 
     /**
      * Runs one ping-pong (one client in flight, or clients at a fixed rate). With
-     * {@link RunSpec#sharedResponder()} the clients run on one thread against one responder that serves them all
-     * (a transport without such a responder is reported unavailable); otherwise each client has a thread and a
-     * responder of its own.
+     * {@link RunSpec#sharedResponder()} and more than one client, the clients run on one thread against one
+     * responder that serves them all (a transport without such a responder is reported unavailable); otherwise
+     * each client has a thread and a responder of its own.
      *
      * @param spec what to run
      * @return the result, whatever happened
@@ -76,11 +76,13 @@ public final class BenchRunner {
         final BenchTransport transport = spec.transport();
         final Path folder = RunEnvironment.freshFolder();
         try {
-            if (spec.sharedResponder() && !transport.sharedResponder()) {
+            // one client: a client thread and a responder either way, and every transport has that
+            final boolean shared = spec.sharedResponder() && spec.clients() > 1;
+            if (shared && !transport.sharedResponder()) {
                 return noNumbers(spec, RunResult.Status.UNAVAILABLE, transport.name() + " has no responder that serves"
                     + " several clients on one thread (--topology per-client runs it with a responder per client)");
             }
-            final int responderCount = spec.sharedResponder() ? 1 : spec.clients();
+            final int responderCount = shared ? 1 : spec.clients();
             final int port = RunEnvironment.freePorts(spec.host(), BenchConfig.PORTS_PER_RESPONDER * responderCount);
             final BenchConfig base = new BenchConfig(spec.host(), port, spec.size(), folder, spec.busySpin(),
                 spec.replySize());
@@ -99,7 +101,7 @@ public final class BenchRunner {
             try (ResponderSide responders = spec.inProcess()
                 ? LocalResponderSide.start(transport, configs, spec.responderCpu())
                 : ChildResponderSide.start(transport, base, responderCount, spec.responderCpu())) {
-                return spec.sharedResponder() ? measureShared(spec, configs.get(0), responders)
+                return shared ? measureShared(spec, configs.get(0), responders)
                     : measure(spec, configs, responders);
             }
         } catch (final Exception | LinkageError ex) {

@@ -115,7 +115,12 @@ class LoadTopologyTest {
     }
 
     private static RunSpec spec(final BenchTransport transport, final long rate, final boolean shared) {
-        return new RunSpec("load", transport, 64, MESSAGES, WARMUP, rate, CLIENTS, true, -1, -1, false, "127.0.0.1")
+        return spec(transport, rate, CLIENTS, shared);
+    }
+
+    private static RunSpec spec(final BenchTransport transport, final long rate, final int clients,
+                                final boolean shared) {
+        return new RunSpec("load", transport, 64, MESSAGES, WARMUP, rate, clients, true, -1, -1, false, "127.0.0.1")
             .withSharedResponder(shared);
     }
 
@@ -159,6 +164,17 @@ class LoadTopologyTest {
         assertThat(result.note()).isEqualTo("peregrine-udp has no responder that serves several clients on one thread"
             + " (--topology per-client runs it with a responder per client)");
         assertThat(transport.responders.get()).isZero();
+    }
+
+    @Test
+    void shouldRunOneClientOfATransportWithoutASharedResponder() {
+        final Watched transport = new Watched("peregrine-shm");
+
+        final RunResult result = new BenchRunner(new Progress(System.err, true)).pingpong(spec(transport, 5000, 1, true));
+
+        assertThat(result.status()).as(result.note()).isEqualTo(RunResult.Status.OK);
+        assertThat(result.messages()).isEqualTo(MESSAGES);
+        assertThat(transport.responders.get()).isEqualTo(1);
     }
 
     @Test
