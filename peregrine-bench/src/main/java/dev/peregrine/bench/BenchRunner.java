@@ -22,6 +22,7 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class BenchRunner {
     private final Progress progress;
     private final AtomicReference<ClientRun[]> live = new AtomicReference<>();
+    private final AtomicReference<SharedClientsRun> liveShared = new AtomicReference<>();
     private volatile boolean stopRequested;
 
     /**
@@ -47,6 +48,10 @@ public final class BenchRunner {
                 }
             }
         }
+        final SharedClientsRun shared = liveShared.get();
+        if (shared != null) {
+            shared.loopStop();
+        }
     }
 
     /**
@@ -59,7 +64,10 @@ public final class BenchRunner {
     }
 
     /**
-     * Runs one ping-pong (one client in flight, or clients at a fixed rate).
+     * Runs one ping-pong (one client in flight, or clients at a fixed rate). With
+     * {@link RunSpec#sharedResponder()} and more than one client, the clients run on one thread against one
+     * responder that serves them all (a transport without such a responder is reported unavailable); otherwise
+     * each client has a thread and a responder of its own.
      *
      * @param spec what to run
      * @return the result, whatever happened
@@ -68,7 +76,14 @@ public final class BenchRunner {
         final BenchTransport transport = spec.transport();
         final Path folder = RunEnvironment.freshFolder();
         try {
-            final int port = RunEnvironment.freePorts(spec.host(), BenchConfig.PORTS_PER_RESPONDER * spec.clients());
+            // one client: a client thread and a responder either way, and every transport has that
+            final boolean shared = spec.sharedResponder() && spec.clients() > 1;
+            if (shared && !transport.sharedResponder()) {
+                return noNumbers(spec, RunResult.Status.UNAVAILABLE, transport.name() + " has no responder that serves"
+                    + " several clients on one thread (--topology per-client runs it with a responder per client)");
+            }
+            final int responderCount = shared ? 1 : spec.clients();
+            final int port = RunEnvironment.freePorts(spec.host(), BenchConfig.PORTS_PER_RESPONDER * responderCount);
             final BenchConfig base = new BenchConfig(spec.host(), port, spec.size(), folder, spec.busySpin(),
                 spec.replySize());
             if (base.asymmetric() && !transport.supportsReplySize()) {
@@ -80,13 +95,14 @@ public final class BenchRunner {
             if (unavailable != null) {
                 return noNumbers(spec, RunResult.Status.UNAVAILABLE, unavailable);
             }
-            final List<BenchConfig> configs = RunEnvironment.forResponders(base, spec.clients());
+            final List<BenchConfig> configs = RunEnvironment.forResponders(base, responderCount);
             RunEnvironment.createFolders(configs);
             progress.phase(spec.label(), "starting responder", 0);
             try (ResponderSide responders = spec.inProcess()
                 ? LocalResponderSide.start(transport, configs, spec.responderCpu())
-                : ChildResponderSide.start(transport, base, spec.clients(), spec.responderCpu())) {
-                return measure(spec, configs, responders);
+                : ChildResponderSide.start(transport, base, responderCount, spec.responderCpu())) {
+                return shared ? measureShared(spec, configs.get(0), responders)
+                    : measure(spec, configs, responders);
             }
         } catch (final Exception | LinkageError ex) {
             return noNumbers(spec, RunResult.Status.FAILED, ResponderCommand.oneLine(ex));
@@ -125,13 +141,7 @@ public final class BenchRunner {
                 client.thread.join();
             }
             final RuntimeCounters clientRuntime = RuntimeCounters.now().since(runtimeBefore);
-            ResponderStats after;
-            try {
-                after = responders.stats();
-            } catch (final RuntimeException ex) {
-                // Ctrl-C reaches the responder JVM too; what the client measured still stands
-                after = new ResponderStats(-1, -1, RuntimeCounters.UNKNOWN);
-            }
+            final ResponderStats after = statsAfter(responders);
             return collect(spec, clients, before, after, clientRuntime);
         } finally {
             live.set(null);
@@ -140,6 +150,66 @@ public final class BenchRunner {
             }
             go.countDown(); // clients still waiting see the stop request at once
         }
+    }
+
+    private RunResult measureShared(final RunSpec spec, final BenchConfig config, final ResponderSide responders)
+        throws Exception {
+        final CountDownLatch go = new CountDownLatch(1);
+        final SharedClientsRun clients = new SharedClientsRun(spec, config, progress, go, stopRequested);
+        liveShared.set(clients);
+        try {
+            clients.thread.start();
+            if (responders instanceof LocalResponderSide local) {
+                local.excludeThread(clients.thread.threadId());
+            }
+            final long deadlineNs = warmupDeadlineNs(spec);
+            while (!clients.warmedUp.await(100, TimeUnit.MILLISECONDS)) {
+                if (System.nanoTime() - deadlineNs > 0) {
+                    clients.error.compareAndSet(null, new IllegalStateException(
+                        "connect and warm-up did not finish in time (stuck connecting?)"));
+                    clients.loopStop();
+                }
+                if (clients.error.get() != null || !clients.thread.isAlive()) {
+                    clients.thread.join(TimeUnit.SECONDS.toMillis(5));
+                    final Throwable error = clients.error.get();
+                    return noNumbers(spec, RunResult.Status.FAILED, error == null ? "the client thread ended without a result"
+                        : !(error instanceof PingPongLoop.StoppedException) ? ResponderCommand.oneLine(error)
+                        : stopRequested ? "stopped before measuring (Ctrl-C)" : "stopped before measuring");
+                }
+            }
+            final ResponderStats before = responders.stats();
+            final RuntimeCounters runtimeBefore = RuntimeCounters.now();
+            progress.phase(spec.label(), "measuring", spec.messages() * spec.clients());
+            go.countDown();
+            clients.thread.join();
+            final RuntimeCounters clientRuntime = RuntimeCounters.now().since(runtimeBefore);
+            final ResponderStats after = statsAfter(responders);
+            final Throwable error = clients.error.get();
+            final Histogram all = clients.all();
+            return result(spec, new Measured(all, clients.allocatedBefore < 0 || clients.allocatedAfter < 0 ? -1
+                : clients.allocatedAfter - clients.allocatedBefore, clients.lostAfter - clients.lostBefore,
+                clients.startNs, clients.endNs, error == null ? null : interruption(error, all)), before, after,
+                clientRuntime);
+        } finally {
+            liveShared.set(null);
+            clients.loopStop();
+            go.countDown(); // a client thread still waiting sees the stop request at once
+        }
+    }
+
+    private static ResponderStats statsAfter(final ResponderSide responders) {
+        try {
+            return responders.stats();
+        } catch (final RuntimeException ex) {
+            // Ctrl-C reaches the responder JVM too; what the client measured still stands
+            return new ResponderStats(-1, -1, RuntimeCounters.UNKNOWN);
+        }
+    }
+
+    private static String interruption(final Throwable error, final Histogram measured) {
+        return error instanceof PingPongLoop.StoppedException
+            ? "interrupted: numbers cover the messages measured until then"
+            : "stopped by an error after " + measured.getTotalCount() + " messages: " + ResponderCommand.oneLine(error);
     }
 
     /** Connecting may take a minute (a JVM, a media driver); warm-up as long as its schedule, twice over. */
@@ -212,11 +282,22 @@ public final class BenchRunner {
             lastEnd = Math.max(lastEnd, client.endNs);
             final Throwable error = client.error.get();
             if (error != null && note == null) {
-                note = error instanceof PingPongLoop.StoppedException
-                    ? "interrupted: numbers cover the messages measured until then"
-                    : "stopped by an error after " + all.getTotalCount() + " messages: " + ResponderCommand.oneLine(error);
+                note = interruption(error, all);
             }
         }
+        return result(spec, new Measured(all, allocationKnown ? allocated : -1, lost, firstStart, lastEnd, note), before,
+            after, clientRuntime);
+    }
+
+    /** What the clients measured: every latency, bytes they allocated (-1 if unknown), losses, when, and why it ended early. */
+    private record Measured(Histogram all, long allocated, long lost, long firstStart, long lastEnd, String note) {
+    }
+
+    private RunResult result(final RunSpec spec, final Measured clients, final ResponderStats before,
+                             final ResponderStats after, final RuntimeCounters clientRuntime) {
+        final Histogram all = clients.all();
+        final long lost = clients.lost();
+        String note = clients.note();
         final long measured = all.getTotalCount();
         if (note == null && measured + lost < spec.messages() * spec.clients()) {
             note = "time limit of " + LatencyTable.number(spec.timeLimitSeconds(), 1) + " s reached: " + (measured + lost)
@@ -229,9 +310,9 @@ public final class BenchRunner {
         final String loss = lost == 0 ? null : String.format(Locale.ROOT, "%d of %d messages lost (%.2f%%): datagrams"
             + " without a recovery layer; the percentiles are of the %d echoes that came back in order", lost,
             lost + measured, 100.0 * lost / (lost + measured), measured);
-        final double seconds = (lastEnd - firstStart) / 1e9;
+        final double seconds = (clients.lastEnd() - clients.firstStart()) / 1e9;
         final double throughput = seconds > 0 ? measured / seconds : Double.NaN;
-        final double clientPerMessage = allocationKnown ? (double)allocated / measured : Double.NaN;
+        final double clientPerMessage = clients.allocated() >= 0 ? (double)clients.allocated() / measured : Double.NaN;
         final long echoed = after.messages() - before.messages();
         final double responderPerMessage = after.allocatedBytes() >= 0 && before.allocatedBytes() >= 0 && echoed > 0
             && after.messages() >= 0

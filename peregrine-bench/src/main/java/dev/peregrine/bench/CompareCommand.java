@@ -148,7 +148,8 @@ public final class CompareCommand implements Callable<Integer> {
                 }
             }
             if (full && !session.stopping()) {
-                LoadCommand.run(session, chosen, List.of(loadSize), clients, rates, loadSeconds, 1, common);
+                LoadCommand.run(session, chosen, List.of(loadSize), clients, rates, loadSeconds, 1,
+                    LoadCommand.Topology.SHARED, common);
                 streamFloors.addAll(streamFloors(out));
                 ThroughputCommand.run(session, chosen, sizes, null, 100_000,
                     new ThroughputRunner.Window(1, throughputSeconds), common);
@@ -158,7 +159,7 @@ public final class CompareCommand implements Callable<Integer> {
             final List<Table> tables = new ArrayList<>();
             tables.add(Summary.pingpong(results, floors));
             if (full) {
-                tables.add(Summary.load(results));
+                tables.add(Summary.load(results).note(LoadCommand.topologyNote(LoadCommand.Topology.SHARED, clients)));
                 tables.add(Summary.throughput(throughputRows, ThroughputRunner.DEFAULT_BATCH));
             }
             out.println();
@@ -276,8 +277,8 @@ public final class CompareCommand implements Callable<Integer> {
         options.put("pingpong time limit per run / budget", timeLimit + " s / " + budget + " s");
         options.put("full (load + throughput)", Boolean.toString(full));
         if (full) {
-            options.put("load", clients + " clients, rates " + rates + " msg/s per client, " + loadSeconds
-                + " s each (+1 s warm-up), size " + loadSize);
+            options.put("load", clients + " clients on one thread against one responder thread, rates " + rates
+                + " msg/s per client, " + loadSeconds + " s each (+1 s warm-up), size " + loadSize);
             options.put("throughput", "1 s warm-up, " + throughputSeconds + " s measured per run");
         }
         options.put("report", report.toAbsolutePath().toString());

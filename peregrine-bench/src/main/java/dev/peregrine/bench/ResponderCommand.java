@@ -52,7 +52,8 @@ public final class ResponderCommand implements Callable<Integer> {
     Path dir;
 
     @Range(min = 1, max = LoadCommand.MAX_CLIENTS)
-    @Option(names = "--count", defaultValue = "1", description = "How many responders (one per client).")
+    @Option(names = "--count", defaultValue = "1",
+        description = "How many responders: one serving every client, or one per client (bench load --topology per-client).")
     int count;
 
     @Range(min = -1, note = "-1 for none")

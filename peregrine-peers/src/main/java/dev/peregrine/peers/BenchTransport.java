@@ -1,5 +1,6 @@
 package dev.peregrine.peers;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -73,6 +74,46 @@ public interface BenchTransport {
      * @throws Exception if it cannot connect
      */
     PingClient connect(BenchConfig config) throws Exception;
+
+    /**
+     * Whether one responder from {@link #startResponder} serves any number of clients connected with the same
+     * configuration, all on one thread (a blocking-socket peer: a thread per connection, which is what it needs),
+     * keeping each client's echoes apart. The load scenario's default topology runs its clients against one such
+     * responder; a transport that cannot is reported unavailable for it.
+     *
+     * @return true if one responder serves many clients
+     */
+    default boolean sharedResponder() {
+        return false;
+    }
+
+    /**
+     * Connects {@code count} clients to one started responder, all to be used by the calling thread (a transport
+     * may drive them all with one event loop). By default, {@link #connect} {@code count} times.
+     *
+     * @param config the run's configuration
+     * @param count how many clients
+     * @return the connected clients, in the order their sequences are checked
+     * @throws Exception if one cannot connect (those already connected are closed)
+     */
+    default List<PingClient> connectAll(final BenchConfig config, final int count) throws Exception {
+        final List<PingClient> clients = new ArrayList<>(count);
+        try {
+            for (int i = 0; i < count; i++) {
+                clients.add(connect(config));
+            }
+        } catch (final Exception | Error ex) {
+            for (final PingClient client : clients) {
+                try {
+                    client.close();
+                } catch (final RuntimeException closing) {
+                    ex.addSuppressed(closing);
+                }
+            }
+            throw ex;
+        }
+        return clients;
+    }
 
     /**
      * Whether the responder answers with {@link BenchConfig#replySize()} bytes when it differs from the message

@@ -15,6 +15,7 @@ import dev.peregrine.tcp.TcpOptions;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteOrder;
+import java.util.List;
 
 /**
  * Peregrine's own TCP transport in the benchmark: {@link dev.peregrine.tcp.TcpTransport} on a reactor,
@@ -59,6 +60,16 @@ public final class PeregrineTcpBench implements BenchTransport {
     @Override
     public PingClient connect(final BenchConfig config) throws Exception {
         return new PeregrineTcpPingClient(config);
+    }
+
+    @Override
+    public List<PingClient> connectAll(final BenchConfig config, final int count) throws Exception {
+        return PeregrineTcpClientGroup.connect(config, count); // one reactor drives every client's connection
+    }
+
+    @Override
+    public boolean sharedResponder() {
+        return true; // one reactor thread serves every connection
     }
 
     @Override

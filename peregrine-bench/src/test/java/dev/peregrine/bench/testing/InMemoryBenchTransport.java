@@ -7,20 +7,24 @@ import dev.peregrine.peers.Responder;
 import dev.peregrine.peers.StreamReceiver;
 import dev.peregrine.peers.StreamSender;
 
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongConsumer;
 
 /**
- * A test-only transport in one JVM: two rings of longs between a client and a responder thread, keyed by
- * port. The responder can be told to stall once (sleep) when it sees a given sequence, to test how the
+ * A test-only transport in one JVM: two rings of longs per client between it and a responder thread, keyed by
+ * port; one responder thread serves every client that connects to its port. The responder can be told to stall once (sleep) when it sees a given sequence, to test how the
  * harness records a stall, or to drop some sequences, which makes the transport {@linkplain #lossy() lossy}.
  */
 public final class InMemoryBenchTransport implements BenchTransport {
     /** The name on the command line. */
     public static final String NAME = "test-mem";
-    private static final Map<Integer, LongRing[]> CHANNELS = new ConcurrentHashMap<>();
+    /** Per responder port, every connection's pair of rings (pings, echoes), replaced whole when one is added. */
+    private static final Map<Integer, AtomicReference<LongRing[][]>> CONNECTIONS = new ConcurrentHashMap<>();
+    private static final Map<Integer, LongRing> STREAMS = new ConcurrentHashMap<>();
     private static volatile long stallSequence = -1;
     private static volatile long stallMillis;
     private static volatile long dropEvery;
@@ -66,37 +70,32 @@ public final class InMemoryBenchTransport implements BenchTransport {
     }
 
     @Override
+    public boolean sharedResponder() {
+        return true;
+    }
+
+    @Override
     public Responder startResponder(final BenchConfig config) {
-        final LongRing[] rings = {new LongRing(1 << 16), new LongRing(1 << 16)};
-        CHANNELS.put(config.port(), rings);
+        final AtomicReference<LongRing[][]> connections = new AtomicReference<>(new LongRing[0][]);
+        CONNECTIONS.put(config.port(), connections);
         final AtomicLong echoed = new AtomicLong();
         final Thread thread = new Thread(() -> {
             while (!Thread.currentThread().isInterrupted()) {
-                final long sequence = rings[0].poll();
-                if (sequence < 0) {
+                boolean worked = false;
+                for (final LongRing[] rings : connections.get()) {
+                    final int work = echo(rings, echoed);
+                    if (work < 0) {
+                        return;
+                    }
+                    worked |= work > 0;
+                }
+                if (!worked) {
                     if (config.busySpin()) {
                         Thread.onSpinWait();
                     } else {
                         Thread.yield(); // lets the client run on a machine with fewer free cores than threads
                     }
-                    continue;
                 }
-                final long drop = dropEvery;
-                if (drop > 0 && sequence % drop == drop - 1) {
-                    continue;
-                }
-                if (sequence == stallSequence) {
-                    stallSequence = -1;
-                    try {
-                        Thread.sleep(stallMillis);
-                    } catch (final InterruptedException ex) {
-                        return;
-                    }
-                }
-                while (!rings[1].offer(sequence)) {
-                    Thread.onSpinWait();
-                }
-                echoed.lazySet(echoed.get() + 1);
             }
         }, "test-mem-responder");
         thread.setDaemon(true);
@@ -110,17 +109,48 @@ public final class InMemoryBenchTransport implements BenchTransport {
             @Override
             public void close() {
                 thread.interrupt();
-                CHANNELS.remove(config.port());
+                CONNECTIONS.remove(config.port());
             }
         };
     }
 
+    /** Echoes one message of one connection: 1 if it did, 0 if none waited, -1 if interrupted. */
+    private static int echo(final LongRing[] rings, final AtomicLong echoed) {
+        final long sequence = rings[0].poll();
+        if (sequence < 0) {
+            return 0;
+        }
+        final long drop = dropEvery;
+        if (drop > 0 && sequence % drop == drop - 1) {
+            return 1;
+        }
+        if (sequence == stallSequence) {
+            stallSequence = -1;
+            try {
+                Thread.sleep(stallMillis);
+            } catch (final InterruptedException ex) {
+                return -1;
+            }
+        }
+        while (!rings[1].offer(sequence)) {
+            Thread.onSpinWait();
+        }
+        echoed.lazySet(echoed.get() + 1);
+        return 1;
+    }
+
     @Override
     public PingClient connect(final BenchConfig config) {
-        final LongRing[] rings = CHANNELS.get(config.port());
-        if (rings == null) {
+        final AtomicReference<LongRing[][]> connections = CONNECTIONS.get(config.port());
+        if (connections == null) {
             throw new IllegalStateException("no responder on port=" + config.port());
         }
+        final LongRing[] rings = {new LongRing(1 << 16), new LongRing(1 << 16)};
+        connections.updateAndGet(all -> {
+            final LongRing[][] more = Arrays.copyOf(all, all.length + 1);
+            more[all.length] = rings;
+            return more;
+        });
         return new PingClient() {
             @Override
             public void send(final long sequence) {
@@ -148,7 +178,7 @@ public final class InMemoryBenchTransport implements BenchTransport {
     @Override
     public StreamReceiver startStreamReceiver(final BenchConfig config) {
         final LongRing ring = new LongRing(1 << 16);
-        CHANNELS.put(config.port(), new LongRing[] {ring});
+        STREAMS.put(config.port(), ring);
         return new StreamReceiver() {
             @Override
             public int poll(final LongConsumer sequences) {
@@ -163,14 +193,14 @@ public final class InMemoryBenchTransport implements BenchTransport {
 
             @Override
             public void close() {
-                CHANNELS.remove(config.port());
+                STREAMS.remove(config.port());
             }
         };
     }
 
     @Override
     public StreamSender connectStreamSender(final BenchConfig config) {
-        final LongRing ring = CHANNELS.get(config.port())[0];
+        final LongRing ring = STREAMS.get(config.port());
         return new StreamSender() {
             @Override
             public boolean offer(final long sequence) {

@@ -64,6 +64,11 @@ public abstract class AeronBenchTransport implements BenchTransport {
     }
 
     @Override
+    public boolean sharedResponder() {
+        return true; // one responder thread polls the ping subscription of every client, and answers each session on a pong publication of its own
+    }
+
+    @Override
     public boolean supportsReplySize() {
         return true;
     }

@@ -58,6 +58,11 @@ public final class NettyBenchTransport implements BenchTransport {
     }
 
     @Override
+    public boolean sharedResponder() {
+        return true; // one event-loop thread accepts and serves every connection
+    }
+
+    @Override
     public boolean supportsReplySize() {
         return true;
     }

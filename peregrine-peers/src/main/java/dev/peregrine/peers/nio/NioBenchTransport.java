@@ -55,6 +55,11 @@ public final class NioBenchTransport implements BenchTransport {
     }
 
     @Override
+    public boolean sharedResponder() {
+        return true; // one thread polls the listening channel and every connection
+    }
+
+    @Override
     public boolean supportsReplySize() {
         return true;
     }

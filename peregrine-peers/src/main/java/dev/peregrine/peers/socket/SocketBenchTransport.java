@@ -56,6 +56,11 @@ public final class SocketBenchTransport implements BenchTransport {
     }
 
     @Override
+    public boolean sharedResponder() {
+        return true; // blocking sockets: a thread per connection, which is what they need
+    }
+
+    @Override
     public boolean supportsReplySize() {
         return true;
     }

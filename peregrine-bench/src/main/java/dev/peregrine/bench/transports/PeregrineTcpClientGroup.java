@@ -1,0 +1,209 @@
+package dev.peregrine.bench.transports;
+
+import dev.peregrine.channel.ChannelHandler;
+import dev.peregrine.channel.CloseReason;
+import dev.peregrine.channel.SendResult;
+import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.PingClient;
+import dev.peregrine.reactor.Reactor;
+import dev.peregrine.tcp.TcpTransport;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.SocketAddress;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Several clients on one reactor that is never started: the caller's thread drives it inside any member's
+ * {@link PingClient#poll()} when that member has no echo waiting, and each connection's echoes wait in a ring
+ * of sequence numbers of their own. Sends take the same claim/commit path as {@link PeregrineTcpPingClient}.
+ */
+final class PeregrineTcpClientGroup implements ChannelHandler {
+    private static final ValueLayout.OfLong SEQUENCE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    private final Reactor reactor;
+    private final TcpTransport transport;
+    private final Member[] members;
+    private final int size;
+    private final int replySize;
+    private int connected;
+    private int open;
+    private String failure;
+    private int lastHit;
+
+    private PeregrineTcpClientGroup(final BenchConfig config, final int count) {
+        this.size = config.size();
+        this.replySize = config.replySize();
+        this.reactor = new Reactor(PeregrineTcpBench.reactorOptions(config, "peregrine-tcp-clients"));
+        this.transport = new TcpTransport(reactor, PeregrineTcpBench.options(config), this);
+        this.members = new Member[count];
+    }
+
+    /**
+     * Connects {@code count} clients on one reactor.
+     *
+     * @param config the run's configuration
+     * @param count how many clients
+     * @return the clients, to be used by one thread
+     * @throws IOException if one does not connect within 10 s
+     */
+    static List<PingClient> connect(final BenchConfig config, final int count) throws IOException {
+        final PeregrineTcpClientGroup group = new PeregrineTcpClientGroup(config, count);
+        // echoes wait until their client's turn: room for many per client, bounded in all (a few MB)
+        final int capacity = Math.min(1 << 16, Math.max(1 << 12, Integer.highestOneBit((1 << 22) / count)));
+        for (int k = 0; k < count; k++) {
+            group.members[k] = group.new Member(group.transport.connect(PeregrineTcpBench.address(config)), capacity);
+        }
+        group.open = count;
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (group.connected < count && group.failure == null && System.nanoTime() < deadline) {
+            group.reactor.doWork();
+        }
+        if (group.connected < count) {
+            group.transport.close();
+            group.reactor.close();
+            throw new IOException(group.failure != null ? group.failure : group.connected + " of " + count
+                + " connections to " + PeregrineTcpBench.address(config) + " completed in 10 s");
+        }
+        return new ArrayList<>(List.of(group.members));
+    }
+
+    /** The member of a channel; the one hit last is tried first (echoes come in runs). */
+    private Member member(final long channelId) {
+        if (members[lastHit] != null && members[lastHit].channelId == channelId) {
+            return members[lastHit];
+        }
+        for (int k = 0; k < members.length; k++) {
+            if (members[k] != null && members[k].channelId == channelId) {
+                lastHit = k;
+                return members[k];
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public void onConnected(final long id, final SocketAddress remoteAddress) {
+        connected++;
+    }
+
+    @Override
+    public void onConnectFailed(final long id, final String reason) {
+        failure = reason;
+    }
+
+    @Override
+    public void onClosed(final long id, final CloseReason reason, final String detail) {
+        final Member member = member(id);
+        if (member != null) {
+            member.closed = "connection closed, " + reason + ": " + detail;
+        }
+    }
+
+    @Override
+    public void onMessage(final long id, final MemorySegment buffer, final long offset, final int length) {
+        final Member member = member(id);
+        if (member != null) {
+            member.onMessage(buffer, offset, length);
+        }
+    }
+
+    /** One client: its connection and the ring of its echoes. */
+    private final class Member implements PingClient {
+        final long channelId;
+        private final long[] ring;
+        private final int mask;
+        private long head;
+        private long tail;
+        private IllegalStateException replyFailure;
+        String closed;
+        private boolean released;
+
+        Member(final long channelId, final int capacity) {
+            this.channelId = channelId;
+            this.ring = new long[capacity];
+            this.mask = capacity - 1;
+        }
+
+        void onMessage(final MemorySegment buffer, final long offset, final int length) {
+            if (replyFailure != null) {
+                return;
+            }
+            if (tail - head == ring.length) {
+                replyFailure = new IllegalStateException("more than " + ring.length + " echoes waiting to be polled");
+                return;
+            }
+            final long sequence = length >= Long.BYTES ? buffer.get(SEQUENCE, offset) : -1;
+            if (length != replySize) {
+                // kept for poll() to throw: an exception here would only close the channel
+                replyFailure = new IllegalStateException("reply of length=" + length + " to sequence=" + sequence
+                    + ", expected replySize=" + replySize);
+                return;
+            }
+            ring[(int)(tail++ & mask)] = sequence;
+        }
+
+        private void checkOpen() {
+            if (closed != null) {
+                throw new IllegalStateException(closed);
+            }
+        }
+
+        @Override
+        public void send(final long sequence) {
+            while (true) {
+                final long offset = transport.tryClaim(channelId, size);
+                if (offset >= 0) {
+                    transport.claimBuffer().set(SEQUENCE, offset, sequence);
+                    final long result = transport.commit();
+                    if (result < 0) {
+                        reactor.doWork();
+                        checkOpen();
+                        throw new IllegalStateException("send failed: " + SendResult.describe(result));
+                    }
+                    return;
+                }
+                reactor.doWork(); // delivers the close event, with its reason, if the connection is gone
+                if (offset != SendResult.BACK_PRESSURED) {
+                    checkOpen();
+                    throw new IllegalStateException("send failed: " + SendResult.describe(offset));
+                }
+            }
+        }
+
+        @Override
+        public long poll() {
+            if (head == tail) {
+                reactor.doWork();
+                if (replyFailure != null) {
+                    throw replyFailure;
+                }
+                if (head == tail) {
+                    checkOpen();
+                    return -1;
+                }
+            }
+            return ring[(int)(head++ & mask)];
+        }
+
+        @Override
+        public void close() {
+            if (released) {
+                return;
+            }
+            released = true;
+            if (closed == null) {
+                closed = "closed";
+                transport.close(channelId);
+            }
+            if (--open == 0) {
+                transport.close();
+                reactor.close();
+            }
+        }
+    }
+}
