@@ -79,7 +79,10 @@ public final class MoldUDP64SubscriberOptions {
     }
 
     /**
-     * The subscriber's own request socket (default: an ephemeral port); answers come back to it.
+     * The subscriber's own request socket (default: an ephemeral port, unconnected); answers come back to it.
+     * Where the request server answers from the address given in {@link #requestServer}, connecting this
+     * socket to it ({@link UdpOptions#remoteAddress} and {@link UdpOptions#connectedReadWrite}) reads answers
+     * with {@code read(2)}: the JDK's unconnected {@code receive} may allocate the sender's address.
      *
      * @param request the options
      * @return this
