@@ -10,7 +10,8 @@ import java.util.concurrent.TimeUnit;
  * client keeps a send schedule of its own at its own rate, and each echo's latency is recorded, in that
  * client's histogram, from the <em>intended</em> send time of its message (coordinated omission corrected, as
  * in {@link PingPongLoop#atRate}). One pass of the loop reads the clock once and gives every client a turn: a
- * send if one is due, then polls until none of its echoes is waiting.
+ * the sends that are due (all of them when it is behind, up to a bound), then polls until none of its echoes is
+ * waiting.
  *
  * <p>Client {@code k} carries {@code k} in the high 32 bits of its sequences ({@link #sequence}), so an echo
  * that reached the wrong client is an error, as is a missing or out-of-order one. For a lossy transport a
@@ -21,6 +22,9 @@ import java.util.concurrent.TimeUnit;
  * <p>Nothing here allocates per message: the intended send times go to arrays sized up front, one per client.
  */
 public final class SharedClientLoop {
+    /** The most sends one client makes in one turn when it is behind its schedule. */
+    static final int MAX_SENDS_PER_TURN = 64;
+
     private static final int CLOCK_CHECK_MASK = 1023;
 
     private final PingClient[] clients;
@@ -219,21 +223,27 @@ public final class SharedClientLoop {
         return total;
     }
 
-    /** One client's turn: a send if one is due, and one poll; true if it did either. */
+    /**
+     * One client's turn: every send that is due (up to {@link #MAX_SENDS_PER_TURN}, so that echoes are still
+     * polled), and one poll; true if it did either. A client that fell behind its schedule sends what is due
+     * at once, as a client with a schedule of its own would, so that a transport that batches can write them
+     * together.
+     */
     private boolean step(final int k, final long now, final long first, final Histogram histogram) {
         boolean worked = false;
         final long[] times = intended[k];
-        if (sent[k] < limit[k]) {
+        for (int burst = 0; burst < MAX_SENDS_PER_TURN && sent[k] < limit[k]; burst++) {
             final long due = startNs[k] + (long)(sent[k] * intervalNs[k]);
-            if (now - due >= 0) {
-                times[(int)sent[k]] = due; // late sends keep their schedule: the delay is the system's
-                if (received[k] == sent[k]) {
-                    lastEchoNs[k] = now; // nothing was outstanding: the wait for an echo starts now
-                }
-                clients[k].send(sequence(k, first + sent[k]));
-                sent[k]++;
-                worked = true;
+            if (now - due < 0) {
+                break;
             }
+            times[(int)sent[k]] = due; // late sends keep their schedule: the delay is the system's
+            if (received[k] == sent[k]) {
+                lastEchoNs[k] = now; // nothing was outstanding: the wait for an echo starts now
+            }
+            clients[k].send(sequence(k, first + sent[k]));
+            sent[k]++;
+            worked = true;
         }
         boolean echoes = false;
         long echoed;
