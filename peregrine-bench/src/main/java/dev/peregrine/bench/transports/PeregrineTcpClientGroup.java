@@ -115,36 +115,17 @@ final class PeregrineTcpClientGroup implements ChannelHandler {
     /** One client: its connection and the ring of its echoes. */
     private final class Member implements PingClient {
         final long channelId;
-        private final long[] ring;
-        private final int mask;
-        private long head;
-        private long tail;
-        private IllegalStateException replyFailure;
+        private final EchoRing echoes;
         String closed;
         private boolean released;
 
         Member(final long channelId, final int capacity) {
             this.channelId = channelId;
-            this.ring = new long[capacity];
-            this.mask = capacity - 1;
+            this.echoes = new EchoRing(capacity, replySize);
         }
 
         void onMessage(final MemorySegment buffer, final long offset, final int length) {
-            if (replyFailure != null) {
-                return;
-            }
-            if (tail - head == ring.length) {
-                replyFailure = new IllegalStateException("more than " + ring.length + " echoes waiting to be polled");
-                return;
-            }
-            final long sequence = length >= Long.BYTES ? buffer.get(SEQUENCE, offset) : -1;
-            if (length != replySize) {
-                // kept for poll() to throw: an exception here would only close the channel
-                replyFailure = new IllegalStateException("reply of length=" + length + " to sequence=" + sequence
-                    + ", expected replySize=" + replySize);
-                return;
-            }
-            ring[(int)(tail++ & mask)] = sequence;
+            echoes.onReply(buffer, offset, length);
         }
 
         private void checkOpen() {
@@ -177,17 +158,15 @@ final class PeregrineTcpClientGroup implements ChannelHandler {
 
         @Override
         public long poll() {
-            if (head == tail) {
+            if (echoes.isEmpty()) {
                 reactor.doWork();
-                if (replyFailure != null) {
-                    throw replyFailure;
-                }
-                if (head == tail) {
+                echoes.throwIfFailed();
+                if (echoes.isEmpty()) {
                     checkOpen();
                     return -1;
                 }
             }
-            return ring[(int)(head++ & mask)];
+            return echoes.take();
         }
 
         @Override

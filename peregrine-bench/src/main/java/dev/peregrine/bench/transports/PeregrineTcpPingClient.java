@@ -17,15 +17,11 @@ final class PeregrineTcpPingClient extends PeregrineTcpClientSide implements Pin
     private static final ValueLayout.OfLong SEQUENCE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
     private static final int RING_CAPACITY = 1 << 16;
 
-    private final long[] ring = new long[RING_CAPACITY];
-    private final int replySize;
-    private long head;
-    private long tail;
-    private IllegalStateException replyFailure;
+    private final EchoRing echoes;
 
     PeregrineTcpPingClient(final BenchConfig config) throws IOException {
         super(config, "peregrine-tcp-client");
-        this.replySize = config.replySize();
+        this.echoes = new EchoRing(RING_CAPACITY, config.replySize());
     }
 
     @Override
@@ -53,35 +49,19 @@ final class PeregrineTcpPingClient extends PeregrineTcpClientSide implements Pin
 
     @Override
     public long poll() {
-        if (head == tail) {
+        if (echoes.isEmpty()) {
             reactor.doWork();
-            if (replyFailure != null) {
-                throw replyFailure;
-            }
-            if (head == tail) {
+            echoes.throwIfFailed();
+            if (echoes.isEmpty()) {
                 checkConnected();
                 return -1;
             }
         }
-        return ring[(int)(head++ & (RING_CAPACITY - 1))];
+        return echoes.take();
     }
 
     @Override
     public void onMessage(final long id, final MemorySegment buffer, final long offset, final int length) {
-        if (replyFailure != null) {
-            return;
-        }
-        if (tail - head == RING_CAPACITY) {
-            replyFailure = new IllegalStateException("more than " + RING_CAPACITY + " echoes waiting to be polled");
-            return;
-        }
-        final long sequence = length >= Long.BYTES ? buffer.get(SEQUENCE, offset) : -1;
-        if (length != replySize) {
-            // kept for poll() to throw: an exception here would only close the channel
-            replyFailure = new IllegalStateException("reply of length=" + length + " to sequence=" + sequence
-                + ", expected replySize=" + replySize);
-            return;
-        }
-        ring[(int)(tail++ & (RING_CAPACITY - 1))] = sequence;
+        echoes.onReply(buffer, offset, length);
     }
 }
