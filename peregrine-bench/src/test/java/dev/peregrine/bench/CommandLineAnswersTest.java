@@ -8,6 +8,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
@@ -46,8 +48,18 @@ class CommandLineAnswersTest {
             taken.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
             final String port = Integer.toString(taken.getLocalPort());
 
-            final Outcome outcome = run(Main.commandLine(), "echo", "--host", "127.0.0.1", "--port", port);
+            final PrintStream stdout = System.out;
+            final ByteArrayOutputStream printed = new ByteArrayOutputStream();
+            final Outcome outcome;
+            System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
+            try {
+                outcome = run(Main.commandLine(), "echo", "--host", "127.0.0.1", "--port", port);
+            } finally {
+                System.setOut(stdout);
+            }
 
+            assertThat(printed.toString(StandardCharsets.UTF_8)).as("a server that never listened prints nothing but the error")
+                .isEmpty();
             assertThat(outcome.code).as(outcome.err).isEqualTo(2);
             assertThat(outcome.err.lines().toList()).hasSize(1);
             assertThat(outcome.err).contains("'--port'", "127.0.0.1:" + port, "cannot be listened on", "in use")

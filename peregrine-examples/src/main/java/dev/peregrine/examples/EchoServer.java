@@ -70,7 +70,7 @@ public final class EchoServer implements ChannelHandler {
     }
 
     /**
-     * Why listening failed, if it did.
+     * Why listening failed, if it did. The server does not log it: its owner reports it, once.
      *
      * @return the reason, or null while listening (or not yet told)
      */
@@ -86,7 +86,6 @@ public final class EchoServer implements ChannelHandler {
     @Override
     public void onListenFailed(final long serverId, final String reason) {
         listenFailure = reason;
-        log.accept("echo: " + reason);
     }
 
     @Override

@@ -56,8 +56,8 @@ public final class EchoCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         final EchoServer server = new EchoServer(new InetSocketAddress(host, port), System.out::println);
-        System.out.println("echo: framing " + framing + ", max frame " + framing.effectiveMaxFrameLength(maxFrame) + " bytes");
         return TcpServerRunner.run(spec, host + ":" + port, server, EchoServer.options(framing, maxFrame), server::start,
-            server::listenFailure, System.err);
+            server::listenFailure, System.err,
+            "echo: framing " + framing + ", max frame " + framing.effectiveMaxFrameLength(maxFrame) + " bytes");
     }
 }

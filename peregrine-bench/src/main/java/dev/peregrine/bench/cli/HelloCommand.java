@@ -35,6 +35,6 @@ public final class HelloCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         final HelloServer server = new HelloServer(new InetSocketAddress(host, port), System.out::println);
-        return TcpServerRunner.run(spec, host + ":" + port, server, HelloServer.options(), server::start, server::listenFailure, System.err);
+        return TcpServerRunner.run(spec, host + ":" + port, server, HelloServer.options(), server::start, server::listenFailure, System.err, null);
     }
 }

@@ -28,12 +28,14 @@ final class TcpServerRunner {
      *
      * @param spec the command, for a user error about its {@code --port} or {@code --host}
      * @param address what the server listens on, as given
+     * @param banner a line for standard output once the server listens, or null; nothing is printed for a server that
+     *     could not listen, whose only output is the one-line error
      * @return the exit code: 0 after a clean stop
      * @throws picocli.CommandLine.ParameterException if it cannot listen (the port is in use, the address is not this
      *     machine's): a user error, nothing has run
      */
     static int run(final CommandSpec spec, final String address, final ChannelHandler server, final TcpOptions options,
-        final ToLongFunction<Transport> start, final Supplier<String> listenFailure, final PrintStream err) {
+        final ToLongFunction<Transport> start, final Supplier<String> listenFailure, final PrintStream err, final String banner) {
         final String name = spec.name();
         final Reactor reactor = new Reactor(new ReactorOptions().name(name)
             .idleStrategy(new BlockingSelectIdleStrategy())
@@ -50,6 +52,9 @@ final class TcpServerRunner {
             reactor.close();
             throw Cli.invalid(spec.commandLine(), "--port", address + " cannot be listened on: "
                 + (why == null ? "no answer within 10 s" : why) + "; expected a free port (another program may be using it)");
+        }
+        if (banner != null) {
+            System.out.println(banner);
         }
         Runtime.getRuntime().addShutdownHook(new Thread(reactor::close, name + "-stop"));
         reactor.run();
