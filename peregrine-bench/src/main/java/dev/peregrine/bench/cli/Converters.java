@@ -1,6 +1,6 @@
 package dev.peregrine.bench.cli;
 
-import dev.peregrine.bench.Transports;
+import dev.peregrine.bench.transports.Transports;
 import dev.peregrine.peers.BenchTransport;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;

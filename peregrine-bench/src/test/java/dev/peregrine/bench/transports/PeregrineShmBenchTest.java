@@ -1,6 +1,5 @@
 package dev.peregrine.bench.transports;
 
-import dev.peregrine.bench.Transports;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import dev.peregrine.peers.PingClient;

@@ -1,0 +1,179 @@
+package dev.peregrine.bench.cli;
+
+import dev.peregrine.bench.report.Summary;
+import dev.peregrine.bench.run.BenchSession;
+import dev.peregrine.bench.run.RunResult;
+import dev.peregrine.bench.run.RunSpec;
+import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.BenchTransport;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
+
+import java.io.PrintStream;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code bench load}: Chronicle's scenario, several clients each at a fixed rate, one row per rate. By default
+ * ({@code --topology shared}) the clients run on one thread against one responder thread that serves every
+ * connection; {@code --topology per-client} gives each client a thread and a responder of its own.
+ */
+@Command(name = "load", mixinStandardHelpOptions = true,
+    description = {"Latency under load (Chronicle's scenario): N clients, each at a fixed rate on its own schedule,"
+        + " against one responder; latency from the intended send time (coordinated omission corrected), a"
+        + " histogram per client, added up per row; one row per rate.",
+        "",
+        "Topology shared (the default): one client thread drives all N clients (one reactor for Peregrine) and one"
+            + " responder thread serves all N connections (Peregrine TCP: one reactor; Netty: one event loop; NIO:"
+            + " one selector loop; Aeron: one thread polling every session; java.net.Socket: a thread per connection,"
+            + " which blocking sockets need). That is two threads, so on two cores both may busy-spin. A transport"
+            + " without such a responder is reported unavailable.",
+        "Topology per-client: each client has a thread and a responder of its own (2N threads: with more threads"
+            + " than cores this measures the scheduler as much as the transport)."})
+public final class LoadCommand implements Callable<Integer> {
+    /** A few hundred clients is already far past what a machine serves well. */
+    static final int MAX_CLIENTS = 1000;
+
+    /** How the clients and responders are laid out on threads. */
+    enum Topology {
+        /** One client thread for every client, one responder serving every connection. */
+        SHARED("shared"),
+        /** A client thread and a responder per client. */
+        PER_CLIENT("per-client");
+
+        final String label;
+
+        Topology(final String label) {
+            this.label = label;
+        }
+    }
+
+    /** Accepts {@code shared} or {@code per-client}. */
+    static final class TopologyConverter implements ITypeConverter<Topology> {
+        TopologyConverter() {
+        }
+
+        @Override
+        public Topology convert(final String value) {
+            for (final Topology topology : Topology.values()) {
+                if (topology.label.equals(value.trim())) {
+                    return topology;
+                }
+            }
+            throw new TypeConversionException("'" + value + "' is not a topology; use shared (one client thread, one"
+                + " responder for all clients) or per-client (a client thread and a responder per client)");
+        }
+    }
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    CommonOptions common;
+
+    @Option(names = "--transport", required = true, split = ",", converter = Converters.TransportName.class,  paramLabel = "NAME[,NAME...]",
+        description = "Transports to measure.")
+    List<String> transports;
+
+    @Range(min = BenchConfig.MIN_SIZE, max = 1 << 20)
+    @Option(names = "--size", split = ",", defaultValue = "256", description = "Message sizes (default: ${DEFAULT-VALUE}).")
+    List<Integer> sizes;
+
+    @Range(min = 1, max = MAX_CLIENTS)
+    @Option(names = "--clients", defaultValue = "5", description = "Concurrent clients (default: ${DEFAULT-VALUE}).")
+    int clients;
+
+    @Range(min = 1)
+    @Option(names = "--rates", split = ",", defaultValue = "1000,10000,25000,50000,100000",
+        description = "Messages per second per client (default: ${DEFAULT-VALUE}).")
+    List<Long> rates;
+
+    @Range(min = 0.001, max = Range.DAY)
+    @Option(names = "--seconds", defaultValue = "5", description = "Measured seconds per rate (default: ${DEFAULT-VALUE}).")
+    double seconds;
+
+    @Range(max = Range.DAY)
+    @Option(names = "--warmup-seconds", defaultValue = "2", description = "Warm-up seconds per rate (default: ${DEFAULT-VALUE}).")
+    double warmupSeconds;
+
+    @Option(names = "--topology", defaultValue = "shared", converter = TopologyConverter.class, paramLabel = "shared|per-client",
+        description = "shared: one client thread for all clients, one responder thread serving every connection"
+            + " (two threads); per-client: a client thread and a responder per client (default: ${DEFAULT-VALUE}).")
+    Topology topology;
+
+    @Override
+    public Integer call() {
+        final PrintStream out = System.out;
+        final List<BenchTransport> chosen = CommonOptions.transports(transports);
+        final Integer relaunched = Relaunch.ifNeeded(spec, chosen);
+        if (relaunched != null) {
+            return relaunched;
+        }
+        try (BenchSession session = new BenchSession(out, System.err, common.quiet, false)) {
+            out.println(topologyNote(topology, clients));
+            run(session, chosen, sizes, clients, rates, seconds, warmupSeconds, topology, common);
+            final List<RunResult> results = session.results();
+            out.print(Summary.load(results).note(topologyNote(topology, clients)).toText());
+            common.writeFiles(results, out);
+            return results.stream().allMatch(r -> r.status() == RunResult.Status.OK) ? 0 : 1;
+        }
+    }
+
+    /**
+     * Runs the load scenario for some transports.
+     *
+     * @param session the session
+     * @param chosen the transports
+     * @param sizes message sizes
+     * @param clients clients per run
+     * @param rates rates per client
+     * @param seconds measured seconds per rate
+     * @param warmupSeconds warm-up seconds per rate
+     * @param topology how clients and responders are laid out on threads
+     * @param common the common options
+     */
+    static void run(final BenchSession session, final List<BenchTransport> chosen, final List<Integer> sizes,
+                    final int clients, final List<Long> rates, final double seconds, final double warmupSeconds,
+                    final Topology topology, final CommonOptions common) {
+        final boolean shared = topology == Topology.SHARED;
+        // shared: a client thread and a responder thread, whatever the number of clients
+        final boolean spinByDefault = (shared ? 2 : 2 * clients) <= Runtime.getRuntime().availableProcessors();
+        for (final BenchTransport transport : chosen) {
+            for (final int size : sizes) {
+                for (final long rate : rates) {
+                    if (session.stopping()) {
+                        return;
+                    }
+                    final long messages = Math.max(1, (long)(rate * seconds));
+                    final long warmup = (long)(rate * warmupSeconds);
+                    session.pingpong(new RunSpec("load", transport, size, messages, warmup, rate, clients,
+                        common.inProcess, -1, common.responderCpu(), common.busySpin(spinByDefault), common.host)
+                        .withTimeLimit(3 * seconds + 5) // a transport that cannot keep up ends early, marked partial
+                        .withSharedResponder(shared));
+                }
+            }
+        }
+    }
+
+    /**
+     * What the run's topology is, in one sentence for the output.
+     *
+     * @param topology the topology
+     * @param clients the number of clients
+     * @return the sentence
+     */
+    static String topologyNote(final Topology topology, final int clients) {
+        return topology == Topology.SHARED
+            ? "Topology shared: " + clients + " client(s) on one client thread against one responder thread serving every"
+                + " connection (java.net.Socket: a thread per connection); two threads, so on two cores both may spin."
+            : "Topology per-client: each of " + clients + " client(s) has a thread and a responder of its own ("
+                + 2 * clients + " threads" + (2 * clients > Runtime.getRuntime().availableProcessors()
+                ? ", more than the " + Runtime.getRuntime().availableProcessors() + " cores: the scheduler is measured too"
+                : "") + ").";
+    }
+}

@@ -1,0 +1,240 @@
+package dev.peregrine.bench.cli;
+
+import dev.peregrine.bench.report.JsonResults;
+import dev.peregrine.bench.report.Summary;
+import dev.peregrine.bench.report.Table;
+import dev.peregrine.bench.report.ThroughputRows;
+import dev.peregrine.bench.run.BenchSession;
+import dev.peregrine.bench.run.RunResult;
+import dev.peregrine.bench.run.RunSpec;
+import dev.peregrine.bench.run.StreamFloor;
+import dev.peregrine.bench.run.ThroughputRunner;
+import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.BenchTransport;
+import dev.peregrine.peers.RecoveringStreamTransport;
+import dev.peregrine.peers.StreamLoss;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code bench throughput}: one-way messages per second and MB/s, every sequence number checked, against the
+ * machine's C stream floor ({@value StreamFloor#NAME}) measured in the same run; with {@code --rounds N} the
+ * floor and the transports run alternately N times and each row shows its median and range.
+ */
+@Command(name = "throughput", mixinStandardHelpOptions = true,
+    description = {"One-way throughput: a sender offers messages as fast as the transport takes them, a receiver"
+        + " (in a second JVM unless --in-process) checks every sequence number; messages/s and MB/s per size over a"
+        + " timed window (transports with a stream mode). The sender flushes after every --batch messages. The C"
+        + " stream floor (tcp-stream-c) runs in the same run; with --rounds N the floor and the transports run"
+        + " alternately N times and the table shows medians, ranges and the ratio to the floor."})
+public final class ThroughputCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    CommonOptions common;
+
+    @Option(names = "--transport", required = true, split = ",", converter = Converters.TransportName.class,  paramLabel = "NAME[,NAME...]",
+        description = "Transports to measure.")
+    List<String> transports;
+
+    @Range(min = BenchConfig.MIN_SIZE, max = 1 << 20)
+    @Option(names = "--size", split = ",", defaultValue = "32,256", description = "Message sizes (default: ${DEFAULT-VALUE}).")
+    List<Integer> sizes;
+
+    @Range(min = 0.001, max = Range.DAY)
+    @Option(names = "--seconds", defaultValue = "2", description = "Measured seconds per run (default: ${DEFAULT-VALUE}).")
+    double seconds;
+
+    @Range(max = Range.DAY)
+    @Option(names = "--warmup-seconds", defaultValue = "1",
+        description = "Warm-up seconds before measuring (default: ${DEFAULT-VALUE}).")
+    double warmupSeconds;
+
+    @Option(names = "--warmup", defaultValue = "100000",
+        description = "Warm-up messages: at least this many (with --messages: exactly) (default: ${DEFAULT-VALUE}).")
+    long warmup;
+
+    @Range(min = 1)
+    @Option(names = "--messages", description = "Measure this many messages instead of --seconds.")
+    Long messages;
+
+    @Option(names = "--rounds", defaultValue = "1", paramLabel = "N",
+        description = "Run the C stream floor and every transport alternately N times; the table and JSON show each"
+            + " row's median and range (default: ${DEFAULT-VALUE}).")
+    int rounds;
+
+    @Option(names = "--batch", defaultValue = "" + ThroughputRunner.DEFAULT_BATCH, paramLabel = "N",
+        description = "Messages the sender offers before each flush (default: ${DEFAULT-VALUE}).")
+    int batch;
+
+    @Option(names = "--stream-floor", paramLabel = "CMD", description = "Command for the C stream floor, run as"
+        + " 'CMD SIZE SECONDS' and printing one line 'tcp-stream-c size=.. frames/s=.. bytes/s=..' (default:"
+        + " ../shared/floor/stream next to the repository, if it exists).")
+    String streamFloor;
+
+    @Option(names = "--no-stream-floor", description = "Do not run the C stream floor.")
+    boolean noStreamFloor;
+
+    @Range(min = 0, max = 1, maxExclusive = true)
+    @Option(names = "--loss", defaultValue = "0", paramLabel = "P",
+        description = "Transports with a recovery layer (peregrine-mold): drop this fraction of the publisher's live"
+            + " packets, in [0, 1), before they reach the socket (re-request answers are never dropped); the receiver"
+            + " still checks every sequence number and the summary adds the recovery latency (default: ${DEFAULT-VALUE}).")
+    double loss;
+
+    @Option(names = "--seed", defaultValue = "1", paramLabel = "S",
+        description = "Seed of the --loss draws, so a run's losses repeat (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Override
+    public Integer call() {
+        if (rounds < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--rounds=" + rounds + " must be at least 1");
+        }
+        if (batch < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--batch=" + batch + " must be at least 1");
+        }
+        final PrintStream out = System.out;
+        final List<BenchTransport> chosen = CommonOptions.transports(transports);
+        if (loss > 0) {
+            for (final BenchTransport transport : chosen) {
+                if (!(transport instanceof RecoveringStreamTransport)) {
+                    throw new CommandLine.ParameterException(spec.commandLine(), "--loss=" + loss + " needs transports"
+                        + " with a recovery layer; " + transport.name() + " has none (use peregrine-mold)");
+                }
+            }
+        }
+        final StreamLoss streamLoss = new StreamLoss(loss, seed);
+        final Integer relaunched = Relaunch.ifNeeded(spec, chosen);
+        if (relaunched != null) {
+            return relaunched;
+        }
+        final StreamFloor.Source floorSource = StreamFloor.Source.of(streamFloor, noStreamFloor);
+        if (floorSource.command() == null) {
+            out.println(StreamFloor.NAME + ": skipped: " + floorSource.absent());
+        }
+        try (BenchSession session = new BenchSession(out, System.err, common.quiet, false)) {
+            final List<StreamFloor.Outcome> floors = new ArrayList<>();
+            for (int round = 1; round <= rounds && !session.stopping(); round++) {
+                if (rounds > 1) {
+                    out.println("round " + round + " of " + rounds);
+                }
+                for (final int size : sizes) {
+                    if (session.stopping()) {
+                        break;
+                    }
+                    floors.add(floor(out, floorSource, size));
+                    run(session, chosen, List.of(size), messages, warmup, window(), common, batch, streamLoss);
+                }
+            }
+            final List<RunResult> results = session.results();
+            final List<ThroughputRows.Row> rows = ThroughputRows.of(results, floors);
+            out.print(Summary.throughput(rows, batch).toText());
+            final Table recovery = Summary.recovery(rows);
+            if (recovery != null) {
+                out.print(recovery.toText());
+            }
+            common.writeFiles(results, out, JsonResults.throughput(rows, batch));
+            return results.stream().allMatch(r -> r.status() == RunResult.Status.OK) ? 0 : 1;
+        }
+    }
+
+    private double floorSeconds() {
+        return messages != null ? 2 : seconds;
+    }
+
+    private StreamFloor.Outcome floor(final PrintStream out, final StreamFloor.Source source, final int size) {
+        if (source.command() == null) {
+            return new StreamFloor.Outcome(size, null, null, source.absent());
+        }
+        final StreamFloor.Outcome outcome = source.run(size, floorSeconds());
+        out.println(outcome.result() != null
+            ? String.format(java.util.Locale.ROOT, "  %s size=%d: %.0f msg/s (%s)", StreamFloor.NAME, size,
+                outcome.result().framesPerSecond(), outcome.command())
+            : "  " + StreamFloor.NAME + " size=" + size + ": skipped: " + outcome.skipped());
+        out.flush();
+        return outcome;
+    }
+
+    private ThroughputRunner.Window window() {
+        return messages != null ? ThroughputRunner.Window.COUNTED : new ThroughputRunner.Window(warmupSeconds, seconds);
+    }
+
+    /**
+     * Runs the throughput scenario for some transports.
+     *
+     * @param session the session
+     * @param chosen the transports
+     * @param sizes message sizes
+     * @param messages measured messages with a counted window, or null for a timed one
+     * @param warmup warm-up messages (the least, with a timed window)
+     * @param window the warm-up and measured time, or {@link ThroughputRunner.Window#COUNTED}
+     * @param common the common options
+     */
+    static void run(final BenchSession session, final List<BenchTransport> chosen, final List<Integer> sizes,
+                    final Long messages, final long warmup, final ThroughputRunner.Window window,
+                    final CommonOptions common) {
+        run(session, chosen, sizes, messages, warmup, window, common, ThroughputRunner.DEFAULT_BATCH);
+    }
+
+    /**
+     * Runs the throughput scenario for some transports, flushing every {@code batch} messages.
+     *
+     * @param session the session
+     * @param chosen the transports
+     * @param sizes message sizes
+     * @param messages measured messages with a counted window, or null for a timed one
+     * @param warmup warm-up messages (the least, with a timed window)
+     * @param window the warm-up and measured time, or {@link ThroughputRunner.Window#COUNTED}
+     * @param common the common options
+     * @param batch messages offered between two flushes
+     */
+    static void run(final BenchSession session, final List<BenchTransport> chosen, final List<Integer> sizes,
+                    final Long messages, final long warmup, final ThroughputRunner.Window window,
+                    final CommonOptions common, final int batch) {
+        run(session, chosen, sizes, messages, warmup, window, common, batch, StreamLoss.NONE);
+    }
+
+    /**
+     * Runs the throughput scenario for some transports, flushing every {@code batch} messages and dropping some
+     * of the sender's live packets on transports with a recovery layer.
+     *
+     * @param session the session
+     * @param chosen the transports
+     * @param sizes message sizes
+     * @param messages measured messages with a counted window, or null for a timed one
+     * @param warmup warm-up messages (the least, with a timed window)
+     * @param window the warm-up and measured time, or {@link ThroughputRunner.Window#COUNTED}
+     * @param common the common options
+     * @param batch messages offered between two flushes
+     * @param loss the simulated loss
+     */
+    static void run(final BenchSession session, final List<BenchTransport> chosen, final List<Integer> sizes,
+                    final Long messages, final long warmup, final ThroughputRunner.Window window,
+                    final CommonOptions common, final int batch, final StreamLoss loss) {
+        // a timed run has no message count; the spec's is then only the largest it could be
+        final long count = messages != null ? messages : Integer.MAX_VALUE - 8;
+        // the hard limit covers the window and the drain after it
+        final double limit = window.seconds() > 0 ? window.warmupSeconds() + window.seconds() + 30 : 30;
+        for (final BenchTransport transport : chosen) {
+            for (final int size : sizes) {
+                if (session.stopping()) {
+                    return;
+                }
+                session.throughput(new RunSpec("throughput", transport, size, count, warmup, 0, 1, common.inProcess,
+                    common.clientCpu(), common.responderCpu(), common.busySpin(true), common.host).withTimeLimit(limit),
+                    window, batch, loss);
+            }
+        }
+    }
+}

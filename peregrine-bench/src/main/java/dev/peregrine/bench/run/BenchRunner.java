@@ -1,0 +1,423 @@
+package dev.peregrine.bench.run;
+
+import dev.peregrine.bench.report.LatencyTable;
+import dev.peregrine.bench.transports.Transports;
+import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.BenchTransport;
+import dev.peregrine.peers.PingClient;
+import dev.peregrine.reactor.ThreadAffinity;
+import org.HdrHistogram.Histogram;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Runs ping-pong measurements (one message in flight, or at a fixed rate with one or more clients): starts
+ * the responders in a fresh folder on fresh ports, connects a client thread per responder, warms up,
+ * measures, and collects the numbers into a {@link RunResult}. Failures become results with the error;
+ * they never end the whole benchmark.
+ */
+public final class BenchRunner {
+    private final Progress progress;
+    private final AtomicReference<ClientRun[]> live = new AtomicReference<>();
+    private final AtomicReference<SharedClientsRun> liveShared = new AtomicReference<>();
+    private volatile boolean stopRequested;
+
+    /**
+     * Creates a runner.
+     *
+     * @param progress where progress goes
+     */
+    public BenchRunner(final Progress progress) {
+        this.progress = progress;
+    }
+
+    /**
+     * Asks the running measurement to stop (Ctrl-C); it ends with a {@link RunResult.Status#PARTIAL} result
+     * holding what was measured, and no further run starts.
+     */
+    public void requestStop() {
+        stopRequested = true;
+        final ClientRun[] clients = live.get();
+        if (clients != null) {
+            for (final ClientRun client : clients) {
+                if (client != null && client.loop != null) {
+                    client.loop.requestStop();
+                }
+            }
+        }
+        final SharedClientsRun shared = liveShared.get();
+        if (shared != null) {
+            shared.loopStop();
+        }
+    }
+
+    /**
+     * Whether {@link #requestStop} was called.
+     *
+     * @return true once stopping
+     */
+    public boolean stopRequested() {
+        return stopRequested;
+    }
+
+    /**
+     * Runs one ping-pong (one client in flight, or clients at a fixed rate). With
+     * {@link RunSpec#sharedResponder()} and more than one client, the clients run on one thread against one
+     * responder that serves them all (a transport without such a responder is reported unavailable); otherwise
+     * each client has a thread and a responder of its own.
+     *
+     * @param spec what to run
+     * @return the result, whatever happened
+     */
+    public RunResult pingpong(final RunSpec spec) {
+        final BenchTransport transport = spec.transport();
+        final Path folder = RunEnvironment.freshFolder();
+        try {
+            // one client: a client thread and a responder either way, and every transport has that
+            final boolean shared = spec.sharedResponder() && spec.clients() > 1;
+            if (shared && !transport.sharedResponder()) {
+                return noNumbers(spec, RunResult.Status.UNAVAILABLE, transport.name() + " has no responder that serves"
+                    + " several clients on one thread (--topology per-client runs it with a responder per client)");
+            }
+            final int responderCount = shared ? 1 : spec.clients();
+            final int port = RunEnvironment.freePorts(spec.host(), BenchConfig.PORTS_PER_RESPONDER * responderCount);
+            final BenchConfig base = new BenchConfig(spec.host(), port, spec.size(), folder, spec.busySpin(),
+                spec.replySize());
+            if (base.asymmetric() && !transport.supportsReplySize()) {
+                return noNumbers(spec, RunResult.Status.UNAVAILABLE, transport.name() + " cannot answer with a reply"
+                    + " of another size than the message (--reply-size=" + spec.replySize() + ", --size=" + spec.size()
+                    + ")");
+            }
+            final String unavailable = transport.unavailableReason(base);
+            if (unavailable != null) {
+                return noNumbers(spec, RunResult.Status.UNAVAILABLE, unavailable);
+            }
+            final List<BenchConfig> configs = RunEnvironment.forResponders(base, responderCount);
+            RunEnvironment.createFolders(configs);
+            progress.phase(spec.label(), "starting responder", 0);
+            try (ResponderSide responders = spec.inProcess()
+                ? LocalResponderSide.start(transport, configs, spec.responderCpu())
+                : ChildResponderSide.start(transport, base, responderCount, spec.responderCpu())) {
+                return shared ? measureShared(spec, configs.get(0), responders)
+                    : measure(spec, configs, responders);
+            }
+        } catch (final Exception | LinkageError ex) {
+            return noNumbers(spec, RunResult.Status.FAILED, Failures.oneLine(ex));
+        } finally {
+            progress.endLine();
+            RunEnvironment.deleteFolder(folder);
+        }
+    }
+
+    private RunResult measure(final RunSpec spec, final List<BenchConfig> configs, final ResponderSide responders)
+        throws Exception {
+        final int n = spec.clients();
+        final CountDownLatch warmedUp = new CountDownLatch(n);
+        final CountDownLatch go = new CountDownLatch(1);
+        final ClientRun[] clients = new ClientRun[n];
+        for (int i = 0; i < n; i++) {
+            clients[i] = new ClientRun(spec, configs.get(i), i == 0 ? progress : null,
+                n == 1 ? spec.clientCpu() : -1, warmedUp, go);
+        }
+        live.set(clients);
+        try {
+            for (final ClientRun client : clients) {
+                client.thread.start();
+                if (responders instanceof LocalResponderSide local) {
+                    local.excludeThread(client.thread.threadId());
+                }
+            }
+            if (!await(warmedUp, clients, warmupDeadlineNs(spec))) {
+                return failure(spec, clients);
+            }
+            final ResponderStats before = responders.stats();
+            final RuntimeCounters runtimeBefore = RuntimeCounters.now();
+            progress.phase(spec.label(), "measuring", spec.messages());
+            go.countDown();
+            for (final ClientRun client : clients) {
+                client.thread.join();
+            }
+            final RuntimeCounters clientRuntime = RuntimeCounters.now().since(runtimeBefore);
+            final ResponderStats after = statsAfter(responders);
+            return collect(spec, clients, before, after, clientRuntime);
+        } finally {
+            live.set(null);
+            for (final ClientRun client : clients) {
+                client.loopStop();
+            }
+            go.countDown(); // clients still waiting see the stop request at once
+        }
+    }
+
+    private RunResult measureShared(final RunSpec spec, final BenchConfig config, final ResponderSide responders)
+        throws Exception {
+        final CountDownLatch go = new CountDownLatch(1);
+        final SharedClientsRun clients = new SharedClientsRun(spec, config, progress, go, stopRequested);
+        liveShared.set(clients);
+        try {
+            clients.thread.start();
+            if (responders instanceof LocalResponderSide local) {
+                local.excludeThread(clients.thread.threadId());
+            }
+            final long deadlineNs = warmupDeadlineNs(spec);
+            while (!clients.warmedUp.await(100, TimeUnit.MILLISECONDS)) {
+                if (System.nanoTime() - deadlineNs > 0) {
+                    clients.error.compareAndSet(null, new IllegalStateException(
+                        "connect and warm-up did not finish in time (stuck connecting?)"));
+                    clients.loopStop();
+                }
+                if (clients.error.get() != null || !clients.thread.isAlive()) {
+                    clients.thread.join(TimeUnit.SECONDS.toMillis(5));
+                    final Throwable error = clients.error.get();
+                    return noNumbers(spec, RunResult.Status.FAILED, error == null ? "the client thread ended without a result"
+                        : !(error instanceof PingPongLoop.StoppedException) ? Failures.oneLine(error)
+                        : stopRequested ? "stopped before measuring (Ctrl-C)" : "stopped before measuring");
+                }
+            }
+            final ResponderStats before = responders.stats();
+            final RuntimeCounters runtimeBefore = RuntimeCounters.now();
+            progress.phase(spec.label(), "measuring", spec.messages() * spec.clients());
+            go.countDown();
+            clients.thread.join();
+            final RuntimeCounters clientRuntime = RuntimeCounters.now().since(runtimeBefore);
+            final ResponderStats after = statsAfter(responders);
+            final Throwable error = clients.error.get();
+            final Histogram all = clients.all();
+            return result(spec, new Measured(all, clients.allocatedBefore < 0 || clients.allocatedAfter < 0 ? -1
+                : clients.allocatedAfter - clients.allocatedBefore, clients.lostAfter - clients.lostBefore,
+                clients.startNs, clients.endNs, error == null ? null : interruption(error, all)), before, after,
+                clientRuntime);
+        } finally {
+            liveShared.set(null);
+            clients.loopStop();
+            go.countDown(); // a client thread still waiting sees the stop request at once
+        }
+    }
+
+    private static ResponderStats statsAfter(final ResponderSide responders) {
+        try {
+            return responders.stats();
+        } catch (final RuntimeException ex) {
+            // Ctrl-C reaches the responder JVM too; what the client measured still stands
+            return new ResponderStats(-1, -1, RuntimeCounters.UNKNOWN);
+        }
+    }
+
+    private static String interruption(final Throwable error, final Histogram measured) {
+        return error instanceof PingPongLoop.StoppedException
+            ? "interrupted: numbers cover the messages measured until then"
+            : "stopped by an error after " + measured.getTotalCount() + " messages: " + Failures.oneLine(error);
+    }
+
+    /** Connecting may take a minute (a JVM, a media driver); warm-up as long as its schedule, twice over. */
+    private static long warmupDeadlineNs(final RunSpec spec) {
+        final long warmupNs = spec.rate() > 0
+            ? TimeUnit.SECONDS.toNanos(2 * spec.warmup() / spec.rate() + 1)
+            : TimeUnit.MICROSECONDS.toNanos(100 * spec.warmup());
+        return System.nanoTime() + TimeUnit.SECONDS.toNanos(60) + warmupNs;
+    }
+
+    /** Waits until every client is warmed up; false if one failed or ended first, or time ran out. */
+    private static boolean await(final CountDownLatch warmedUp, final ClientRun[] clients, final long deadlineNs)
+        throws InterruptedException {
+        while (!warmedUp.await(100, TimeUnit.MILLISECONDS)) {
+            if (System.nanoTime() - deadlineNs > 0) {
+                for (final ClientRun client : clients) {
+                    client.error.compareAndSet(null, new IllegalStateException(
+                        "connect and warm-up did not finish in time (stuck connecting?)"));
+                    client.loopStop();
+                }
+                return false;
+            }
+            for (final ClientRun client : clients) {
+                if (client.error.get() != null || !client.thread.isAlive()) {
+                    for (final ClientRun other : clients) {
+                        other.loopStop();
+                    }
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private RunResult failure(final RunSpec spec, final ClientRun[] clients) throws InterruptedException {
+        for (final ClientRun client : clients) {
+            client.thread.join(TimeUnit.SECONDS.toMillis(5));
+        }
+        boolean stopped = false;
+        for (final ClientRun client : clients) {
+            final Throwable error = client.error.get();
+            if (error instanceof PingPongLoop.StoppedException) {
+                stopped = true; // by Ctrl-C, or because another client failed: that failure is the reason
+            } else if (error != null) {
+                return noNumbers(spec, RunResult.Status.FAILED, Failures.oneLine(error));
+            }
+        }
+        return noNumbers(spec, RunResult.Status.FAILED, !stopped ? "a client thread ended without a result"
+            : stopRequested ? "stopped before measuring (Ctrl-C)" : "stopped before measuring");
+    }
+
+    private RunResult collect(final RunSpec spec, final ClientRun[] clients, final ResponderStats before,
+                              final ResponderStats after, final RuntimeCounters clientRuntime) {
+        final Histogram all = PingPongLoop.newHistogram();
+        long allocated = 0;
+        boolean allocationKnown = true;
+        long lost = 0;
+        long firstStart = Long.MAX_VALUE;
+        long lastEnd = Long.MIN_VALUE;
+        String note = null;
+        for (final ClientRun client : clients) {
+            all.add(client.histogram);
+            if (client.allocatedBefore < 0 || client.allocatedAfter < 0) {
+                allocationKnown = false;
+            } else {
+                allocated += client.allocatedAfter - client.allocatedBefore;
+            }
+            lost += client.lostAfter - client.lostBefore;
+            firstStart = Math.min(firstStart, client.startNs);
+            lastEnd = Math.max(lastEnd, client.endNs);
+            final Throwable error = client.error.get();
+            if (error != null && note == null) {
+                note = interruption(error, all);
+            }
+        }
+        return result(spec, new Measured(all, allocationKnown ? allocated : -1, lost, firstStart, lastEnd, note), before,
+            after, clientRuntime);
+    }
+
+    /** What the clients measured: every latency, bytes they allocated (-1 if unknown), losses, when, and why it ended early. */
+    private record Measured(Histogram all, long allocated, long lost, long firstStart, long lastEnd, String note) {
+    }
+
+    private RunResult result(final RunSpec spec, final Measured clients, final ResponderStats before,
+                             final ResponderStats after, final RuntimeCounters clientRuntime) {
+        final Histogram all = clients.all();
+        final long lost = clients.lost();
+        String note = clients.note();
+        final long measured = all.getTotalCount();
+        if (note == null && measured + lost < spec.messages() * spec.clients()) {
+            note = "time limit of " + LatencyTable.number(spec.timeLimitSeconds(), 1) + " s reached: " + (measured + lost)
+                + " of " + spec.messages() * spec.clients() + " messages measured";
+        }
+        if (measured == 0) {
+            return noNumbers(spec, RunResult.Status.FAILED, note != null ? note
+                : lost > 0 ? "every one of " + lost + " messages was lost" : "nothing was measured");
+        }
+        final String loss = lost == 0 ? null : String.format(Locale.ROOT, "%d of %d messages lost (%.2f%%): datagrams"
+            + " without a recovery layer; the percentiles are of the %d echoes that came back in order", lost,
+            lost + measured, 100.0 * lost / (lost + measured), measured);
+        final double seconds = (clients.lastEnd() - clients.firstStart()) / 1e9;
+        final double throughput = seconds > 0 ? measured / seconds : Double.NaN;
+        final double clientPerMessage = clients.allocated() >= 0 ? (double)clients.allocated() / measured : Double.NaN;
+        final long echoed = after.messages() - before.messages();
+        final double responderPerMessage = after.allocatedBytes() >= 0 && before.allocatedBytes() >= 0 && echoed > 0
+            && after.messages() >= 0
+            ? (double)(after.allocatedBytes() - before.allocatedBytes()) / echoed : Double.NaN;
+        final RuntimeCounters responderRuntime = after.runtime().since(before.runtime());
+        return new RunResult(spec.scenario(), spec.transport().name(), spec.transport().path(),
+            Transports.isPeregrine(spec.transport()), spec.size(), measured, spec.rate(), spec.clients(), all,
+            throughput, clientPerMessage, responderPerMessage, clientRuntime, responderRuntime,
+            note == null ? RunResult.Status.OK : RunResult.Status.PARTIAL,
+            note == null ? loss : loss == null ? note : note + "; " + loss, spec.replySize());
+    }
+
+    private static RunResult noNumbers(final RunSpec spec, final RunResult.Status status, final String note) {
+        return RunResult.withoutNumbers(spec.scenario(), spec.transport().name(), spec.transport().path(),
+            Transports.isPeregrine(spec.transport()), spec.size(), spec.rate(), spec.clients(), status, note)
+            .withReplySize(spec.replySize());
+    }
+
+    /** One client thread: connect, warm up, wait, measure. */
+    private final class ClientRun implements Runnable {
+        final RunSpec spec;
+        final BenchConfig config;
+        final Progress clientProgress;
+        final int cpu;
+        final CountDownLatch warmedUp;
+        final CountDownLatch go;
+        final Thread thread;
+        final Histogram histogram = PingPongLoop.newHistogram();
+        final AtomicReference<Throwable> error = new AtomicReference<>();
+        volatile PingPongLoop loop;
+        volatile long allocatedBefore = -1;
+        volatile long allocatedAfter = -1;
+        volatile long lostBefore;
+        volatile long lostAfter;
+        volatile long startNs;
+        volatile long endNs;
+
+        ClientRun(final RunSpec spec, final BenchConfig config, final Progress clientProgress, final int cpu,
+                  final CountDownLatch warmedUp, final CountDownLatch go) {
+            this.spec = spec;
+            this.config = config;
+            this.clientProgress = clientProgress;
+            this.cpu = cpu;
+            this.warmedUp = warmedUp;
+            this.go = go;
+            this.thread = new Thread(this, "bench-client-" + config.port());
+            thread.setDaemon(true);
+        }
+
+        void loopStop() {
+            final PingPongLoop current = loop;
+            if (current != null) {
+                current.requestStop();
+            }
+        }
+
+        @Override
+        public void run() {
+            if (cpu >= 0) {
+                final String why = ThreadAffinity.pinCurrentThread(cpu);
+                if (why != null) {
+                    System.err.println("peregrine: client not pinned to cpu " + cpu + ": " + why);
+                }
+            }
+            try (PingClient client = spec.transport().connect(config)) {
+                final PingPongLoop pingPong = new PingPongLoop(client, clientProgress, spec.busySpin(),
+                    spec.transport().lossy());
+                loop = pingPong;
+                if (stopRequested) {
+                    pingPong.requestStop();
+                }
+                final long[] intended = spec.rate() > 0 ? new long[(int)Math.max(spec.warmup(), spec.messages())] : null;
+                if (clientProgress != null) {
+                    clientProgress.phase(spec.label(), "warm-up", spec.warmup());
+                }
+                final long limitNs = (long)(spec.timeLimitSeconds() * 1e9);
+                run(pingPong, 0, spec.warmup(), intended, null, limitNs == 0 ? 0 : System.nanoTime() + limitNs / 2);
+                warmedUp.countDown();
+                go.await();
+                startNs = System.nanoTime();
+                allocatedBefore = ThreadAllocation.currentThread();
+                lostBefore = pingPong.lost();
+                try {
+                    run(pingPong, spec.warmup(), spec.messages(), intended, histogram,
+                        limitNs == 0 ? 0 : startNs + limitNs);
+                } finally {
+                    allocatedAfter = ThreadAllocation.currentThread();
+                    lostAfter = pingPong.lost();
+                    endNs = System.nanoTime();
+                }
+            } catch (final Throwable ex) {
+                error.compareAndSet(null, ex);
+            }
+        }
+
+        private long run(final PingPongLoop pingPong, final long first, final long count, final long[] intended,
+                         final Histogram into, final long deadlineNs) {
+            if (count == 0) {
+                return 0;
+            }
+            return spec.rate() > 0
+                ? pingPong.atRate(first, count, spec.rate(), intended, into, deadlineNs)
+                : pingPong.oneInFlight(first, count, into, deadlineNs);
+        }
+    }
+}

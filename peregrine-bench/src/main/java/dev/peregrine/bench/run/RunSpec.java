@@ -1,0 +1,166 @@
+package dev.peregrine.bench.run;
+
+import dev.peregrine.peers.BenchTransport;
+
+/**
+ * What one run measures and how.
+ *
+ * @param scenario {@code pingpong}, {@code load} or {@code throughput}
+ * @param transport the transport
+ * @param size message size in bytes
+ * @param messages messages to measure per client
+ * @param warmup messages to send first per client, not measured
+ * @param rate messages per second per client, 0 for one in flight
+ * @param clients concurrent clients
+ * @param inProcess whether the responders run on threads of this JVM instead of a second JVM
+ * @param clientCpu CPU for the (first) client thread, or -1
+ * @param responderCpu CPU for the responders, or -1
+ * @param busySpin whether waiting sides spin
+ * @param host the address to use
+ * @param timeLimitSeconds the longest the measurement may take (warm-up gets half of it again); it then ends
+ *     early with what it measured, marked partial; 0 for no limit
+ * @param replySize bytes of each responder's answer; {@code size} for an echo
+ * @param sharedResponder whether the clients run on one thread against one responder that serves them all
+ *     ({@code bench load}'s default topology), rather than each on a thread of its own with its own responder
+ */
+public record RunSpec(String scenario, BenchTransport transport, int size, long messages, long warmup, long rate,
+                      int clients, boolean inProcess, int clientCpu, int responderCpu, boolean busySpin,
+                      String host, double timeLimitSeconds, int replySize, boolean sharedResponder) {
+    /**
+     * A run with a client thread and a responder per client.
+     *
+     * @param scenario the scenario
+     * @param transport the transport
+     * @param size the size
+     * @param messages messages per client
+     * @param warmup warm-up messages per client
+     * @param rate rate per client or 0
+     * @param clients clients
+     * @param inProcess responder in this JVM
+     * @param clientCpu client CPU or -1
+     * @param responderCpu responder CPU or -1
+     * @param busySpin spin while waiting
+     * @param host the address
+     * @param timeLimitSeconds the time limit, 0 for none
+     * @param replySize the reply size
+     */
+    public RunSpec(final String scenario, final BenchTransport transport, final int size, final long messages,
+                   final long warmup, final long rate, final int clients, final boolean inProcess, final int clientCpu,
+                   final int responderCpu, final boolean busySpin, final String host, final double timeLimitSeconds,
+                   final int replySize) {
+        this(scenario, transport, size, messages, warmup, rate, clients, inProcess, clientCpu, responderCpu, busySpin,
+            host, timeLimitSeconds, replySize, false);
+    }
+
+    /**
+     * A run whose responder echoes each message.
+     *
+     * @param scenario the scenario
+     * @param transport the transport
+     * @param size the size
+     * @param messages messages per client
+     * @param warmup warm-up messages per client
+     * @param rate rate per client or 0
+     * @param clients clients
+     * @param inProcess responder in this JVM
+     * @param clientCpu client CPU or -1
+     * @param responderCpu responder CPU or -1
+     * @param busySpin spin while waiting
+     * @param host the address
+     * @param timeLimitSeconds the time limit, 0 for none
+     */
+    public RunSpec(final String scenario, final BenchTransport transport, final int size, final long messages,
+                   final long warmup, final long rate, final int clients, final boolean inProcess, final int clientCpu,
+                   final int responderCpu, final boolean busySpin, final String host, final double timeLimitSeconds) {
+        this(scenario, transport, size, messages, warmup, rate, clients, inProcess, clientCpu, responderCpu, busySpin,
+            host, timeLimitSeconds, size);
+    }
+
+    /**
+     * A run without a time limit.
+     *
+     * @param scenario the scenario
+     * @param transport the transport
+     * @param size the size
+     * @param messages messages per client
+     * @param warmup warm-up messages per client
+     * @param rate rate per client or 0
+     * @param clients clients
+     * @param inProcess responder in this JVM
+     * @param clientCpu client CPU or -1
+     * @param responderCpu responder CPU or -1
+     * @param busySpin spin while waiting
+     * @param host the address
+     */
+    public RunSpec(final String scenario, final BenchTransport transport, final int size, final long messages,
+                   final long warmup, final long rate, final int clients, final boolean inProcess, final int clientCpu,
+                   final int responderCpu, final boolean busySpin, final String host) {
+        this(scenario, transport, size, messages, warmup, rate, clients, inProcess, clientCpu, responderCpu, busySpin,
+            host, 0);
+    }
+
+    /**
+     * The same run with a time limit.
+     *
+     * @param seconds the limit, 0 for none
+     * @return the new spec
+     */
+    public RunSpec withTimeLimit(final double seconds) {
+        return new RunSpec(scenario, transport, size, messages, warmup, rate, clients, inProcess, clientCpu,
+            responderCpu, busySpin, host, seconds, replySize, sharedResponder);
+    }
+
+    /**
+     * The same run with another reply size.
+     *
+     * @param bytes the reply size
+     * @return the new spec
+     */
+    public RunSpec withReplySize(final int bytes) {
+        return new RunSpec(scenario, transport, size, messages, warmup, rate, clients, inProcess, clientCpu,
+            responderCpu, busySpin, host, timeLimitSeconds, bytes, sharedResponder);
+    }
+
+    /**
+     * The same run with another topology.
+     *
+     * @param shared true for one client thread and one responder for all clients, false for a client thread
+     *     and a responder per client
+     * @return the new spec
+     */
+    public RunSpec withSharedResponder(final boolean shared) {
+        return new RunSpec(scenario, transport, size, messages, warmup, rate, clients, inProcess, clientCpu,
+            responderCpu, busySpin, host, timeLimitSeconds, replySize, shared);
+    }
+    /**
+     * Checks the values.
+     */
+    public RunSpec {
+        if (messages < 1 || messages > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("messages=" + messages + " must be in [1, 2^31 - 9]");
+        }
+        if (warmup < 0 || warmup > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("warmup=" + warmup);
+        }
+        if (rate < 0) {
+            throw new IllegalArgumentException("rate=" + rate);
+        }
+        if (clients < 1) {
+            throw new IllegalArgumentException("clients=" + clients);
+        }
+        if (timeLimitSeconds < 0 || Double.isNaN(timeLimitSeconds)) {
+            throw new IllegalArgumentException("timeLimitSeconds=" + timeLimitSeconds);
+        }
+    }
+
+    /**
+     * The run's label for progress and tables.
+     *
+     * @return e.g. {@code tcp size=256 rate=10000/s}, with {@code reply=N} when the reply size differs
+     */
+    public String label() {
+        return transport.name() + " size=" + size + (replySize != size ? " reply=" + replySize : "")
+            + (rate > 0 ? " rate=" + rate + "/s" : "")
+            + (clients > 1 ? " clients=" + clients : "");
+    }
+}

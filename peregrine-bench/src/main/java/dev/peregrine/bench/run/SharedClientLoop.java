@@ -1,0 +1,302 @@
+package dev.peregrine.bench.run;
+
+import dev.peregrine.peers.PingClient;
+import org.HdrHistogram.Histogram;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The measuring loop of several clients driven by one thread ({@code bench load}'s default topology): each
+ * client keeps a send schedule of its own at its own rate, and each echo's latency is recorded, in that
+ * client's histogram, from the <em>intended</em> send time of its message (coordinated omission corrected, as
+ * in {@link PingPongLoop#atRate}). One pass of the loop reads the clock once and gives every client a turn: a
+ * the sends that are due (all of them when it is behind, up to a bound), then polls until none of its echoes is
+ * waiting.
+ *
+ * <p>Client {@code k} carries {@code k} in the high 32 bits of its sequences ({@link #sequence}), so an echo
+ * that reached the wrong client is an error, as is a missing or out-of-order one. For a lossy transport a
+ * missing echo is counted {@linkplain #lost() lost} instead, as {@link PingPongLoop} does. The schedules are
+ * staggered: client {@code k} of {@code n} starts {@code k/n} of its interval after the first, so that the
+ * clients' messages do not all fall due in the same instant.
+ *
+ * <p>Nothing here allocates per message: the intended send times go to arrays sized up front, one per client.
+ */
+public final class SharedClientLoop {
+    /** The most sends one client makes in one turn when it is behind its schedule. */
+    static final int MAX_SENDS_PER_TURN = 64;
+
+    private static final int CLOCK_CHECK_MASK = 1023;
+
+    private final PingClient[] clients;
+    private final double[] intervalNs;
+    private final long[][] intended;
+    private final long[] sent;
+    private final long[] received;
+    private final long[] limit;
+    private final long[] lastEchoNs;
+    private final long[] startNs;
+    private final long[] counts;
+    private final Progress progress;
+    private final boolean spin;
+    private final boolean lossy;
+    private long lost;
+    private volatile boolean stopRequested;
+
+    /**
+     * Creates the loop.
+     *
+     * @param clients the connected clients, all used only by the thread that calls {@link #run}
+     * @param rates messages per second of each client
+     * @param capacity the most messages a client sends in one {@link #run}
+     * @param progress where progress is counted (all clients together), or null
+     * @param spin whether to busy-spin when no client had work (else yield)
+     * @param lossy whether a missing echo is a loss to count rather than an error
+     */
+    public SharedClientLoop(final PingClient[] clients, final long[] rates, final int capacity, final Progress progress,
+                            final boolean spin, final boolean lossy) {
+        if (clients.length == 0 || rates.length != clients.length || capacity < 1) {
+            throw new IllegalArgumentException("clients=" + clients.length + " rates=" + rates.length + " capacity="
+                + capacity);
+        }
+        this.clients = clients.clone();
+        this.intervalNs = new double[clients.length];
+        for (int k = 0; k < rates.length; k++) {
+            if (rates[k] <= 0) {
+                throw new IllegalArgumentException("rates[" + k + "]=" + rates[k] + " must be positive");
+            }
+            intervalNs[k] = 1e9 / rates[k];
+        }
+        this.intended = new long[clients.length][capacity];
+        this.sent = new long[clients.length];
+        this.received = new long[clients.length];
+        this.limit = new long[clients.length];
+        this.lastEchoNs = new long[clients.length];
+        this.startNs = new long[clients.length];
+        this.counts = new long[clients.length];
+        this.progress = progress;
+        this.spin = spin;
+        this.lossy = lossy;
+    }
+
+    /**
+     * The sequence number client {@code client} gives its message number {@code n}.
+     *
+     * @param client the client's index
+     * @param n the message's number, below 2^32
+     * @return {@code client << 32 | n}
+     */
+    public static long sequence(final int client, final long n) {
+        return (long)client << 32 | n;
+    }
+
+    /**
+     * Messages counted lost so far, all clients together (a lossy transport only); read it from the loop's
+     * thread or after joining it.
+     *
+     * @return the count
+     */
+    public long lost() {
+        return lost;
+    }
+
+    /**
+     * Messages echoed or counted lost in the last {@link #run} by one client.
+     *
+     * @param client the client's index
+     * @return the count
+     */
+    public long completed(final int client) {
+        return received[client];
+    }
+
+    /**
+     * When client {@code client} was to send its message number {@code n} of the last {@link #run} (its
+     * schedule, not when it did).
+     *
+     * @param client the client's index
+     * @param n the message's number in that run, from 0
+     * @return a {@link System#nanoTime()}
+     */
+    public long intendedSendNs(final int client, final int n) {
+        if (n >= sent[client]) {
+            throw new IllegalArgumentException("client=" + client + " n=" + n + " sent=" + sent[client]);
+        }
+        return intended[client][n];
+    }
+
+    /**
+     * Asks a running loop to stop early (Ctrl-C); it throws {@link PingPongLoop.StoppedException} at its next
+     * check.
+     */
+    public void requestStop() {
+        stopRequested = true;
+    }
+
+    /**
+     * Each client sends {@code count} messages, numbered from {@code first}, on its own schedule from now, while
+     * every client polls for its echoes.
+     *
+     * @param first the first message number of every client
+     * @param count how many messages each client sends, at most the capacity
+     * @param histograms one histogram per client for its latencies, or null (warm-up)
+     * @param deadlineNs a {@link System#nanoTime()} after which no client sends a new message (the echoes of
+     *     those sent are still awaited and recorded), or 0 for none
+     * @return messages completed, all clients together: echoed, or on a lossy transport counted lost
+     * @throws IllegalStateException naming the client and sequence if an echo is missing, out of order or another
+     *     client's
+     */
+    public long run(final long first, final long count, final Histogram[] histograms, final long deadlineNs) {
+        for (int k = 0; k < counts.length; k++) {
+            counts[k] = count;
+        }
+        return run(first, counts, histograms, deadlineNs);
+    }
+
+    /**
+     * Like {@link #run(long, long, Histogram[], long)}, with a count of its own for each client.
+     *
+     * @param first the first message number of every client
+     * @param counts how many messages each client sends, each at most the capacity
+     * @param histograms one histogram per client for its latencies, or null (warm-up)
+     * @param deadlineNs a {@link System#nanoTime()} after which no client sends a new message, or 0 for none
+     * @return messages completed, all clients together: echoed, or on a lossy transport counted lost
+     * @throws IllegalStateException naming the client and sequence if an echo is missing, out of order or another
+     *     client's
+     */
+    public long run(final long first, final long[] counts, final Histogram[] histograms, final long deadlineNs) {
+        final int n = clients.length;
+        if (counts.length != n || histograms != null && histograms.length != n) {
+            throw new IllegalArgumentException("counts=" + counts.length + " histograms="
+                + (histograms == null ? 0 : histograms.length) + " clients=" + n);
+        }
+        for (final long count : counts) {
+            if (count < 0 || count > intended[0].length || first + count > 1L << 32) {
+                throw new IllegalArgumentException("first=" + first + " count=" + count + " capacity="
+                    + intended[0].length);
+            }
+        }
+        final long start = System.nanoTime();
+        for (int k = 0; k < n; k++) {
+            sent[k] = 0;
+            received[k] = 0;
+            limit[k] = counts[k];
+            lastEchoNs[k] = start;
+            startNs[k] = start + (long)(intervalNs[k] * k / n);
+        }
+        long total = 0;
+        int idle = 0;
+        int active = n;
+        while (active > 0) {
+            final long now = System.nanoTime();
+            boolean worked = false;
+            active = 0;
+            for (int k = 0; k < n; k++) {
+                if (received[k] >= limit[k]) {
+                    continue;
+                }
+                if (deadlineNs != 0 && sent[k] < limit[k] && now - deadlineNs > 0) {
+                    limit[k] = sent[k]; // out of time: send no more, but wait for what is in flight
+                }
+                final long before = received[k];
+                worked |= step(k, now, first, histograms == null ? null : histograms[k]);
+                total += received[k] - before;
+                if (received[k] < limit[k]) {
+                    active++;
+                }
+            }
+            if (worked) {
+                idle = 0;
+                if (progress != null) {
+                    progress.advance(total);
+                }
+            } else {
+                if ((++idle & CLOCK_CHECK_MASK) == 0) {
+                    checkStop();
+                }
+                if (spin) {
+                    Thread.onSpinWait();
+                } else {
+                    Thread.yield();
+                }
+            }
+        }
+        return total;
+    }
+
+    /**
+     * One client's turn: every send that is due (up to {@link #MAX_SENDS_PER_TURN}, so that echoes are still
+     * polled), and one poll; true if it did either. A client that fell behind its schedule sends what is due
+     * at once, as a client with a schedule of its own would, so that a transport that batches can write them
+     * together.
+     */
+    private boolean step(final int k, final long now, final long first, final Histogram histogram) {
+        boolean worked = false;
+        final long[] times = intended[k];
+        for (int burst = 0; burst < MAX_SENDS_PER_TURN && sent[k] < limit[k]; burst++) {
+            final long due = startNs[k] + (long)(sent[k] * intervalNs[k]);
+            if (now - due < 0) {
+                break;
+            }
+            times[(int)sent[k]] = due; // late sends keep their schedule: the delay is the system's
+            if (received[k] == sent[k]) {
+                lastEchoNs[k] = now; // nothing was outstanding: the wait for an echo starts now
+            }
+            clients[k].send(sequence(k, first + sent[k]));
+            sent[k]++;
+            worked = true;
+        }
+        boolean echoes = false;
+        long echoed;
+        while ((echoed = clients[k].poll()) >= 0) { // every echo waiting: they cannot come faster than they were sent
+            echoes = true;
+            final long index = echoed - sequence(k, first);
+            if (echoed >>> 32 != k) {
+                throw outOfOrder(k, first + received[k], echoed); // another client's echo
+            }
+            if (index != received[k]) {
+                if (!lossy || index >= sent[k]) {
+                    throw outOfOrder(k, first + received[k], echoed);
+                }
+                if (index > received[k]) {
+                    lost += index - received[k]; // skipped: their echoes did not come back in order
+                    received[k] = index;
+                }
+            }
+            if (index == received[k]) { // else the late echo of a message already counted lost
+                final long latency = System.nanoTime() - times[(int)index];
+                if (histogram != null) {
+                    histogram.recordValue(Math.max(0, Math.min(latency, PingPongLoop.HIGHEST_TRACKABLE_NS)));
+                }
+                received[k]++;
+                lastEchoNs[k] = now;
+            }
+        }
+        if (echoes) {
+            return true;
+        }
+        if (received[k] < sent[k]) {
+            if (lossy && sent[k] == limit[k] && now - lastEchoNs[k] > PingPongLoop.LOSS_WAIT_NS) {
+                final long missing = sent[k] - received[k]; // nothing more to send, and nothing more came back
+                lost += missing;
+                received[k] = sent[k];
+            } else if (now - lastEchoNs[k] > PingPongLoop.NO_ECHO_TIMEOUT_NS) {
+                throw new IllegalStateException("client " + k + ": no echo of sequence=" + (first + received[k])
+                    + " within " + TimeUnit.NANOSECONDS.toSeconds(PingPongLoop.NO_ECHO_TIMEOUT_NS) + " s");
+            }
+        }
+        return worked;
+    }
+
+    private static IllegalStateException outOfOrder(final int client, final long expected, final long echoed) {
+        final long owner = echoed >>> 32;
+        return new IllegalStateException("client " + client + ": echo out of order: expected sequence=" + expected
+            + " got=" + (owner == client ? Long.toString(echoed & 0xFFFF_FFFFL)
+            : (echoed & 0xFFFF_FFFFL) + " of client " + owner));
+    }
+
+    private void checkStop() {
+        if (stopRequested) {
+            throw new PingPongLoop.StoppedException();
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package dev.peregrine.bench.cli;
+
+import dev.peregrine.bench.testing.TinyJson;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code bench pingpong --reply-size}: a 16-byte ping answered by a 1024-byte reply, whose length every client
+ * checks, on Peregrine's TCP and shared memory and on a peer, with the responders in a second JVM.
+ */
+@Timeout(240)
+class PingPongReplySizeTest {
+    @TempDir
+    Path folder;
+
+    private int code;
+    private String err;
+
+    private String run(final String... args) {
+        final PrintStream saved = System.out;
+        final PrintStream savedErr = System.err;
+        final ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        final ByteArrayOutputStream capturedErr = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        System.setErr(new PrintStream(capturedErr, true, StandardCharsets.UTF_8));
+        try {
+            code = Main.commandLine().execute(args);
+        } finally {
+            System.setOut(saved);
+            System.setErr(savedErr);
+        }
+        err = capturedErr.toString(StandardCharsets.UTF_8);
+        return captured.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void shouldAnswerSixteenBytePingsWithKilobyteRepliesOnEveryTransportAsked() throws Exception {
+        final Path json = folder.resolve("p.json");
+
+        final String out = run("bench", "pingpong", "--transport", "peregrine-tcp,peregrine-shm,socket", "--size", "16",
+            "--reply-size", "1024", "--messages", "2000", "--warmup", "500", "--no-busy-spin", "--quiet",
+            "--json", json.toString());
+
+        assertThat(code).as(out + err).isZero();
+        assertThat(out).contains("size=16 reply-size=1024").containsPattern("peregrine-tcp \\* +16/1024 ")
+            .containsPattern("peregrine-shm \\* +16/1024 ").containsPattern("socket +16/1024 ");
+        final List<Map<String, Object>> runs = (List<Map<String, Object>>)TinyJson.parse(Files.readString(json));
+        assertThat(runs).extracting(r -> r.get("transport")).containsExactly("peregrine-tcp", "peregrine-shm", "socket");
+        // ok means every reply carried the sequence sent and was 1024 bytes long: the clients check both
+        assertThat(runs).allSatisfy(r -> assertThat(r).containsEntry("size", 16.0).containsEntry("reply_size", 1024.0)
+            .containsEntry("messages", 2000.0).containsEntry("status", "ok"));
+    }
+
+    @Test
+    void shouldReportATransportThatCannotAnswerWithAnotherSize() {
+        final String out = run("bench", "pingpong", "--transport", "test-mem", "--size", "32", "--reply-size", "64",
+            "--messages", "100", "--warmup", "10", "--in-process", "--no-busy-spin", "--quiet");
+
+        assertThat(code).isEqualTo(1);
+        assertThat(out).contains("UNAVAILABLE", "test-mem cannot answer with a reply of another size than the message"
+            + " (--reply-size=64, --size=32)");
+    }
+
+    @Test
+    void shouldRefuseASizeThatCannotCarryTheSequenceNamingTheOption() {
+        run("bench", "pingpong", "--transport", "peregrine-tcp", "--size", "16", "--reply-size", "8");
+        assertThat(code).isEqualTo(2);
+        assertThat(err).contains("--reply-size", "8", "16").doesNotContain("\tat ");
+
+        run("bench", "pingpong", "--transport", "peregrine-tcp", "--size", "4");
+        assertThat(code).isEqualTo(2);
+        assertThat(err).contains("--size", "4", "16").doesNotContain("\tat ");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void shouldLeaveTheReplySizeOutOfTheJsonOfAnEcho() throws Exception {
+        final Path json = folder.resolve("e.json");
+
+        run("bench", "pingpong", "--transport", "test-mem", "--size", "32", "--reply-size", "32", "--messages", "100",
+            "--warmup", "10", "--in-process", "--no-busy-spin", "--quiet", "--json", json.toString());
+
+        assertThat(code).isZero();
+        assertThat((Map<String, Object>)TinyJson.parse(Files.readString(json))).doesNotContainKey("reply_size")
+            .containsEntry("size", 32.0);
+    }
+}

@@ -1,0 +1,101 @@
+package dev.peregrine.bench.cli;
+
+import dev.peregrine.bench.testing.TinyJson;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code bench throughput} for real: Peregrine's TCP and a peer, two rounds each, alternating with a stand-in for
+ * the C stream floor, a fraction of a second per run.
+ */
+@Timeout(180)
+class ThroughputCommandTest {
+    @TempDir
+    Path folder;
+
+    private int code;
+
+    private String run(final String... args) {
+        final PrintStream saved = System.out;
+        final ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            code = new CommandLine(Main.class).execute(args);
+        } finally {
+            System.setOut(saved);
+        }
+        return captured.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void shouldRunTheFloorAndTheTransportsAlternatelyAndReportTheMedianOfEachRow() throws Exception {
+        final Path floor = folder.resolve("stream.sh");
+        Files.writeString(floor, "#!/bin/sh\necho \"run $1\" >> '" + folder.resolve("floor.log")
+            + "'\necho \"tcp-stream-c size=$1 frames/s=1000000 bytes/s=$(( 1000000 * ($1 + 4) ))\"\n");
+        Files.setPosixFilePermissions(floor, PosixFilePermissions.fromString("rwx------"));
+        final Path json = folder.resolve("t.json");
+
+        final String out = run("bench", "throughput", "--transport", "peregrine-tcp,netty", "--size", "32",
+            "--rounds", "2", "--batch", "64", "--warmup-seconds", "0.2", "--seconds", "0.3", "--warmup", "1000",
+            "--in-process", "--no-busy-spin", "--quiet", "--stream-floor", floor.toString(), "--json", json.toString());
+
+        assertThat(code).as(out).isZero();
+        assertThat(out).contains("round 1 of 2", "round 2 of 2", "batches of 64 messages");
+        assertThat(Files.readAllLines(folder.resolve("floor.log"))).containsExactly("run 32", "run 32");
+        assertThat(out).containsPattern("tcp-stream-c \\(C\\) +32 +2 +1000000 .* 1\\.00x .*floor");
+        assertThat(out).containsPattern("peregrine-tcp \\* +32 +2 +\\d+ +\\d+ - \\d+ .* \\d+\\.\\d\\dx .*ok");
+        assertThat(out).containsPattern("netty +32 +2 +\\d+ +\\d+ - \\d+ .* \\d+\\.\\d\\dx .*ok");
+        final List<Map<String, Object>> rows = (List<Map<String, Object>>)TinyJson.parse(Files.readString(json));
+        assertThat(rows).extracting(r -> r.get("transport")).containsExactly("tcp-stream-c", "peregrine-tcp", "netty");
+        assertThat(rows).allSatisfy(r -> assertThat(r).containsEntry("rounds", 2.0).containsEntry("status", "ok"));
+        assertThat(rows.subList(1, 3)).allSatisfy(r -> {
+            assertThat((Double)r.get("throughput_msgs_per_s_min")).isPositive()
+                .isLessThanOrEqualTo((Double)r.get("throughput_msgs_per_s"));
+            assertThat((Double)r.get("throughput_msgs_per_s_max")).isGreaterThanOrEqualTo((Double)r.get("throughput_msgs_per_s"));
+            assertThat((Double)r.get("ratio_to_tcp_stream_c")).isPositive();
+            assertThat(r).containsEntry("batch", 64.0);
+        });
+    }
+
+    @Test
+    void shouldSayWhyTheFloorIsSkipped() {
+        final String out = run("bench", "throughput", "--transport", "test-mem", "--size", "32",
+            "--warmup-seconds", "0.1", "--seconds", "0.1", "--warmup", "100", "--in-process", "--no-busy-spin", "--quiet",
+            "--no-stream-floor");
+
+        assertThat(code).as(out).isZero();
+        assertThat(out).contains("tcp-stream-c: skipped: not run (--no-stream-floor)")
+            .containsPattern("tcp-stream-c \\(C\\) +32 +1 +n/a .*skipped: not run \\(--no-stream-floor\\)");
+    }
+
+    @Test
+    void shouldRefuseZeroRoundsOrBatchNamingTheOption() {
+        final PrintStream savedErr = System.err;
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        try {
+            run("bench", "throughput", "--transport", "test-mem", "--rounds", "0");
+            assertThat(code).isEqualTo(2);
+            run("bench", "throughput", "--transport", "test-mem", "--batch", "0");
+            assertThat(code).isEqualTo(2);
+        } finally {
+            System.setErr(savedErr);
+        }
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--rounds=0 must be at least 1",
+            "--batch=0 must be at least 1");
+    }
+}

@@ -1,0 +1,190 @@
+package dev.peregrine.bench.run;
+
+import dev.peregrine.bench.testing.BrokenBenchTransport;
+import dev.peregrine.bench.testing.InMemoryBenchTransport;
+import dev.peregrine.bench.transports.Transports;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+@Timeout(120)
+class BenchRunnerTest {
+    private final Progress progress = new Progress(System.err, true);
+
+    private static RunSpec spec(final String transport, final long rate, final int clients, final boolean inProcess) {
+        return new RunSpec(rate > 0 ? "load" : "pingpong", Transports.byName(transport), 64, 20_000, 5_000, rate,
+            clients, inProcess, -1, -1, false, "127.0.0.1");
+    }
+
+    @Test
+    void shouldMeasureEveryMessageInProcess() {
+        final RunResult result = new BenchRunner(progress).pingpong(spec(InMemoryBenchTransport.NAME, 0, 1, true));
+
+        assertThat(result.status()).as(result.note()).isEqualTo(RunResult.Status.OK);
+        assertThat(result.messages()).isEqualTo(20_000);
+        assertThat(result.rtt().getTotalCount()).isEqualTo(20_000);
+        assertThat(result.clientAllocatedPerMessage()).isLessThan(1.0);
+        assertThat(result.responderAllocatedPerMessage()).isNotNaN();
+        assertThat(result.clientRuntime().known()).isTrue();
+        assertThat(result.throughputMsgsPerSecond()).isPositive();
+    }
+
+    @Test
+    void shouldMarkARunCutShortByItsTimeLimitAsPartial() {
+        final RunResult result = new BenchRunner(progress).pingpong(new RunSpec("load",
+            Transports.byName(InMemoryBenchTransport.NAME), 64, 1_000_000, 100, 1000, 1, true, -1, -1, false,
+            "127.0.0.1").withTimeLimit(0.2));
+
+        assertThat(result.status()).isEqualTo(RunResult.Status.PARTIAL);
+        assertThat(result.note()).startsWith("time limit of 0.2 s reached: ").endsWith(" of 1000000 messages measured");
+        assertThat(result.messages()).isBetween(1L, 999_999L);
+    }
+
+    @Test
+    void shouldRunSeveralClientsAtAFixedRate() {
+        final RunResult result = new BenchRunner(progress).pingpong(spec(InMemoryBenchTransport.NAME, 20_000, 3, true));
+
+        assertThat(result.status()).as(result.note()).isEqualTo(RunResult.Status.OK);
+        assertThat(result.messages()).isEqualTo(60_000);
+        assertThat(result.clients()).isEqualTo(3);
+        assertThat(result.rate()).isEqualTo(20_000);
+    }
+
+    @Test
+    void shouldCountWhatALossyTransportLostAndMeasureTheRest() {
+        InMemoryBenchTransport.dropEvery(100);
+        try {
+            final RunResult result = new BenchRunner(progress).pingpong(spec(InMemoryBenchTransport.NAME, 20_000, 2, true));
+
+            // each client measures sequences 5000..24999, of which 200 end in 99
+            assertThat(result.status()).as(result.note()).isEqualTo(RunResult.Status.OK);
+            assertThat(result.messages()).isEqualTo(39_600);
+            assertThat(result.rtt().getTotalCount()).isEqualTo(39_600);
+            assertThat(result.note()).startsWith("400 of 40000 messages lost (1.00%): datagrams without a recovery layer");
+        } finally {
+            InMemoryBenchTransport.dropEvery(0);
+        }
+    }
+
+    @Test
+    void shouldReportAnUnavailableTransportWithItsReason() {
+        final RunResult result = new BenchRunner(progress).pingpong(spec("test-unavailable", 0, 1, true));
+
+        assertThat(result.status()).isEqualTo(RunResult.Status.UNAVAILABLE);
+        assertThat(result.note()).isEqualTo("needs more cores than this machine has");
+        assertThat(result.hasLatency()).isFalse();
+    }
+
+    @Test
+    void shouldReportAFailingTransportWithItsError() {
+        final RunResult result = new BenchRunner(progress).pingpong(spec("test-broken", 0, 1, true));
+
+        assertThat(result.status()).isEqualTo(RunResult.Status.FAILED);
+        assertThat(result.note()).contains("connection refused by design");
+    }
+
+    @Test
+    void shouldReportTheFailureOfOneClientNotTheStopOfTheOthers() {
+        BrokenBenchTransport.firstClientConnects(true);
+        try {
+            final RunResult result = new BenchRunner(progress).pingpong(spec("test-broken", 1000, 3, true));
+
+            // client 0 waits for an echo when clients 1 and 2 fail: it is stopped, and that is not the reason
+            assertThat(result.status()).isEqualTo(RunResult.Status.FAILED);
+            assertThat(result.note()).contains("connection refused by design").doesNotContain("Ctrl-C");
+        } finally {
+            BrokenBenchTransport.firstClientConnects(false);
+        }
+    }
+
+    @Test
+    void shouldCheckEverySequenceInAThroughputRun() {
+        final RunResult result = new ThroughputRunner(progress).run(new RunSpec("throughput",
+            Transports.byName(InMemoryBenchTransport.NAME), 32, 200_000, 50_000, 0, 1, true, -1, -1, false, "127.0.0.1"), ThroughputRunner.Window.COUNTED);
+
+        assertThat(result.status()).as(result.note()).isEqualTo(RunResult.Status.OK);
+        assertThat(result.messages()).isEqualTo(200_000);
+        assertThat(result.throughputMsgsPerSecond()).isPositive();
+    }
+
+    @Test
+    void shouldMeasureATimedWindowAfterATimedWarmUpAndDrainEverythingSent() {
+        final RunResult result = new ThroughputRunner(progress).run(new RunSpec("throughput",
+            Transports.byName(InMemoryBenchTransport.NAME), 32, Integer.MAX_VALUE - 8, 1000, 0, 1, true, -1, -1, false,
+            "127.0.0.1").withTimeLimit(30), new ThroughputRunner.Window(0.2, 0.3));
+
+        // OK means: the window ended by time, every sequence number sent arrived in order, none was lost
+        assertThat(result.status()).as(result.note()).isEqualTo(RunResult.Status.OK);
+        assertThat(result.messages()).isPositive();
+        assertThat(result.throughputMsgsPerSecond()).isPositive();
+    }
+
+    @Test
+    @Tag("slow")
+    void shouldStreamToAReceiverInASecondJvmAndTakeItsWindowAndCounters() {
+        final RunResult timed = new ThroughputRunner(progress).run(new RunSpec("throughput",
+            Transports.byName("peregrine-shm"), 32, Integer.MAX_VALUE - 8, 1000, 0, 1, false, -1, -1, true,
+            "127.0.0.1").withTimeLimit(60), new ThroughputRunner.Window(0.3, 0.5));
+
+        assertThat(timed.status()).as(timed.note()).isEqualTo(RunResult.Status.OK);
+        assertThat(timed.messages()).isPositive();
+        assertThat(timed.throughputMsgsPerSecond()).isPositive();
+        // the receiver's JVM reports its own JIT and GC counters and its thread's allocation
+        assertThat(timed.responderRuntime().known()).isTrue();
+        assertThat(timed.responderAllocatedPerMessage()).isNotNaN();
+
+        final RunResult counted = new ThroughputRunner(progress).run(new RunSpec("throughput",
+            Transports.byName("peregrine-shm"), 32, 50_000, 10_000, 0, 1, false, -1, -1, true, "127.0.0.1")
+            .withTimeLimit(60), ThroughputRunner.Window.COUNTED);
+
+        assertThat(counted.status()).as(counted.note()).isEqualTo(RunResult.Status.OK);
+        assertThat(counted.messages()).isEqualTo(50_000);
+    }
+
+    @Test
+    void shouldCarryTheReceiversResultAcrossItsLineWithAFailureThatHasSpaces() {
+        final StreamReceiverChild.Result result = new StreamReceiverChild.Result(1_000_000, 600_000, 12, 250_000_000L,
+            false, 0.25, "IllegalStateException: sequence gap: expected=5 got=7");
+
+        assertThat(StreamReceiverChild.Result.parse(result.toLine())).isEqualTo(result);
+        assertThatThrownBy(() -> StreamReceiverChild.Result.parse("STATS messages=1"))
+            .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void shouldSayThatATransportHasNoStreamMode() {
+        final RunResult result = new ThroughputRunner(progress).run(new RunSpec("throughput",
+            Transports.byName("test-broken"), 32, 1000, 0, 0, 1, true, -1, -1, true, "127.0.0.1"), ThroughputRunner.Window.COUNTED);
+
+        assertThat(result.status()).isEqualTo(RunResult.Status.UNAVAILABLE);
+        assertThat(result.note()).contains("no one-way stream mode");
+    }
+
+    @Test
+    @Tag("slow")
+    void shouldRunTheResponderInASecondJvm() {
+        final RunResult result = new BenchRunner(progress).pingpong(spec("test-socket", 0, 1, false));
+
+        assertThat(result.status()).as(result.note()).isEqualTo(RunResult.Status.OK);
+        assertThat(result.rtt().getTotalCount()).isEqualTo(20_000);
+        // only a responder in its own JVM reports its own JIT and GC counters
+        assertThat(result.responderRuntime().known()).isTrue();
+        assertThat(result.responderAllocatedPerMessage()).isNotNaN();
+    }
+
+    @Test
+    @Tag("slow")
+    void shouldReportWhyASecondJvmResponderCouldNotStart() {
+        final RunResult result = new BenchRunner(progress).pingpong(spec("test-unavailable", 0, 1, false));
+
+        assertThat(result.status()).isEqualTo(RunResult.Status.UNAVAILABLE);
+        final RunResult broken = new BenchRunner(progress).pingpong(new RunSpec("pingpong",
+            Transports.byName(InMemoryBenchTransport.NAME), 64, 100, 0, 0, 1, false, -1, -1, false, "127.0.0.1"));
+        // the in-memory transport cannot cross processes: the client finds no responder and says so
+        assertThat(broken.status()).isEqualTo(RunResult.Status.FAILED);
+        assertThat(broken.note()).contains("no responder on port=");
+    }
+}

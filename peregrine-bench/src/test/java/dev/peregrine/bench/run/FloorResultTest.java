@@ -1,0 +1,71 @@
+package dev.peregrine.bench.run;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+class FloorResultTest {
+    /** Output of /work/shared/floor/run 256 20000 on the development machine. */
+    private static final String REAL_OUTPUT = """
+        shm-c rtt ns: p50=467 p90=500 p99=633 p99.9=2897 p99.99=48702 max=168499
+        udp-c size=256 rtt ns: p50=6499 p90=7707 p99=13690 p99.9=34850 p99.99=70516 max=70840
+        tcp-c size=256 rtt ns: p50=10871 p90=12307 p99=26631 p99.9=41129 p99.99=150637 max=187954
+        """;
+
+    @Test
+    void shouldParseEveryLineOfTheFloorOutput() {
+        final List<FloorResult> floors = FloorResult.parseAll("gcc: warning: something\n" + REAL_OUTPUT);
+
+        assertThat(floors).containsExactly(
+            new FloorResult("shm-c", -1, 467, 500, 633, 2897, 48702, 168499),
+            new FloorResult("udp-c", 256, 6499, 7707, 13690, 34850, 70516, 70840),
+            new FloorResult("tcp-c", 256, 10871, 12307, 26631, 41129, 150637, 187954));
+        assertThat(floors).extracting(FloorResult::path).containsExactly("shm", "udp", "tcp");
+    }
+
+    @Test
+    void shouldMatchFloorsByPathAndSize() {
+        final List<FloorResult> floors = FloorResult.parseAll(REAL_OUTPUT);
+
+        assertThat(FloorResult.find(floors, "tcp", 256).p50()).isEqualTo(10871);
+        assertThat(FloorResult.find(floors, "tcp", 32)).isNull();
+        assertThat(FloorResult.find(floors, "shm", 32).name()).isEqualTo("shm-c");
+    }
+
+    @Test
+    void shouldIgnoreLinesThatAreNotFloorLines() {
+        assertThat(FloorResult.parse("tcp-c size=256 rtt ns: p50=abc")).isNull();
+        assertThat(FloorResult.parse("")).isNull();
+        assertThat(FloorResult.parse("tcp-c size=256 rtt ns: p50=1 p90=2 p99=3 p99.9=4 p99.99=5 max=99999999999999999999"))
+            .isNull();
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldParseWhatTheRealFloorScriptPrints() {
+        final Path script = Path.of("/work/shared/floor/run");
+        assumeTrue(Files.isExecutable(script), "the machine's floor script " + script + " is not here");
+
+        final FloorRunner.Outcome outcome = FloorRunner.run(script + " 64 1000");
+
+        assertThat(outcome.error()).isNull();
+        assertThat(outcome.results()).extracting(FloorResult::name).containsExactly("shm-c", "udp-c", "tcp-c");
+        assertThat(outcome.results().get(2).size()).isEqualTo(64);
+        assertThat(outcome.results()).allSatisfy(f -> assertThat(f.p50()).isPositive().isLessThanOrEqualTo(f.max()));
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldReportACommandThatPrintsNoFloorLines() {
+        final FloorRunner.Outcome outcome = FloorRunner.run("echo hello; exit 3");
+
+        assertThat(outcome.results()).isEmpty();
+        assertThat(outcome.error()).contains("exit code 3").contains("hello");
+    }
+}

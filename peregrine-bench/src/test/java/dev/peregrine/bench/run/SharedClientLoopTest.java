@@ -1,0 +1,145 @@
+package dev.peregrine.bench.run;
+
+import dev.peregrine.peers.PingClient;
+import dev.peregrine.testkit.AllocationMeter;
+import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+@Timeout(60)
+class SharedClientLoopTest {
+    /** Answers each message at once, to itself or to another client (cross-wired), and remembers what it sent. */
+    private static final class ImmediateEcho implements PingClient {
+        private final long[] ring = new long[1 << 16];
+        private long head;
+        private long tail;
+        ImmediateEcho answerTo = this;
+        final List<Long> sent = new ArrayList<>();
+        boolean recording = true;
+        long dropSequence = -1;
+
+        @Override
+        public void send(final long sequence) {
+            if (recording) {
+                sent.add(sequence);
+            }
+            if (sequence != dropSequence) {
+                answerTo.ring[(int)(answerTo.tail++ & (ring.length - 1))] = sequence;
+            }
+        }
+
+        @Override
+        public long poll() {
+            return head == tail ? -1 : ring[(int)(head++ & (ring.length - 1))];
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    private static ImmediateEcho[] clients(final int n) {
+        final ImmediateEcho[] clients = new ImmediateEcho[n];
+        for (int k = 0; k < n; k++) {
+            clients[k] = new ImmediateEcho();
+        }
+        return clients;
+    }
+
+    private static Histogram[] histograms(final int n) {
+        final Histogram[] histograms = new Histogram[n];
+        for (int k = 0; k < n; k++) {
+            histograms[k] = PingPongLoop.newHistogram();
+        }
+        return histograms;
+    }
+
+    @Test
+    void shouldKeepEachClientOnItsOwnScheduleAndCountOverTheSameWindow() {
+        // five clients at five rates, each sending what its rate gives in 0.2 s: one window, counts in proportion
+        final long[] rates = {1000, 2000, 3000, 4000, 5000};
+        final long[] counts = {200, 400, 600, 800, 1000};
+        final ImmediateEcho[] clients = clients(5);
+        final SharedClientLoop loop = new SharedClientLoop(clients, rates, 1000, null, false, false);
+        final Histogram[] histograms = histograms(5);
+
+        final long completed = loop.run(7, counts, histograms, 0);
+
+        assertThat(completed).isEqualTo(3000);
+        for (int k = 0; k < 5; k++) {
+            assertThat(loop.completed(k)).isEqualTo(counts[k]);
+            assertThat(histograms[k].getTotalCount()).as("client %d's latencies", k).isEqualTo(counts[k]);
+            final List<Long> expected = new ArrayList<>();
+            for (long n = 7; n < 7 + counts[k]; n++) {
+                expected.add((long)k << 32 | n);
+            }
+            assertThat(clients[k].sent).as("client %d's sequences", k).isEqualTo(expected);
+            // the schedule, not the clock: message n is due n intervals of this client's rate after its first
+            final double intervalNs = 1e9 / rates[k];
+            for (int n = 1; n < counts[k]; n++) {
+                assertThat((double)(loop.intendedSendNs(k, n) - loop.intendedSendNs(k, 0)))
+                    .isCloseTo(n * intervalNs, org.assertj.core.data.Offset.offset(1.0));
+            }
+        }
+        // staggered starts: client k begins k/5 of its interval after client 0 began
+        for (int k = 1; k < 5; k++) {
+            final double stagger = 1e9 / rates[k] * k / 5;
+            assertThat((double)(loop.intendedSendNs(k, 0) - loop.intendedSendNs(0, 0)))
+                .isCloseTo(stagger, org.assertj.core.data.Offset.offset(1.0));
+        }
+    }
+
+    @Test
+    void shouldFailWhenAnEchoReachesAnotherClient() {
+        final ImmediateEcho[] clients = clients(3);
+        clients[2].answerTo = clients[1]; // client 2's echoes cross to client 1
+        final SharedClientLoop loop = new SharedClientLoop(clients, new long[] {100_000, 100_000, 100_000}, 100, null,
+            false, false);
+
+        assertThatThrownBy(() -> loop.run(0, 100, histograms(3), 0))
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageStartingWith("client 1: echo out of order: expected sequence=")
+            .hasMessageContaining("of client 2");
+    }
+
+    @Test
+    void shouldCountAMissingEchoLostOnlyOnALossyTransport() {
+        final ImmediateEcho[] clients = clients(2);
+        clients[1].dropSequence = SharedClientLoop.sequence(1, 40);
+        final long[] rates = {200_000, 200_000};
+
+        final SharedClientLoop lossy = new SharedClientLoop(clients, rates, 100, null, false, true);
+        assertThat(lossy.run(0, 100, histograms(2), 0)).isEqualTo(200);
+        assertThat(lossy.lost()).isEqualTo(1);
+
+        final SharedClientLoop reliable = new SharedClientLoop(clients(2), rates, 100, null, false, false);
+        final ImmediateEcho[] again = clients(2);
+        again[1].dropSequence = SharedClientLoop.sequence(1, 40);
+        final SharedClientLoop strict = new SharedClientLoop(again, rates, 100, null, false, false);
+        assertThat(reliable.run(0, 100, null, 0)).isEqualTo(200);
+        assertThatThrownBy(() -> strict.run(0, 100, null, 0))
+            .hasMessage("client 1: echo out of order: expected sequence=40 got=41");
+    }
+
+    @Test
+    void shouldAllocateNothingPerMessageOnceWarm() {
+        final ImmediateEcho[] clients = clients(5);
+        for (final ImmediateEcho client : clients) {
+            client.recording = false;
+        }
+        final SharedClientLoop loop = new SharedClientLoop(clients, new long[] {5_000_000, 4_000_000, 3_000_000,
+            2_000_000, 1_000_000}, 1000, null, true, false);
+        final Histogram[] histograms = histograms(5);
+
+        final long allocated = AllocationMeter.steadyStateBytes(200, 100, 10,
+            () -> loop.run(0, 1000, histograms, 0));
+
+        assertThat(allocated).as("fewest bytes in 100 runs of 5 x 1000 messages").isZero();
+    }
+}
