@@ -3,6 +3,8 @@ package dev.peregrine.mold;
 import dev.peregrine.reactor.BusySpinIdleStrategy;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.reactor.ReactorOptions;
+import dev.peregrine.testkit.ArmedFault;
+import dev.peregrine.testkit.FileDescriptors;
 import dev.peregrine.udp.UdpOptions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -17,13 +19,10 @@ import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import java.util.stream.Stream;
 
 import static dev.peregrine.mold.MoldFixture.address;
 import static dev.peregrine.mold.MoldFixture.capture;
@@ -64,15 +63,10 @@ class MoldUDP64FaultTest {
     /** Records every call as a string (before throwing, so the failing call is in the list), throws once when armed. */
     private static final class Recording implements MoldUDP64Listener {
         final List<String> events = new ArrayList<>();
-        Callback armed;
-        int thrown;
+        final ArmedFault<Callback> fault = new ArmedFault<>();
 
         private void maybeThrow(final Callback callback) {
-            if (callback == armed) {
-                armed = null;
-                thrown++;
-                throw new IllegalStateException("thrown by the test from " + callback);
-            }
+            fault.maybeThrow(callback);
         }
 
         @Override
@@ -137,9 +131,9 @@ class MoldUDP64FaultTest {
         final InetSocketAddress feed = victim.feedEndpoint().localAddress();
         final InetSocketAddress requestSocket = victim.requestEndpoint().localAddress();
 
-        victimListener.armed = callback;
+        victimListener.fault.arm(callback);
         provoke(callback, victim, feed);
-        runUntil(() -> victimListener.thrown == 1);
+        runUntil(() -> victimListener.fault.thrown() == 1);
         final long deliveredAtFailure = victimListener.messages();
         for (int i = 0; i < 100; i++) {
             reactor.doWork();
@@ -279,13 +273,13 @@ class MoldUDP64FaultTest {
     }
 
     @Test
-    void shouldLeakNoDescriptorWhenListenersThrowAThousandTimes() throws IOException {
+    void shouldLeakNoDescriptorWhenListenersThrowAThousandTimes() {
         failOnce(); // warm up: classes, the JDK's own descriptors
-        final long before = openFileDescriptors();
+        final long before = FileDescriptors.open();
         for (int i = 0; i < 1000; i++) {
             failOnce();
         }
-        assertThat(openFileDescriptors()).as("a leak is +1000 or +2000; the collector may close others' meanwhile")
+        assertThat(FileDescriptors.open()).as("a leak is +1000 or +2000; the collector may close others' meanwhile")
             .isLessThanOrEqualTo(before);
         assertThat(errors).hasSize(1001);
     }
@@ -304,11 +298,11 @@ class MoldUDP64FaultTest {
              MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory(SESSION, 16, 1 << 16)) {
             final InetSocketAddress inUse = (InetSocketAddress)taken.getLocalSocketAddress();
             failToOpen(inUse, store); // warm up
-            final long before = openFileDescriptors();
+            final long before = FileDescriptors.open();
             for (int i = 0; i < 1000; i++) {
                 failToOpen(inUse, store);
             }
-            assertThat(openFileDescriptors()).as("a leak is +1000 or more; the collector may close others' meanwhile")
+            assertThat(FileDescriptors.open()).as("a leak is +1000 or more; the collector may close others' meanwhile")
                 .isLessThanOrEqualTo(before);
         }
     }
@@ -327,11 +321,5 @@ class MoldUDP64FaultTest {
             .datagramBuffer(100), MoldUDP64Layout.DEFAULT_MAX_PAYLOAD, 100, 5))
             .as("the socket is open when the payload check fails").isInstanceOf(IllegalArgumentException.class);
         reactor.doWork(); // a registered channel's descriptor is closed once the selector has dropped its key
-    }
-
-    private static long openFileDescriptors() throws IOException {
-        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-            return fds.count();
-        }
     }
 }

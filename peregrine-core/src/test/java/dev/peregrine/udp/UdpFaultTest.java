@@ -8,6 +8,8 @@ import dev.peregrine.reactor.Reactor;
 import dev.peregrine.reactor.ReactorOptions;
 import dev.peregrine.tcp.TcpOptions;
 import dev.peregrine.tcp.TcpTransport;
+import dev.peregrine.testkit.ArmedFault;
+import dev.peregrine.testkit.FileDescriptors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -25,13 +27,10 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -157,17 +156,12 @@ class UdpFaultTest {
 
     /** Echoes what the echo channel receives to its sender, and throws once from the armed callback. */
     private static final class FaultyHandler implements ChannelHandler {
+        final ArmedFault<Callback> fault = new ArmedFault<>();
         UdpTransport transport;
         long echoChannel;
-        Callback armed;
-        int thrown;
 
         private void maybeThrow(final Callback callback) {
-            if (callback == armed) {
-                armed = null;
-                thrown++;
-                throw new IllegalStateException("thrown by the test from " + callback);
-            }
+            fault.maybeThrow(callback);
         }
 
         @Override
@@ -250,9 +244,9 @@ class UdpFaultTest {
         final long tcpChannel = tcpTransport.connect(tcpTransport.localAddress(tcpServer));
         runUntil(() -> tcp.connected == tcpChannel && tcp.accepted != 0);
 
-        handler.armed = callback;
+        handler.fault.arm(callback);
         final long victim = provoke(transport, callback, serverAddress);
-        runUntil(() -> handler.thrown == 1);
+        runUntil(() -> handler.fault.thrown() == 1);
         for (int i = 0; i < 100; i++) {
             reactor.doWork();
         }
@@ -343,15 +337,15 @@ class UdpFaultTest {
     }
 
     @Test
-    void shouldLeakNoDescriptorWhenHandlersThrowAThousandTimes() throws IOException {
+    void shouldLeakNoDescriptorWhenHandlersThrowAThousandTimes() {
         final Recording sink = new Recording();
         final UdpEndpoint sender = open(sink, false);
         throwAndClose(sender); // warm up: classes, the JDK's own descriptors
-        final long before = openFileDescriptors();
+        final long before = FileDescriptors.open();
         for (int i = 0; i < 1000; i++) {
             throwAndClose(sender);
         }
-        assertThat(openFileDescriptors()).as("a leak is +1000; the collector may close others' meanwhile")
+        assertThat(FileDescriptors.open()).as("a leak is +1000; the collector may close others' meanwhile")
             .isLessThanOrEqualTo(before);
         assertThat(errors).hasSize(1001);
     }
@@ -366,19 +360,19 @@ class UdpFaultTest {
     }
 
     @Test
-    void shouldLeakNoDescriptorWhenOpeningFailsAThousandTimes() throws IOException {
+    void shouldLeakNoDescriptorWhenOpeningFailsAThousandTimes() throws Exception {
         try (DatagramSocket taken = new DatagramSocket(new InetSocketAddress(LOOPBACK, 0))) {
             final UdpOptions inUse = new UdpOptions().localAddress((InetSocketAddress)taken.getLocalSocketAddress());
             final Reactor closed = new Reactor();
             closed.close();
             final UdpOptions free = new UdpOptions().localAddress(new InetSocketAddress(LOOPBACK, 0));
             failToOpen(reactor, inUse, closed, free); // warm up
-            final long before = openFileDescriptors();
+            final long before = FileDescriptors.open();
             for (int i = 0; i < 1000; i++) {
                 failToOpen(reactor, inUse, closed, free);
             }
             // at most as many: the collector may close a channel another test left unclosed meanwhile; a leak is +1000
-            assertThat(openFileDescriptors()).isLessThanOrEqualTo(before);
+            assertThat(FileDescriptors.open()).isLessThanOrEqualTo(before);
         }
     }
 
@@ -387,12 +381,6 @@ class UdpFaultTest {
             .isInstanceOf(UncheckedIOException.class).hasMessageContaining("cannot open UDP socket");
         assertThatThrownBy(() -> UdpEndpoint.open(closed, free, (e, b, o, l, s, n) -> { }))
             .isInstanceOf(RuntimeException.class); // the socket is open and bound when registering fails
-    }
-
-    static long openFileDescriptors() throws IOException {
-        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-            return fds.count();
-        }
     }
 
     private void send(final UdpEndpoint sender, final long value, final InetSocketAddress target) {
