@@ -1,7 +1,5 @@
 package dev.peregrine.mold;
 
-import dev.peregrine.reactor.ErrorHandler;
-
 /**
  * A subscriber's missing ranges, sorted and disjoint, each with the state of its re-request: a fixed
  * number of records in parallel arrays, made up front.
@@ -23,13 +21,12 @@ final class MoldUDP64Gaps {
     final long[] requestedFrom;
     final int[] attempts;
     final boolean[] inFlight;
-    private final MoldUDP64Listener listener;
-    private final ErrorHandler errorHandler;
+    private final MoldUDP64Subscriber owner;
     int count;
     long filled;
     long lastFillNs;
 
-    MoldUDP64Gaps(final int capacity, final MoldUDP64Listener listener, final ErrorHandler errorHandler) {
+    MoldUDP64Gaps(final int capacity, final MoldUDP64Subscriber owner) {
         this.from = new long[capacity];
         this.to = new long[capacity];
         this.detectedFrom = new long[capacity];
@@ -39,8 +36,7 @@ final class MoldUDP64Gaps {
         this.requestedFrom = new long[capacity];
         this.attempts = new int[capacity];
         this.inFlight = new boolean[capacity];
-        this.listener = listener;
-        this.errorHandler = errorHandler;
+        this.owner = owner;
     }
 
     /**
@@ -194,11 +190,7 @@ final class MoldUDP64Gaps {
         filled++;
         final long nanos = nowNs - detectedNs[i];
         lastFillNs = nanos;
-        try {
-            listener.onGapFilled(detectedFrom[i], detectedTo[i] - detectedFrom[i], nanos);
-        } catch (final RuntimeException ex) {
-            errorHandler.onError(new IllegalStateException("MoldUDP64 listener failed on a filled gap; the subscriber goes on", ex));
-        }
+        owner.gapFilled(detectedFrom[i], detectedTo[i] - detectedFrom[i], nanos);
     }
 
     private void removeAt(final int i) {

@@ -4,6 +4,13 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * Receives what a {@link MoldUDP64Subscriber} delivers, on the reactor thread.
+ *
+ * <p>An exception thrown from any of these callbacks ends that subscriber only: it becomes
+ * {@link MoldUDP64SubscriberState#FAILED} ({@link MoldUDP64Subscriber#failure()} names the callback and the
+ * exception), its sockets are released, the failure is counted ({@link MoldUDP64Subscriber#handlerFailures()})
+ * and reported to the reactor's error handler, and {@link #onStateChange} with {@code FAILED} is the last call
+ * it makes: nothing is delivered after it, not even the rest of the packet at hand. The reactor and everything
+ * else on it go on. (A message the listener could not take is never skipped silently.)
  */
 public interface MoldUDP64Listener {
     /**

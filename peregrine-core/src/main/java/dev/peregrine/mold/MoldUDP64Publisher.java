@@ -19,6 +19,11 @@ import java.net.InetSocketAddress;
  * <p>A packet the socket cannot take now ({@link SendResult#BACK_PRESSURED}) is not retried: its messages
  * are in the store, and listeners recover them as after any loss. Nothing allocates per message.
  *
+ * <p>A {@link MoldUDP64PacketFilter} that throws ends the publisher at once: the socket is released, it leaves the
+ * reactor, no end-of-session is sent (listeners see the feed stop, as after a crash), {@link #offer} answers
+ * {@link #CLOSED}, the failure is counted ({@link #handlerFailures()}), kept ({@link #failure()}) and reported to
+ * the reactor's error handler. The messages already offered are in the store. The reactor goes on.
+ *
  * <p>Not thread-safe: one reactor thread.
  */
 public final class MoldUDP64Publisher implements Pollable, AutoCloseable {
@@ -49,6 +54,8 @@ public final class MoldUDP64Publisher implements Pollable, AutoCloseable {
     private long packetsDropped;
     private long heartbeatsSent;
     private long backPressured;
+    private long handlerFailures;
+    private String failure;
 
     /**
      * Creates a publisher and adds it to the reactor; the first heartbeat follows after one interval.
@@ -103,6 +110,9 @@ public final class MoldUDP64Publisher implements Pollable, AutoCloseable {
         if (packetCount > 0 && (packetLength + blockLength > MoldUDP64Layout.HEADER_LENGTH + maxPayload
             || packetCount == MoldUDP64Layout.MAX_MESSAGE_COUNT)) {
             flush();
+            if (failure != null) {
+                return CLOSED; // the filter threw on the full packet: this message is not taken
+            }
         }
         final long sequence = store.append(buffer, offset, length);
         if (packetCount == 0) {
@@ -172,6 +182,9 @@ public final class MoldUDP64Publisher implements Pollable, AutoCloseable {
             return;
         }
         flush();
+        if (failure != null) {
+            return;
+        }
         endOfSessionSent = 0;
         sendEmpty(MoldUDP64Layout.END_OF_SESSION);
         endOfSessionSent = 1;
@@ -181,7 +194,8 @@ public final class MoldUDP64Publisher implements Pollable, AutoCloseable {
     }
 
     /**
-     * Whether the session has ended and every end-of-session packet went out.
+     * Whether the session has ended and every end-of-session packet went out, or the publisher failed
+     * ({@link #failure()}).
      *
      * @return true once the socket is released
      */
@@ -250,7 +264,14 @@ public final class MoldUDP64Publisher implements Pollable, AutoCloseable {
 
     private void transmit(final long sequence, final int count, final int length) {
         lastSendNs = reactor.nowNs();
-        if (!filter.send(sequence, count)) {
+        final boolean send;
+        try {
+            send = filter.send(sequence, count);
+        } catch (final Throwable ex) {
+            filterFailed(sequence, count, ex);
+            return;
+        }
+        if (!send) {
             packetsDropped++;
             return;
         }
@@ -267,6 +288,43 @@ public final class MoldUDP64Publisher implements Pollable, AutoCloseable {
             flushTimerId = -1;
             flush();
         }
+    }
+
+    /** The filter threw: count and report it, and end the publisher without an end of session. */
+    private void filterFailed(final long sequence, final int count, final Throwable ex) {
+        handlerFailures++;
+        failure = "packet filter failed on the packet of sequence " + sequence + " count " + count + ": " + ex;
+        endOfSessionSent = endOfSessionRepeats; // offer answers CLOSED, close() does nothing
+        packetCount = 0;
+        packetLength = 0;
+        if (flushTimerId >= 0) {
+            reactor.timers().cancel(flushTimerId);
+            flushTimerId = -1;
+        }
+        try {
+            reactor.errorHandler().onError(new IllegalStateException("MoldUDP64 publisher on "
+                + endpoint.localAddress() + ": " + failure + "; the publisher is closed, the reactor goes on", ex));
+        } finally {
+            release();
+        }
+    }
+
+    /**
+     * Times the packet filter threw (once at most: the first failure ends the publisher).
+     *
+     * @return the count
+     */
+    public long handlerFailures() {
+        return handlerFailures;
+    }
+
+    /**
+     * Why the publisher ended early: the packet filter threw.
+     *
+     * @return the detail, or null while it has not failed
+     */
+    public String failure() {
+        return failure;
     }
 
     private void release() {

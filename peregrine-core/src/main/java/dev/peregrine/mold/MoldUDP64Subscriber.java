@@ -1,8 +1,10 @@
 package dev.peregrine.mold;
 
+import dev.peregrine.channel.CloseReason;
 import dev.peregrine.reactor.ErrorHandler;
 import dev.peregrine.reactor.Pollable;
 import dev.peregrine.reactor.Reactor;
+import dev.peregrine.udp.DatagramHandler;
 import dev.peregrine.udp.UdpEndpoint;
 
 import java.lang.foreign.MemorySegment;
@@ -33,6 +35,13 @@ import java.net.InetSocketAddress;
  * (a truncated answer, say) is counted and dropped whole. The subscriber has its own request socket, so
  * several subscribers on one host sharing the feed port each get their own answers. Nothing allocates per
  * packet or message, recovery included.
+ *
+ * <p>A listener that throws, from any of its callbacks, ends the subscriber: it becomes
+ * {@link MoldUDP64SubscriberState#FAILED} ({@link #failure()} names the callback and the exception), both
+ * sockets are released and it leaves the reactor, the failure is counted ({@link #handlerFailures()}) and
+ * reported to the reactor's error handler, {@link MoldUDP64Listener#onStateChange} says {@code FAILED}, and
+ * nothing is delivered after it, not even the rest of the packet being delivered. A listener that cannot take
+ * a message cannot be skipped past it silently. The reactor and everything else on it go on.
  *
  * <p>Not thread-safe: one reactor thread.
  */
@@ -73,6 +82,9 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     private long sessionsFollowed;
     private long bufferOverflows;
     private long unrecoverable;
+    private long handlerFailures;
+    private String failure;
+    private boolean released;
 
     /**
      * Opens the feed socket (joining the group, if any) and the request socket, makes the reorder buffer,
@@ -96,7 +108,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         this.maxRequestTimeoutNs = options.maxRequestTimeoutNs();
         this.requestAttempts = options.requestAttempts();
         this.maxRequestsInFlight = options.maxRequestsInFlight();
-        this.gaps = new MoldUDP64Gaps(Math.max(MIN_GAP_RECORDS, 4 * maxRequestsInFlight), listener, errorHandler);
+        this.gaps = new MoldUDP64Gaps(Math.max(MIN_GAP_RECORDS, 4 * maxRequestsInFlight), this);
         this.sessionFixed = options.session() != null;
         if (sessionFixed) {
             MemorySegment.copy(MoldUDP64Layout.session(options.session()), 0, session, 0, MoldUDP64Layout.SESSION_LENGTH);
@@ -105,13 +117,11 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         this.reorder = new MoldUDP64ReorderBuffer(options.reorderBufferBytes(), options.reorderPacketLength());
         UdpEndpoint opened = null;
         try {
-            opened = UdpEndpoint.open(reactor, options.feed(), (e, buffer, offset, length, sender, nowNs) ->
-                onPacket(buffer, offset, length, false, nowNs));
+            opened = UdpEndpoint.open(reactor, options.feed(), new PacketHandler(false));
             if (options.group() != null) {
                 opened.join(options.group(), options.groupInterface());
             }
-            this.requests = UdpEndpoint.open(reactor, options.request(), (e, buffer, offset, length, sender, nowNs) ->
-                onPacket(buffer, offset, length, true, nowNs));
+            this.requests = UdpEndpoint.open(reactor, options.request(), new PacketHandler(true));
         } catch (final RuntimeException ex) {
             if (opened != null) {
                 opened.close();
@@ -121,6 +131,30 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         }
         this.feed = opened;
         reactor.add(this);
+    }
+
+    /** Hands a socket's datagrams to {@link #onPacket}; a socket closed by a failure ends the subscriber. */
+    private final class PacketHandler implements DatagramHandler {
+        private final boolean answer;
+
+        PacketHandler(final boolean answer) {
+            this.answer = answer;
+        }
+
+        @Override
+        public void onDatagram(final UdpEndpoint endpoint, final MemorySegment buffer, final long offset, final int length,
+            final InetSocketAddress sender, final long nowNs) {
+            onPacket(buffer, offset, length, answer, nowNs);
+        }
+
+        @Override
+        public void onClosed(final UdpEndpoint endpoint, final CloseReason reason, final String detail) {
+            if (reason == CloseReason.ERROR && state != MoldUDP64SubscriberState.FAILED) {
+                // counted and reported by the endpoint; without its socket the subscriber cannot go on
+                fail((answer ? "request" : "feed") + " socket on " + endpoint.localAddress() + " closed: " + detail);
+                releaseMemory();
+            }
+        }
     }
 
     /**
@@ -134,6 +168,18 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
      * @return the number of messages delivered, from this packet and from the reorder buffer
      */
     public int onPacket(final MemorySegment buffer, final long offset, final int length, final boolean answer, final long nowNs) {
+        if (state == MoldUDP64SubscriberState.FAILED) {
+            return 0;
+        }
+        final int deliveredNow = handlePacket(buffer, offset, length, answer, nowNs);
+        if (state == MoldUDP64SubscriberState.FAILED) {
+            releaseMemory(); // the listener failed inside: the reorder buffer is no longer read once the packet is done
+        }
+        return deliveredNow;
+    }
+
+    private int handlePacket(final MemorySegment buffer, final long offset, final int length, final boolean answer,
+        final long nowNs) {
         final int count = MoldUDP64Layout.validate(buffer, offset, length);
         final long sequence = length >= MoldUDP64Layout.HEADER_LENGTH ? MoldUDP64Layout.sequence(buffer, offset) : 0;
         if (count < 0 || sequence < 1 || sequence > Long.MAX_VALUE - MoldUDP64Layout.END_OF_SESSION) {
@@ -153,6 +199,9 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             adoptSession(buffer, offset);
             nextExpected = 1; // a new session after the old one ended: all of it is new, from message 1
             changeState(MoldUDP64SubscriberState.SYNCHRONISED);
+            if (state == MoldUDP64SubscriberState.FAILED) {
+                return 0;
+            }
         }
         if (nextExpected == 0) {
             nextExpected = sequence;
@@ -187,6 +236,9 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
                 }
                 keep(buffer, offset, length, sequence, count, known, answer, nowNs);
             }
+            if (state == MoldUDP64SubscriberState.FAILED) {
+                return deliveredNow;
+            }
         }
         if (answer && gaps.count > 0) {
             gaps.answered(sequence);
@@ -194,14 +246,19 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         if (reorder.messages() > 0) {
             deliveredNow += drain();
         }
-        if (gaps.count > 0) {
+        if (gaps.count > 0 && state != MoldUDP64SubscriberState.FAILED) {
             gaps.trimBelow(nextExpected, nowNs);
+        }
+        if (state == MoldUDP64SubscriberState.FAILED) {
+            return deliveredNow;
         }
         if (nextExpected >= highestSeen) {
             changeState(endOfSessionSeen ? MoldUDP64SubscriberState.END_OF_SESSION : MoldUDP64SubscriberState.SYNCHRONISED);
         } else {
             changeState(MoldUDP64SubscriberState.RECOVERING);
-            issueRequests(nowNs);
+            if (state != MoldUDP64SubscriberState.FAILED) {
+                issueRequests(nowNs);
+            }
         }
         return deliveredNow;
     }
@@ -226,7 +283,9 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
                 if (answer) {
                     recovered++;
                 }
-                onMessage(messageSequence, buffer, position + MoldUDP64Layout.BLOCK_HEADER_LENGTH, messageLength);
+                if (!onMessage(messageSequence, buffer, position + MoldUDP64Layout.BLOCK_HEADER_LENGTH, messageLength)) {
+                    break; // the listener failed: nothing more from this packet
+                }
             }
             position += MoldUDP64Layout.BLOCK_HEADER_LENGTH + messageLength;
         }
@@ -244,18 +303,76 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             if (reorder.fromAnswer(messageSequence)) {
                 recovered++;
             }
-            onMessage(messageSequence, reorder.segment(), reorder.dataOffset(messageSequence), reorder.length(messageSequence));
+            final boolean delivering = onMessage(messageSequence, reorder.segment(), reorder.dataOffset(messageSequence),
+                reorder.length(messageSequence));
             reorder.release(messageSequence);
+            if (!delivering) {
+                break; // the listener failed: nothing more from the buffer
+            }
         }
         return deliveredNow;
     }
 
-    private void onMessage(final long sequence, final MemorySegment buffer, final long offset, final int length) {
+    /** Hands one message to the listener; false if it threw (the subscriber has failed). */
+    private boolean onMessage(final long sequence, final MemorySegment buffer, final long offset, final int length) {
         try {
             listener.onMessage(sequence, buffer, offset, length);
-        } catch (final RuntimeException ex) {
-            errorHandler.onError(new IllegalStateException("MoldUDP64 listener failed on message " + sequence
-                + "; the subscriber goes on", ex));
+            return true;
+        } catch (final Throwable ex) {
+            listenerFailed("onMessage for message " + sequence, ex);
+            return false;
+        }
+    }
+
+    /** Reports a filled gap to the listener; the gap list calls this. */
+    void gapFilled(final long fromSequence, final long count, final long nanos) {
+        if (state == MoldUDP64SubscriberState.FAILED) {
+            return;
+        }
+        try {
+            listener.onGapFilled(fromSequence, count, nanos);
+        } catch (final Throwable ex) {
+            listenerFailed("onGapFilled for " + count + " messages from " + fromSequence, ex);
+        }
+    }
+
+    /**
+     * The listener threw: count and report it, and end the subscriber (the first time): release both sockets,
+     * leave the reactor, become {@link MoldUDP64SubscriberState#FAILED} and say so to the listener.
+     */
+    private void listenerFailed(final String callback, final Throwable ex) {
+        handlerFailures++;
+        final boolean first = state != MoldUDP64SubscriberState.FAILED;
+        final String detail = "listener failed in " + callback + ": " + ex;
+        try {
+            errorHandler.onError(new IllegalStateException("MoldUDP64 " + detail
+                + (first ? "; the subscriber is FAILED, its sockets closed" : "") + ", the reactor goes on", ex));
+        } finally {
+            if (first) {
+                fail(detail);
+            }
+        }
+    }
+
+    private void fail(final String detail) {
+        failure = detail;
+        state = MoldUDP64SubscriberState.FAILED;
+        feed.close();
+        requests.close();
+        reactor.remove(this);
+        try {
+            listener.onStateChange(MoldUDP64SubscriberState.FAILED, nextExpected);
+        } catch (final Throwable ex) {
+            handlerFailures++;
+            errorHandler.onError(new IllegalStateException("MoldUDP64 listener failed in onStateChange(FAILED)"
+                + "; the subscriber is FAILED already, the reactor goes on", ex));
+        }
+    }
+
+    private void releaseMemory() {
+        if (!released) {
+            released = true;
+            reorder.close();
         }
     }
 
@@ -312,7 +429,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
 
     @Override
     public int doWork(final long nowNs) {
-        if (gaps.count == 0 || state == MoldUDP64SubscriberState.UNRECOVERABLE) {
+        if (gaps.count == 0 || state == MoldUDP64SubscriberState.UNRECOVERABLE || state == MoldUDP64SubscriberState.FAILED) {
             return 0;
         }
         int work = 0;
@@ -321,6 +438,9 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
                 if (gaps.attempts[i] >= requestAttempts) {
                     giveUp(gaps.from[i], gaps.to[i] - gaps.from[i],
                         requestServer == null ? MoldUDP64GapReason.NO_REQUEST_SERVER : MoldUDP64GapReason.NO_ANSWER);
+                    if (state == MoldUDP64SubscriberState.FAILED) {
+                        releaseMemory(); // no packet is being handled: nothing reads the reorder buffer any more
+                    }
                     return work + 1;
                 }
                 retries++;
@@ -371,8 +491,9 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         unrecoverableReason = reason;
         try {
             listener.onUnrecoverable(from, count, reason);
-        } catch (final RuntimeException ex) {
-            errorHandler.onError(new IllegalStateException("MoldUDP64 listener failed on an unrecoverable gap", ex));
+        } catch (final Throwable ex) {
+            listenerFailed("onUnrecoverable for " + count + " messages from " + from, ex);
+            return;
         }
         changeState(MoldUDP64SubscriberState.UNRECOVERABLE);
     }
@@ -394,8 +515,8 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             state = newState;
             try {
                 listener.onStateChange(newState, nextExpected);
-            } catch (final RuntimeException ex) {
-                errorHandler.onError(new IllegalStateException("MoldUDP64 listener failed on a state change", ex));
+            } catch (final Throwable ex) {
+                listenerFailed("onStateChange(" + newState + ")", ex);
             }
         }
     }
@@ -574,6 +695,25 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     }
 
     /**
+     * Times the listener threw; the first made the subscriber {@link MoldUDP64SubscriberState#FAILED}, and each
+     * went to the reactor's error handler.
+     *
+     * @return the count
+     */
+    public long handlerFailures() {
+        return handlerFailures;
+    }
+
+    /**
+     * Why the subscriber is {@link MoldUDP64SubscriberState#FAILED}: the callback that threw and the exception.
+     *
+     * @return the detail, or null while it is not
+     */
+    public String failure() {
+        return failure;
+    }
+
+    /**
      * Messages delivered from re-request answers.
      *
      * @return the count
@@ -636,12 +776,12 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         return requests;
     }
 
-    /** Closes both sockets, leaves the reactor and frees the reorder buffer; reactor thread only. */
+    /** Closes both sockets, leaves the reactor and frees the reorder buffer; reactor thread only. Idempotent. */
     @Override
     public void close() {
         feed.close();
         requests.close();
         reactor.remove(this);
-        reorder.close();
+        releaseMemory();
     }
 }

@@ -17,5 +17,10 @@ public enum MoldUDP64SubscriberState {
      * A gap could not be filled ({@link MoldUDP64Subscriber#unrecoverableReason()} says why, and
      * {@link MoldUDP64Listener#onUnrecoverable} said so): nothing more is delivered or requested.
      */
-    UNRECOVERABLE
+    UNRECOVERABLE,
+    /**
+     * The listener threw ({@link MoldUDP64Subscriber#failure()} says where and what): terminal. Both sockets are
+     * released, the subscriber left the reactor, and nothing more is delivered or requested.
+     */
+    FAILED
 }

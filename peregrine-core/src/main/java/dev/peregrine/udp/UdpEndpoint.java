@@ -1,5 +1,6 @@
 package dev.peregrine.udp;
 
+import dev.peregrine.channel.CloseReason;
 import dev.peregrine.channel.SendResult;
 import dev.peregrine.reactor.ErrorHandler;
 import dev.peregrine.reactor.Pollable;
@@ -35,6 +36,12 @@ import java.nio.channels.SelectionKey;
  * <p>Sending copies the message into a direct buffer and writes it in one system call; a full socket
  * buffer is reported as {@link SendResult#BACK_PRESSURED}, nothing is queued.
  *
+ * <p>A handler that throws closes this endpoint only: its socket is released at once, no datagram is handed on
+ * after the failing one (not even the rest of the batch already read), the failure is counted
+ * ({@link #handlerFailures()}) and reported to the reactor's {@link ErrorHandler}, {@link #closeReason()} and
+ * {@link #closeDetail()} say why, and {@link DatagramHandler#onClosed} follows. Every other endpoint on the
+ * reactor goes on. The exception never reaches the reactor's loop.
+ *
  * <p>Not thread-safe: one reactor thread owns an endpoint.
  */
 public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable {
@@ -58,7 +65,10 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     private long truncated;
     private long receiveErrors;
     private long sendErrors;
+    private long handlerFailures;
     private boolean closed;
+    private CloseReason closeReason;
+    private String closeDetail;
 
     private UdpEndpoint(final DatagramChannel channel, final UdpOptions options, final DatagramHandler handler,
         final ErrorHandler errorHandler) throws IOException {
@@ -303,9 +313,27 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
                 continue;
             }
             datagramsReceived++;
-            handler.onDatagram(this, receiveSegment, 0, length, sender, nowNs);
+            try {
+                handler.onDatagram(this, receiveSegment, 0, length, sender, nowNs);
+            } catch (final Throwable ex) {
+                handlerFailed(ex); // closes the endpoint: the loop stops here, the rest of the batch is not handed on
+            }
         }
         return received;
+    }
+
+    /** The handler threw: count it, close this endpoint with the reason, report it; the reactor goes on. */
+    private void handlerFailed(final Throwable ex) {
+        handlerFailures++;
+        final boolean open = !closed;
+        try {
+            errorHandler.onError(new IllegalStateException("UDP handler failed on " + localAddress
+                + (open ? "; the endpoint is closed" : "") + ", the reactor goes on", ex));
+        } finally {
+            if (open) {
+                close(CloseReason.ERROR, "handler failed: " + ex);
+            }
+        }
     }
 
     /**
@@ -400,7 +428,17 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     }
 
     /**
-     * Whether {@link #close()} was called.
+     * Times the handler threw; each time (the first closed the endpoint) the exception went to the reactor's
+     * error handler.
+     *
+     * @return the count
+     */
+    public long handlerFailures() {
+        return handlerFailures;
+    }
+
+    /**
+     * Whether the endpoint is closed: by {@link #close()}, or because its handler threw.
      *
      * @return true once closed
      */
@@ -408,19 +446,52 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         return closed;
     }
 
-    /** Detaches from the reactor and closes the socket; reactor thread only. Idempotent. */
+    /**
+     * Why the endpoint closed: {@link CloseReason#LOCAL} for {@link #close()}, {@link CloseReason#ERROR} when its
+     * handler threw.
+     *
+     * @return the reason, or null while open
+     */
+    public CloseReason closeReason() {
+        return closeReason;
+    }
+
+    /**
+     * What closed the endpoint, for a person to read: the handler's exception when it threw.
+     *
+     * @return the detail, or null while open
+     */
+    public String closeDetail() {
+        return closeDetail;
+    }
+
+    /**
+     * Detaches from the reactor and closes the socket; reactor thread only. Idempotent. The handler's
+     * {@link DatagramHandler#onClosed} follows with {@link CloseReason#LOCAL}.
+     */
     @Override
     public void close() {
+        close(CloseReason.LOCAL, "closed by the application");
+    }
+
+    private void close(final CloseReason reason, final String detail) {
         if (closed) {
             return;
         }
         closed = true;
+        closeReason = reason;
+        closeDetail = detail;
         if (busyPoll) {
             reactor.remove(this);
         } else if (key != null) {
             key.cancel();
         }
         closeQuietly(channel);
+        try {
+            handler.onClosed(this, reason, detail);
+        } catch (final Throwable ex) {
+            handlerFailed(ex); // closed already: counted and reported only
+        }
     }
 
     private static void closeQuietly(final DatagramChannel channel) {

@@ -24,6 +24,12 @@ import java.util.Arrays;
  * {@link ChannelHandler#onConnected} follows at once, since UDP has no handshake. Each id is one
  * {@link UdpEndpoint}, whose options are the template given at construction with the address set.
  *
+ * <p>A handler that throws closes only its own channel ({@code onClosed} with {@link CloseReason#ERROR} and the
+ * exception in the detail), is counted ({@link #handlerFailures()}) and reported to the reactor's error handler;
+ * every other channel goes on. After {@code onClosed} no further event arrives for that channel, not even a
+ * datagram of the batch being delivered. A failure in {@code onListenFailed}, {@code onConnectFailed} or
+ * {@code onClosed} has no open channel to close: it is counted and reported.
+ *
  * <p>Not thread-safe: one reactor thread.
  */
 public final class UdpTransport implements Transport {
@@ -34,6 +40,7 @@ public final class UdpTransport implements Transport {
     private InetSocketAddress[] lastSenders = new InetSocketAddress[8];
     private long[] ids = new long[8];
     private int nextId = 1;
+    private long handlerFailures;
 
     /**
      * Creates a transport.
@@ -54,11 +61,21 @@ public final class UdpTransport implements Transport {
     @Override
     public long listen(final SocketAddress localAddress) {
         final long id = nextId();
+        final UdpEndpoint endpoint;
         try {
-            final UdpEndpoint endpoint = open(id, copy().localAddress((InetSocketAddress)localAddress));
-            handler.onListening(id, endpoint.localAddress());
+            endpoint = open(id, copy().localAddress((InetSocketAddress)localAddress));
         } catch (final UncheckedIOException | IllegalArgumentException | ClassCastException ex) {
-            handler.onListenFailed(id, "cannot bind UDP " + localAddress + ": " + ex.getMessage());
+            try {
+                handler.onListenFailed(id, "cannot bind UDP " + localAddress + ": " + ex.getMessage());
+            } catch (final Throwable failure) {
+                handlerFailed(id, failure);
+            }
+            return id;
+        }
+        try {
+            handler.onListening(id, endpoint.localAddress());
+        } catch (final Throwable ex) {
+            handlerFailed(id, ex);
         }
         return id;
     }
@@ -66,16 +83,26 @@ public final class UdpTransport implements Transport {
     @Override
     public long connect(final SocketAddress remoteAddress) {
         final long id = nextId();
+        final InetSocketAddress remote;
         try {
-            final InetSocketAddress remote = (InetSocketAddress)remoteAddress;
+            remote = (InetSocketAddress)remoteAddress;
             final UdpOptions options = copy().remoteAddress(remote);
             if (remote.getAddress().isLoopbackAddress()) {
                 options.localAddress(new InetSocketAddress(remote.getAddress(), 0));
             }
             open(id, options);
-            handler.onConnected(id, remote);
         } catch (final UncheckedIOException | IllegalArgumentException | ClassCastException ex) {
-            handler.onConnectFailed(id, "cannot connect UDP to " + remoteAddress + ": " + ex.getMessage());
+            try {
+                handler.onConnectFailed(id, "cannot connect UDP to " + remoteAddress + ": " + ex.getMessage());
+            } catch (final Throwable failure) {
+                handlerFailed(id, failure);
+            }
+            return id;
+        }
+        try {
+            handler.onConnected(id, remote);
+        } catch (final Throwable ex) {
+            handlerFailed(id, ex);
         }
         return id;
     }
@@ -154,14 +181,19 @@ public final class UdpTransport implements Transport {
     @Override
     public void close(final long id) {
         final int slot = slot(id);
-        if (slot < 0) {
-            return;
+        if (slot >= 0) {
+            close(slot, CloseReason.LOCAL, "closed by the application");
         }
-        endpoints[slot].close();
-        endpoints[slot] = null;
-        lastSenders[slot] = null;
-        ids[slot] = 0;
-        handler.onClosed(id, CloseReason.LOCAL, "closed by the application");
+    }
+
+    /**
+     * How many times a handler of this transport threw; each time its channel (if still open) was closed with
+     * {@link CloseReason#ERROR} and the exception went to the reactor's error handler.
+     *
+     * @return the count since creation
+     */
+    public long handlerFailures() {
+        return handlerFailures;
     }
 
     @Override
@@ -173,11 +205,43 @@ public final class UdpTransport implements Transport {
         }
     }
 
+    private void close(final int slot, final CloseReason reason, final String detail) {
+        final long id = ids[slot];
+        final UdpEndpoint endpoint = endpoints[slot];
+        endpoints[slot] = null;
+        lastSenders[slot] = null;
+        ids[slot] = 0;
+        endpoint.close(); // a datagram batch being delivered on it stops here
+        try {
+            handler.onClosed(id, reason, detail);
+        } catch (final Throwable ex) {
+            handlerFailed(id, ex); // the channel is closed already: counted and reported only
+        }
+    }
+
+    /** A handler threw: count it, report it, and close only that handler's channel (if it is still open). */
+    private void handlerFailed(final long id, final Throwable ex) {
+        handlerFailures++;
+        final int slot = slot(id);
+        try {
+            reactor.errorHandler().onError(new IllegalStateException("UDP channel handler failed"
+                + (slot >= 0 ? " on channel " + id + "; the channel is closed" : "") + ", the reactor goes on", ex));
+        } finally {
+            if (slot >= 0) {
+                close(slot, CloseReason.ERROR, "handler failed: " + ex);
+            }
+        }
+    }
+
     private UdpEndpoint open(final long id, final UdpOptions options) {
         final int slot = freeSlot();
         final UdpEndpoint endpoint = UdpEndpoint.open(reactor, options, (source, buffer, offset, length, sender, nowNs) -> {
             lastSenders[slot] = sender;
-            handler.onMessage(id, buffer, offset, length);
+            try {
+                handler.onMessage(id, buffer, offset, length);
+            } catch (final Throwable ex) {
+                handlerFailed(id, ex);
+            }
         });
         endpoints[slot] = endpoint;
         ids[slot] = id;

@@ -9,6 +9,13 @@
  * {@link dev.peregrine.channel.Transport} / {@link dev.peregrine.channel.ChannelHandler} API, one datagram
  * per message. The JDK cannot send an empty datagram, so a message is at least one byte.
  *
- * <p>Threading: not thread-safe; one reactor thread owns an endpoint.
+ * <p>Threading: not thread-safe; one reactor thread owns an endpoint. Every callback runs on that thread.
+ *
+ * <p>Failures: a {@link dev.peregrine.udp.DatagramHandler} (or a transport's
+ * {@link dev.peregrine.channel.ChannelHandler}) that throws closes only its own endpoint (channel), with
+ * {@link dev.peregrine.channel.CloseReason#ERROR} and the exception in the detail; its socket is released,
+ * nothing is handed on after the close (not even the rest of the batch already read), the failure is counted
+ * ({@code handlerFailures()}) and reported to the reactor's {@link dev.peregrine.reactor.ErrorHandler}. The
+ * exception never reaches the reactor's loop; every other endpoint goes on.
  */
 package dev.peregrine.udp;

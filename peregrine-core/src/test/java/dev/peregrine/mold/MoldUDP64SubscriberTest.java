@@ -389,21 +389,4 @@ class MoldUDP64SubscriberTest {
         assertThat(subscriber.malformed()).isEqualTo(7);
         assertThat(events).containsExactly("message 1 len 8", "message 2 len 8");
     }
-
-    @Test
-    void shouldGoOnWhenListenerThrows() {
-        final List<Throwable> errors = new ArrayList<>();
-        try (Reactor lenient = new Reactor(new dev.peregrine.reactor.ReactorOptions().clock(clock).errorHandler(errors::add))) {
-            final MoldUDP64Subscriber throwing = new MoldUDP64Subscriber(lenient, new MoldUDP64SubscriberOptions()
-                .feed(new UdpOptions().localAddress(MoldFixture.loopback(0))), (sequence, buffer, offset, length) -> {
-                    throw new IllegalStateException("application bug at " + sequence);
-                });
-            final byte[] packet = packet(SESSION, 1, 2, numbered(1, 2));
-            throwing.onPacket(MemorySegment.ofArray(packet), 0, packet.length, false, clock.now);
-
-            assertThat(throwing.delivered()).isEqualTo(2);
-            assertThat(throwing.nextExpected()).isEqualTo(3);
-            assertThat(errors).hasSize(2);
-        }
-    }
 }

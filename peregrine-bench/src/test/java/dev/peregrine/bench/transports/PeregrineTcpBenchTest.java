@@ -12,7 +12,9 @@ import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.FilterOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -21,6 +23,7 @@ import java.nio.file.Path;
 import java.util.ServiceLoader;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -100,9 +103,18 @@ class PeregrineTcpBenchTest {
             client.setSendBufferSize(64 * 1024);
             client.setReceiveBufferSize(64 * 1024);
             client.connect(new InetSocketAddress(config.host(), config.port()));
-            final CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
+            final AtomicLong written = new AtomicLong();
+            final OutputStream counting = new FilterOutputStream(client.getOutputStream()) {
+                @Override
+                public void write(final byte[] bytes, final int offset, final int length) throws IOException {
+                    out.write(bytes, offset, length);
+                    written.addAndGet(length);
+                }
+            };
+            final CompletableFuture<Void> writer = new CompletableFuture<>();
+            final Thread writerThread = Thread.ofPlatform().daemon().start(() -> {
                 try {
-                    final DataOutputStream out = new DataOutputStream(new BufferedOutputStream(client.getOutputStream(), 1 << 16));
+                    final DataOutputStream out = new DataOutputStream(new BufferedOutputStream(counting, 1 << 16));
                     final byte[] padding = new byte[config.size() - 8];
                     for (long sequence = 0; sequence < frames; sequence++) {
                         out.writeInt(config.size());
@@ -110,8 +122,9 @@ class PeregrineTcpBenchTest {
                         out.write(padding);
                     }
                     out.flush();
-                } catch (final IOException ex) {
-                    throw new IllegalStateException(ex);
+                    writer.complete(null);
+                } catch (final IOException | RuntimeException ex) {
+                    writer.completeExceptionally(ex);
                 }
             });
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -119,9 +132,10 @@ class PeregrineTcpBenchTest {
                 Thread.sleep(10);
             }
             assertThat(responder.pauses()).as("the responder paused reading the client").isPositive();
-            Thread.sleep(300);
+            awaitBlockedInSocketWrite(writerThread, written);
             assertThat(writer).as("TCP flow control holds the client's writes back; %d echoed", responder.messages())
                 .isNotDone();
+            assertThat(written.get()).isLessThan((long)frames * (4 + config.size()));
 
             final DataInputStream in = new DataInputStream(new BufferedInputStream(client.getInputStream(), 1 << 16));
             final byte[] rest = new byte[config.size() - 8];
@@ -168,5 +182,33 @@ class PeregrineTcpBenchTest {
             sending.get(10, TimeUnit.SECONDS);
             assertThat(expected[0]).isEqualTo(total);
         }
+    }
+
+    /**
+     * Waits, for a bounded time, until the writer is seen blocked: inside the socket's write in two
+     * observations in a row with no byte written in between.
+     */
+    private static void awaitBlockedInSocketWrite(final Thread writer, final AtomicLong written) throws InterruptedException {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        long last = -1;
+        while (true) {
+            final long now = written.get();
+            if (now == last && inSocketWrite(writer.getStackTrace())) {
+                return;
+            }
+            last = inSocketWrite(writer.getStackTrace()) ? now : -1;
+            assertThat(System.nanoTime()).as("the writer never blocked in a socket write; %d bytes written", now)
+                .isLessThan(deadline);
+            Thread.sleep(1); // the interval between two observations
+        }
+    }
+
+    private static boolean inSocketWrite(final StackTraceElement[] stack) {
+        for (final StackTraceElement frame : stack) {
+            if (frame.getClassName().equals("sun.nio.ch.NioSocketImpl") && frame.getMethodName().contains("rite")) {
+                return true;
+            }
+        }
+        return false;
     }
 }

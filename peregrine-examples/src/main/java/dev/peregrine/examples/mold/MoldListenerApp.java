@@ -131,7 +131,8 @@ public record MoldListenerApp(InetAddress group, int port, NetworkInterface netw
                         recovery == null ? "" : " " + recovery.line());
                     lastDelivered = subscriber.delivered();
                     if (subscriber.state() == MoldUDP64SubscriberState.END_OF_SESSION
-                        || subscriber.state() == MoldUDP64SubscriberState.UNRECOVERABLE) {
+                        || subscriber.state() == MoldUDP64SubscriberState.UNRECOVERABLE
+                        || subscriber.state() == MoldUDP64SubscriberState.FAILED) {
                         break;
                     }
                 }
