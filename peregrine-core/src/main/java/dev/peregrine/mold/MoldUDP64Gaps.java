@@ -1,5 +1,6 @@
 package dev.peregrine.mold;
 
+import dev.peregrine.internal.jfr.MoldGapFilledEvent;
 import dev.peregrine.reactor.ErrorHandler;
 
 /**
@@ -28,6 +29,7 @@ final class MoldUDP64Gaps {
     int count;
     long filled;
     long lastFillNs;
+    String feedLabel; // the subscriber's feed address, for JFR events
 
     MoldUDP64Gaps(final int capacity, final MoldUDP64Listener listener, final ErrorHandler errorHandler) {
         this.from = new long[capacity];
@@ -194,6 +196,7 @@ final class MoldUDP64Gaps {
         filled++;
         final long nanos = nowNs - detectedNs[i];
         lastFillNs = nanos;
+        MoldGapFilledEvent.emit(feedLabel, detectedFrom[i], detectedTo[i] - detectedFrom[i], nanos);
         try {
             listener.onGapFilled(detectedFrom[i], detectedTo[i] - detectedFrom[i], nanos);
         } catch (final RuntimeException ex) {

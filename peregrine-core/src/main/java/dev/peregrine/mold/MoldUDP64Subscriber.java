@@ -1,5 +1,8 @@
 package dev.peregrine.mold;
 
+import dev.peregrine.internal.jfr.FrameRejectedEvent;
+import dev.peregrine.internal.jfr.MoldGapDetectedEvent;
+import dev.peregrine.internal.jfr.MoldGapUnrecoverableEvent;
 import dev.peregrine.reactor.ErrorHandler;
 import dev.peregrine.reactor.Pollable;
 import dev.peregrine.reactor.Reactor;
@@ -44,6 +47,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     private final MoldUDP64Listener listener;
     private final ErrorHandler errorHandler;
     private final UdpEndpoint feed;
+    private final String feedLabel; // the feed's address as text, made once, for JFR events
     private final UdpEndpoint requests;
     private final InetSocketAddress requestServer;
     private final MemorySegment session = MemorySegment.ofArray(new byte[MoldUDP64Layout.SESSION_LENGTH]);
@@ -120,6 +124,8 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             throw ex;
         }
         this.feed = opened;
+        this.feedLabel = opened.localAddress().toString();
+        gaps.feedLabel = feedLabel;
         reactor.add(this);
     }
 
@@ -138,6 +144,10 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         final long sequence = length >= MoldUDP64Layout.HEADER_LENGTH ? MoldUDP64Layout.sequence(buffer, offset) : 0;
         if (count < 0 || sequence < 1 || sequence > Long.MAX_VALUE - MoldUDP64Layout.END_OF_SESSION) {
             malformed++;
+            if (FrameRejectedEvent.enabled()) {
+                FrameRejectedEvent.emit("moldudp64", 0, null, (answer ? requests : feed).localAddress(),
+                    malformedReason(count, sequence, length));
+            }
             return 0;
         }
         if (state == MoldUDP64SubscriberState.UNRECOVERABLE) {
@@ -166,6 +176,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             gaps.add(known, sequence, nowNs);
             if (!answer) {
                 gapsDetected++;
+                MoldGapDetectedEvent.emit(feedLabel, known, sequence - known);
             }
         }
         highestSeen = Math.max(known, end);
@@ -369,12 +380,23 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     private void giveUp(final long from, final long count, final MoldUDP64GapReason reason) {
         unrecoverable++;
         unrecoverableReason = reason;
+        MoldGapUnrecoverableEvent.emit(feedLabel, from, count, reason);
         try {
             listener.onUnrecoverable(from, count, reason);
         } catch (final RuntimeException ex) {
             errorHandler.onError(new IllegalStateException("MoldUDP64 listener failed on an unrecoverable gap", ex));
         }
         changeState(MoldUDP64SubscriberState.UNRECOVERABLE);
+    }
+
+    private static String malformedReason(final int count, final long sequence, final int length) {
+        final String packet = "packet of " + length + " bytes ";
+        return switch (count) {
+            case MoldUDP64Layout.TOO_SHORT -> packet + "is shorter than the header";
+            case MoldUDP64Layout.TRUNCATED -> packet + "has a message block running past its end";
+            case MoldUDP64Layout.TRAILING_BYTES -> packet + "has bytes after its last message block";
+            default -> packet + "has sequence number " + sequence + " out of range";
+        };
     }
 
     private void adoptSession(final MemorySegment buffer, final long offset) {
