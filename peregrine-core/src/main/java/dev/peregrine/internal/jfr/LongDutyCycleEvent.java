@@ -41,6 +41,16 @@ public final class LongDutyCycleEvent extends jdk.jfr.Event {
     int work;
 
     /**
+     * Whether a recording wants the event; the reactor's constructor calls it so that the class is loaded
+     * then, not inside the first long cycle.
+     *
+     * @return true if {@link #emit} would record
+     */
+    public static boolean enabled() {
+        return PROBE.isEnabled();
+    }
+
+    /**
      * Records the event if a recording wants it; allocates nothing otherwise.
      *
      * @param reactor the reactor's name
