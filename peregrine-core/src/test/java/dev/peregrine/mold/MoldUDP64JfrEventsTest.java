@@ -77,6 +77,8 @@ class MoldUDP64JfrEventsTest {
                 assertThat(gap.getLong("fromSequence")).isEqualTo(2);
                 assertThat(gap.getLong("count")).isEqualTo(2);
                 assertThat(gap.getLong("recoveryNanos")).isEqualTo(5_000_000L);
+                assertThat(gap.getEventType().getCategoryNames()).containsExactly("Peregrine", "MoldUDP64");
+                assertThat(gap.getStackTrace()).isNull();
             });
             assertThat(of(recording, "MoldGapUnrecoverable")).isEmpty();
             assertThat(subscriber.nextExpected()).isEqualTo(5);

@@ -1,35 +1,19 @@
 package dev.peregrine.internal.jfr;
 
-import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
-import jdk.jfr.StackTrace;
 
 /** {@code dev.peregrine.MoldGapUnrecoverable}: a MoldUDP64 subscriber gave a gap up: the subscriber is UNRECOVERABLE. */
 @Name("dev.peregrine.MoldGapUnrecoverable")
 @Label("MoldUDP64 Gap Unrecoverable")
 @Description("A MoldUDP64 subscriber gave a gap up: the subscriber is UNRECOVERABLE")
-@Category({"Peregrine", "MoldUDP64"})
-@StackTrace(false)
-public final class MoldGapUnrecoverableEvent extends jdk.jfr.Event {
+public final class MoldGapUnrecoverableEvent extends MoldGapEvent {
     private static final MoldGapUnrecoverableEvent PROBE = new MoldGapUnrecoverableEvent();
 
     private MoldGapUnrecoverableEvent() {
         // made by emit only (and once as the probe)
     }
-
-    @Label("Feed")
-    @Description("The local address the subscriber receives the feed on")
-    String feed;
-
-    @Label("From Sequence")
-    @Description("The first missing message's sequence number")
-    long fromSequence;
-
-    @Label("Count")
-    @Description("Messages in the gap")
-    long count;
 
     @Label("Reason")
     @Description("NO_ANSWER, NO_REQUEST_SERVER or STORE_TRUNCATED")
@@ -46,9 +30,7 @@ public final class MoldGapUnrecoverableEvent extends jdk.jfr.Event {
     public static void emit(final String feed, final long fromSequence, final long count, final Enum<?> reason) {
         if (PROBE.isEnabled()) {
             final MoldGapUnrecoverableEvent event = new MoldGapUnrecoverableEvent();
-            event.feed = feed;
-            event.fromSequence = fromSequence;
-            event.count = count;
+            event.gap(feed, fromSequence, count);
             event.reason = reason.name();
             event.commit();
         }
