@@ -11,16 +11,19 @@ import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The library is a JPMS module that needs only java.base and exports only its API packages. */
+/**
+ * The library is a JPMS module that needs only the JDK's java.base and jdk.jfr (its flight-recorder events; no
+ * third-party module) and exports only its API packages.
+ */
 class ModuleDescriptorTest {
     @Test
-    void shouldRequireOnlyJavaBaseAndExportOnlyApiPackages() {
+    void shouldRequireOnlyJavaBaseAndJdkJfrAndExportOnlyApiPackages() {
         final Path classes = Path.of("target", "classes");
         final ModuleReference reference = ModuleFinder.of(classes).find("dev.peregrine.core").orElseThrow();
         final ModuleDescriptor descriptor = reference.descriptor();
         final Set<String> requires = descriptor.requires().stream().map(ModuleDescriptor.Requires::name)
             .collect(Collectors.toSet());
-        assertThat(requires).containsExactly("java.base");
+        assertThat(requires).containsExactlyInAnyOrder("java.base", "jdk.jfr");
         final Set<String> exports = descriptor.exports().stream().map(ModuleDescriptor.Exports::source)
             .collect(Collectors.toSet());
         assertThat(exports).containsExactlyInAnyOrder("dev.peregrine.channel", "dev.peregrine.reactor",

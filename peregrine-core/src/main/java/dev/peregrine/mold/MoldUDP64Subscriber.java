@@ -1,6 +1,10 @@
 package dev.peregrine.mold;
 
 import dev.peregrine.channel.CloseReason;
+import dev.peregrine.internal.jfr.FrameRejectedEvent;
+import dev.peregrine.internal.jfr.MoldGapDetectedEvent;
+import dev.peregrine.internal.jfr.MoldGapFilledEvent;
+import dev.peregrine.internal.jfr.MoldGapUnrecoverableEvent;
 import dev.peregrine.reactor.ErrorHandler;
 import dev.peregrine.reactor.Pollable;
 import dev.peregrine.reactor.Reactor;
@@ -53,6 +57,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     private final MoldUDP64Listener listener;
     private final ErrorHandler errorHandler;
     private final UdpEndpoint feed;
+    private final String feedLabel; // the feed's address as text, made once, for JFR events
     private final UdpEndpoint requests;
     private final InetSocketAddress requestServer;
     private final MemorySegment session = MemorySegment.ofArray(new byte[MoldUDP64Layout.SESSION_LENGTH]);
@@ -130,6 +135,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             throw ex;
         }
         this.feed = opened;
+        this.feedLabel = opened.localAddress().toString();
         reactor.add(this);
     }
 
@@ -184,6 +190,10 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         final long sequence = length >= MoldUDP64Layout.HEADER_LENGTH ? MoldUDP64Layout.sequence(buffer, offset) : 0;
         if (count < 0 || sequence < 1 || sequence > Long.MAX_VALUE - MoldUDP64Layout.END_OF_SESSION) {
             malformed++;
+            if (FrameRejectedEvent.enabled()) {
+                FrameRejectedEvent.emit("moldudp64", 0, null, (answer ? requests : feed).localAddress(),
+                    malformedReason(count, sequence, length));
+            }
             return 0;
         }
         if (state == MoldUDP64SubscriberState.UNRECOVERABLE) {
@@ -215,6 +225,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             gaps.add(known, sequence, nowNs);
             if (!answer) {
                 gapsDetected++;
+                MoldGapDetectedEvent.emit(feedLabel, known, sequence - known);
             }
         }
         highestSeen = Math.max(known, end);
@@ -329,6 +340,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         if (state == MoldUDP64SubscriberState.FAILED) {
             return;
         }
+        MoldGapFilledEvent.emit(feedLabel, fromSequence, count, nanos);
         try {
             listener.onGapFilled(fromSequence, count, nanos);
         } catch (final Throwable ex) {
@@ -489,6 +501,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     private void giveUp(final long from, final long count, final MoldUDP64GapReason reason) {
         unrecoverable++;
         unrecoverableReason = reason;
+        MoldGapUnrecoverableEvent.emit(feedLabel, from, count, reason);
         try {
             listener.onUnrecoverable(from, count, reason);
         } catch (final Throwable ex) {
@@ -496,6 +509,16 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             return;
         }
         changeState(MoldUDP64SubscriberState.UNRECOVERABLE);
+    }
+
+    private static String malformedReason(final int count, final long sequence, final int length) {
+        final String packet = "packet of " + length + " bytes ";
+        return switch (count) {
+            case MoldUDP64Layout.TOO_SHORT -> packet + "is shorter than the header";
+            case MoldUDP64Layout.TRUNCATED -> packet + "has a message block running past its end";
+            case MoldUDP64Layout.TRAILING_BYTES -> packet + "has bytes after its last message block";
+            default -> packet + "has sequence number " + sequence + " out of range";
+        };
     }
 
     private void adoptSession(final MemorySegment buffer, final long offset) {

@@ -1,6 +1,7 @@
 package dev.peregrine.reactor;
 
 import dev.peregrine.internal.MpscArrayQueue;
+import dev.peregrine.internal.jfr.LongDutyCycleEvent;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -19,7 +20,9 @@ import java.util.function.Consumer;
  * selects ready channels without allocating ({@code selectNow} with a consumer held in a field; every
  * cycle unless {@link ReactorOptions#selectInterval(int)} says otherwise), fires
  * due timers and polls every {@link Pollable}. {@link #start()} runs cycles on a thread of the reactor's
- * own (pinned to a CPU if asked); a caller with a loop of its own calls {@link #doWork()} instead.
+ * own (pinned to a CPU if asked); a caller with a loop of its own calls {@link #doWork()} instead. A cycle
+ * that did work and took longer than {@link ReactorOptions#longCycleThresholdNs(long)} is recorded as a
+ * {@code dev.peregrine.LongDutyCycle} JFR event when a flight recording is running.
  *
  * <p>A handler that throws is reported to the {@link ErrorHandler}; the channel whose handler threw is
  * closed, and every other channel goes on. An exception that escapes a {@link Pollable}, a timer handler or a
@@ -37,6 +40,7 @@ public final class Reactor implements AutoCloseable {
     private final int cpu;
     private final int workLimit;
     private final int selectInterval;
+    private final long longCycleThresholdNs; // Long.MAX_VALUE when off
     private final TimerWheel timers;
     private final MpscArrayQueue<Runnable> commands;
     private final Consumer<SelectionKey> selectedKeyHandler = this::onSelectedKey;
@@ -44,6 +48,7 @@ public final class Reactor implements AutoCloseable {
     private Pollable[] pollables = new Pollable[0];
     private long nowNs;
     private int cyclesSinceSelect;
+    private int lastCycleWork;
     private volatile boolean loopStarted; // run() has begun (or start() will begin it): run() releases, not close()
     private volatile boolean sleeping;
     private volatile boolean closed;
@@ -71,6 +76,8 @@ public final class Reactor implements AutoCloseable {
         this.cpu = options.cpu();
         this.workLimit = options.workLimit();
         this.selectInterval = options.selectInterval();
+        this.longCycleThresholdNs = options.longCycleThresholdNs() == 0 ? Long.MAX_VALUE : options.longCycleThresholdNs();
+        LongDutyCycleEvent.enabled(); // loads the event class now: loading allocates, and must not in a cycle
         this.commands = new MpscArrayQueue<>(options.commandQueueCapacity());
         this.nowNs = clock.nanoTime();
         this.timers = new TimerWheel(nowNs, options.timerTickNs(), options.ticksPerWheel());
@@ -88,6 +95,12 @@ public final class Reactor implements AutoCloseable {
      */
     public int doWork() {
         final long now = clock.nanoTime();
+        // the previous cycle's length, from this read to its own: no clock read of its own; a cycle without work
+        // is skipped, as the idle strategy may have slept after it
+        final long previousCycleNs = now - nowNs;
+        if (previousCycleNs > longCycleThresholdNs && lastCycleWork > 0) {
+            LongDutyCycleEvent.emit(name, previousCycleNs, longCycleThresholdNs, lastCycleWork);
+        }
         nowNs = now;
         int work = commands.drain(commandRunner, workLimit);
         if (++cyclesSinceSelect >= selectInterval) {
@@ -118,6 +131,7 @@ public final class Reactor implements AutoCloseable {
                 work++;
             }
         }
+        lastCycleWork = work;
         return work;
     }
 

@@ -14,6 +14,7 @@ public final class ReactorOptions {
     private int ticksPerWheel = 512;
     private int workLimit = 64;
     private int selectInterval = 1;
+    private long longCycleThresholdNs = 1_000_000L;
 
     /** Creates options with the defaults: back-off idling, the system clock, no pinning. */
     public ReactorOptions() {
@@ -152,6 +153,26 @@ public final class ReactorOptions {
         return this;
     }
 
+    /**
+     * How long a duty cycle that did work may take before a JFR recording gets a
+     * {@code dev.peregrine.LongDutyCycle} event for it; default 1 ms, 0 for never. A cycle is measured from
+     * its clock read to the next cycle's (the reactor reads the clock once per cycle and adds no read for
+     * this), and only when it did work, so that an idle strategy's sleep after an empty cycle is never taken
+     * for a long cycle. For a reactor driven by the caller's own loop ({@link Reactor#doWork()}) the time
+     * includes the caller's code between the two calls. Without a recording that enables the event, nothing
+     * is recorded and nothing allocated, whatever the threshold.
+     *
+     * @param thresholdNs nanoseconds, at least 0
+     * @return this
+     */
+    public ReactorOptions longCycleThresholdNs(final long thresholdNs) {
+        if (thresholdNs < 0) {
+            throw new IllegalArgumentException("longCycleThresholdNs=" + thresholdNs);
+        }
+        this.longCycleThresholdNs = thresholdNs;
+        return this;
+    }
+
     String name() {
         return name;
     }
@@ -190,5 +211,9 @@ public final class ReactorOptions {
 
     int selectInterval() {
         return selectInterval;
+    }
+
+    long longCycleThresholdNs() {
+        return longCycleThresholdNs;
     }
 }

@@ -2,6 +2,9 @@ package dev.peregrine.shm;
 
 import dev.peregrine.channel.ChannelHandler;
 import dev.peregrine.channel.CloseReason;
+import dev.peregrine.internal.jfr.ChannelClosedEvent;
+import dev.peregrine.internal.jfr.ChannelOpenedEvent;
+import dev.peregrine.internal.jfr.ShmPeerLostEvent;
 import dev.peregrine.channel.SendResult;
 import dev.peregrine.channel.Transport;
 import dev.peregrine.reactor.Pollable;
@@ -354,6 +357,7 @@ public final class ShmTransport implements Transport, Pollable {
         }
         final SocketAddress remote = channel.socket.getRemoteAddress();
         channel.state = ShmTransportChannel.CONNECTED;
+        ChannelOpenedEvent.emit("shm", channel.id, 0, remote);
         try {
             handler.onConnected(channel.id, remote);
         } catch (final Throwable ex) {
@@ -377,6 +381,7 @@ public final class ShmTransport implements Transport, Pollable {
         }
         channel.connection.removeFiles();
         channel.state = ShmTransportChannel.CONNECTED;
+        ChannelOpenedEvent.emit("shm", channel.id, channel.serverId, channel.connection.remoteAddress());
         try {
             handler.onAccepted(channel.serverId, channel.id, channel.connection.remoteAddress());
         } catch (final Throwable ex) {
@@ -391,6 +396,7 @@ public final class ShmTransport implements Transport, Pollable {
         }
         final ShmConnection connection = channel.connection;
         connection.peerGone();
+        ShmPeerLostEvent.emit(channel.id, connection.remoteAddress(), connection.peerClosedOrderly());
         // deliver what the peer wrote before it went away, then report how it went
         int polled;
         while ((polled = deliver(channel)) > 0) {
@@ -422,6 +428,7 @@ public final class ShmTransport implements Transport, Pollable {
 
     private void close(final ShmTransportChannel channel, final CloseReason reason, final String detail) {
         if (channel.state == ShmTransportChannel.CONNECTED) {
+            ChannelClosedEvent.emit("shm", channel.id, channel.connection.remoteAddress(), reason, detail, 0);
             release(channel);
             try {
                 handler.onClosed(channel.id, reason, detail);

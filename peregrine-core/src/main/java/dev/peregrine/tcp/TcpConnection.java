@@ -3,6 +3,10 @@ package dev.peregrine.tcp;
 import dev.peregrine.channel.ChannelHandler;
 import dev.peregrine.channel.CloseReason;
 import dev.peregrine.channel.SendResult;
+import dev.peregrine.internal.jfr.BackPressureEvent;
+import dev.peregrine.internal.jfr.ChannelClosedEvent;
+import dev.peregrine.internal.jfr.ChannelOpenedEvent;
+import dev.peregrine.internal.jfr.FrameRejectedEvent;
 import dev.peregrine.reactor.SelectHandler;
 
 import java.io.IOException;
@@ -57,6 +61,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
     private CloseReason closingReason;
     private String closingDetail;
     private long lingerTimerId = -1;
+    private BackPressureEvent backPressure; // a JFR recording's open back-pressured period, else null
 
     TcpConnection(final TcpTransport transport, final int index, final FrameCodec codec, final Arena arena,
         final int receiveBufferSize, final int outboundBufferSize, final TcpReadPoller poller) {
@@ -131,6 +136,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
         closingReason = null;
         closingDetail = null;
         lingerTimerId = -1;
+        backPressure = null;
         return id;
     }
 
@@ -280,6 +286,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
             state = CONNECTED;
             key.interestOps(readInterest);
             startReading();
+            ChannelOpenedEvent.emit("tcp", id, 0, remoteAddress);
             handler.onConnected(id, remoteAddress);
         }
     }
@@ -338,7 +345,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
             return;
         }
         if (consumed == FrameCodec.MALFORMED) {
-            close(CloseReason.ERROR, codec.failure());
+            reject(codec.failure());
             return;
         }
         readStart += consumed;
@@ -351,8 +358,13 @@ final class TcpConnection implements SelectHandler, FrameSink {
             readEnd -= readStart;
             readStart = 0;
         } else if (readEnd == inboundCapacity) {
-            close(CloseReason.ERROR, "receive buffer of " + inboundCapacity + " bytes is full without a whole frame");
+            reject("receive buffer of " + inboundCapacity + " bytes is full without a whole frame");
         }
+    }
+
+    private void reject(final String reason) {
+        FrameRejectedEvent.emit("tcp", id, remoteAddress, null, reason);
+        close(CloseReason.ERROR, reason);
     }
 
     @Override
@@ -371,6 +383,9 @@ final class TcpConnection implements SelectHandler, FrameSink {
             return;
         }
         final int pending = outbound.pending();
+        if (pending == 0 && backPressure != null) {
+            leaveBackPressure("drained");
+        }
         if (state == CLOSING) {
             if (pending == 0) {
                 close(closingReason, closingDetail); // all written: the close that was waiting for it
@@ -387,7 +402,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
     long send(final MemorySegment buffer, final long offset, final int length) {
         final int frameLength = codec.headerLength() + length + codec.trailerLength();
         if (!outbound.reserve(frameLength)) {
-            return SendResult.BACK_PRESSURED;
+            return backPressured();
         }
         final MemorySegment out = outbound.segment();
         final long at = outbound.tail();
@@ -402,12 +417,28 @@ final class TcpConnection implements SelectHandler, FrameSink {
     long claim(final int length) {
         final int frameLength = codec.headerLength() + length + codec.trailerLength();
         if (!outbound.reserve(frameLength)) {
-            return SendResult.BACK_PRESSURED;
+            return backPressured();
         }
         final long at = outbound.tail();
         codec.writeHeader(outbound.segment(), at, length);
         outbound.claimOpen(true);
         return at + codec.headerLength();
+    }
+
+    /** A send or claim refused for want of room: a JFR recording sees a back-pressured period begin. */
+    private long backPressured() {
+        if (backPressure != null) {
+            backPressure.refused();
+        } else {
+            backPressure = BackPressureEvent.begin("tcp", id, remoteAddress, outbound.capacity());
+        }
+        return SendResult.BACK_PRESSURED;
+    }
+
+    private void leaveBackPressure(final String endedBy) {
+        final BackPressureEvent period = backPressure;
+        backPressure = null;
+        period.finish(endedBy);
     }
 
     /** Gives up the open claim: its header and payload, behind the tail, are simply not sent. */
@@ -484,6 +515,8 @@ final class TcpConnection implements SelectHandler, FrameSink {
         }
         if (outbound.pending() > 0) {
             writePending(true);
+        } else if (backPressure != null) {
+            leaveBackPressure("drained");
         }
         return true;
     }
@@ -581,6 +614,14 @@ final class TcpConnection implements SelectHandler, FrameSink {
         }
         final int discarded = state == CONNECTING ? 0 : outbound.pending();
         state = CLOSED;
+        if (backPressure != null) {
+            leaveBackPressure("closed");
+        }
+        final boolean connectFailed = wasConnecting && reason != CloseReason.LOCAL;
+        final String closedDetail = connectFailed || discarded == 0 ? detail : detail + "; " + discarded + " unsent bytes discarded";
+        if (!connectFailed) {
+            ChannelClosedEvent.emit("tcp", id, remoteAddress, reason, closedDetail, discarded);
+        }
         transport.cancelTimer(connectTimerId);
         connectTimerId = -1;
         transport.cancelTimer(lingerTimerId);
@@ -614,10 +655,10 @@ final class TcpConnection implements SelectHandler, FrameSink {
             transport.release(this);
         }
         try {
-            if (wasConnecting && reason != CloseReason.LOCAL) {
+            if (connectFailed) {
                 handler.onConnectFailed(closedId, detail);
             } else {
-                handler.onClosed(closedId, reason, discarded == 0 ? detail : detail + "; " + discarded + " unsent bytes discarded");
+                handler.onClosed(closedId, reason, closedDetail);
             }
         } catch (final Throwable ex) {
             // the channel is closed already; the failure must not reach whoever closed it (say, close(id))

@@ -4,6 +4,7 @@ import dev.peregrine.channel.ChannelHandler;
 import dev.peregrine.channel.CloseReason;
 import dev.peregrine.channel.SendResult;
 import dev.peregrine.channel.Transport;
+import dev.peregrine.internal.jfr.ChannelOpenedEvent;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.reactor.TimerHandler;
 
@@ -540,6 +541,7 @@ public final class TcpTransport implements Transport {
         }
         final long id = connection.open(channel, remote, TcpConnection.CONNECTED);
         connection.registered(key);
+        ChannelOpenedEvent.emit("tcp", id, server.id(), remote);
         try {
             handler.onAccepted(server.id(), id, remote);
         } catch (final Throwable ex) {

@@ -2,6 +2,7 @@ package dev.peregrine.udp;
 
 import dev.peregrine.channel.CloseReason;
 import dev.peregrine.channel.SendResult;
+import dev.peregrine.internal.jfr.FrameRejectedEvent;
 import dev.peregrine.reactor.ErrorHandler;
 import dev.peregrine.reactor.Pollable;
 import dev.peregrine.reactor.Reactor;
@@ -310,6 +311,10 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             final int length = buffer.position();
             if (length == buffer.capacity()) {
                 truncated++; // the kernel cut it to fit: never hand a partial datagram on
+                if (FrameRejectedEvent.enabled()) {
+                    FrameRejectedEvent.emit("udp", 0, sender, localAddress, "datagram of " + length
+                        + " bytes or more filled the whole receive buffer and was dropped as truncated");
+                }
                 continue;
             }
             datagramsReceived++;

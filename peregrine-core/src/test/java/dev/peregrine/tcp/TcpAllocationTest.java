@@ -1,6 +1,7 @@
 package dev.peregrine.tcp;
 
 import dev.peregrine.channel.ChannelHandler;
+import dev.peregrine.internal.jfr.FlightRecording;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.reactor.ReactorOptions;
 import dev.peregrine.testkit.AllocationMeter;
@@ -61,10 +62,29 @@ class TcpAllocationTest {
     @ParameterizedTest(name = "readPolling={0}")
     @ValueSource(booleans = {false, true})
     void shouldAllocateNothingPerMessageOnTheReactorThreadOnceWarm(final boolean readPolling) {
+        warmRoundTripsAllocateNothing(readPolling, new ReactorOptions());
+    }
+
+    /**
+     * With a flight recording of every Peregrine event running, nothing rare happens in a steady echo and
+     * nothing is allocated either: each event's check is a read, and only an event that happens makes an
+     * object. The long-cycle threshold is far beyond any cycle here, so its check runs and never fires.
+     */
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldAllocateNothingPerMessageWhileAFlightRecordingOfPeregrineEventsRuns(final boolean readPolling) {
+        try (FlightRecording recording = new FlightRecording()) {
+            warmRoundTripsAllocateNothing(readPolling, new ReactorOptions().longCycleThresholdNs(TimeUnit.SECONDS.toNanos(30)));
+            assertThat(recording.named("BackPressure")).isEmpty();
+            assertThat(recording.named("FrameRejected")).isEmpty();
+        }
+    }
+
+    private static void warmRoundTripsAllocateNothing(final boolean readPolling, final ReactorOptions options) {
         final List<Throwable> errors = new ArrayList<>();
         final EchoPair pair = new EchoPair();
         // polling reads pair with a selector consulted only every 8th cycle, as a busy-spinning user would set it
-        try (Reactor reactor = new Reactor(new ReactorOptions().errorHandler(errors::add).selectInterval(readPolling ? 8 : 1))) {
+        try (Reactor reactor = new Reactor(options.errorHandler(errors::add).selectInterval(readPolling ? 8 : 1))) {
             final TcpTransport transport = new TcpTransport(reactor,
                 new TcpOptions().readPolling(readPolling).framing(Framing.parse("length:4le")), pair);
             pair.transport = transport;

@@ -59,6 +59,8 @@ class LibraryInstallTest {
         final Path jar = installed.resolve("peregrine-core-" + VERSION + ".jar");
         final ModuleDescriptor module = ModuleFinder.of(jar).findAll().iterator().next().descriptor();
         assertThat(module.name()).isEqualTo("dev.peregrine.core");
+        // the JDK's own modules only: java.base, and jdk.jfr for the flight-recorder events
+        assertThat(module.requires()).extracting(ModuleDescriptor.Requires::name).containsExactlyInAnyOrder("java.base", "jdk.jfr");
         assertThat(module.exports()).allMatch(export -> !export.source().contains("internal")
             || export.targets().stream().allMatch(target -> target.startsWith("dev.peregrine.")));
         assertThat(module.packages()).contains("dev.peregrine.internal");
