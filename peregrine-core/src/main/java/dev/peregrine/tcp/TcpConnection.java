@@ -224,16 +224,26 @@ final class TcpConnection implements SelectHandler, FrameSink {
     }
 
     /**
-     * One non-blocking read attempt, made by the {@link TcpReadPoller} every cycle.
+     * The {@link TcpReadPoller}'s turn, every cycle: a write attempt if bytes wait for the socket, then one
+     * non-blocking read. The write does not wait for the selector to report OP_WRITE: a reactor that polls
+     * reads may consult its selector only every few cycles ({@code ReactorOptions.selectInterval}), and a
+     * sender held back by a full socket would idle until then while the kernel already has room.
      *
-     * @return 1 if bytes (or the end of the stream) arrived, else 0
+     * @return 1 if bytes were written, or arrived (or the end of the stream), else 0
      */
     int pollRead() {
         if (state != CONNECTED || readingPaused) {
             return 0;
         }
         try {
-            return onReadable();
+            int work = 0;
+            if (writePending) {
+                work = onWritable() > 0 ? 1 : 0;
+                if (state != CONNECTED) {
+                    return 1;
+                }
+            }
+            return work | onReadable();
         } catch (final Throwable ex) {
             transport.handlerFailed(this, ex);
             return 1;
@@ -361,26 +371,34 @@ final class TcpConnection implements SelectHandler, FrameSink {
         return state == CONNECTED && !readingPaused;
     }
 
-    private void onWritable() {
+    /**
+     * Writes what waits for the socket, on OP_WRITE or when polled.
+     *
+     * @return the bytes written; 0 also when the write failed and closed the channel
+     */
+    private int onWritable() {
         final int written;
         socketWrites++;
         try {
             written = outbound.writeTo(channel);
         } catch (final IOException ex) {
             closeOnFailure("write", ex);
-            return;
+            return 0;
         }
         final int pending = outbound.pending();
         if (state == CLOSING) {
             if (pending == 0) {
                 close(closingReason, closingDetail); // all written: the close that was waiting for it
             }
-            return;
+            return written;
         }
         if (pending == 0) {
             writePending(false);
         }
-        handler.onSent(id, written, pending);
+        if (written > 0) { // a polled attempt may find the socket still full: no progress, no event
+            handler.onSent(id, written, pending);
+        }
+        return written;
     }
 
     /** Copies one frame into the outbound buffer and writes it at once unless bytes are already waiting. */
