@@ -30,6 +30,10 @@ final class TcpConnection implements SelectHandler, FrameSink {
     private final ChannelHandler handler;
     private final int index;
     private final FrameCodec codec;
+    // the codec's fixed lengths, read once: the send path adds them for every frame
+    private final int headerLength;
+    private final int trailerLength;
+    private final int maxFrameLength;
     private final MemorySegment inbound;
     private final ByteBuffer inboundView;
     private final int inboundCapacity;
@@ -64,7 +68,10 @@ final class TcpConnection implements SelectHandler, FrameSink {
         this.handler = transport.handler();
         this.index = index;
         this.codec = codec;
-        final int frameSpace = codec.headerLength() + codec.maxFrameLength() + codec.trailerLength();
+        this.headerLength = codec.headerLength();
+        this.trailerLength = codec.trailerLength();
+        this.maxFrameLength = codec.maxFrameLength();
+        final int frameSpace = headerLength + maxFrameLength + trailerLength;
         this.inboundCapacity = Math.max(receiveBufferSize, frameSpace);
         this.inbound = arena.allocate(inboundCapacity, 64);
         this.inboundView = inbound.asByteBuffer();
@@ -135,7 +142,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
     }
 
     int maxFrameLength() {
-        return codec.maxFrameLength();
+        return maxFrameLength;
     }
 
     void checkPayloadLength(final int length) {
@@ -403,29 +410,31 @@ final class TcpConnection implements SelectHandler, FrameSink {
 
     /** Copies one frame into the outbound buffer and writes it at once unless bytes are already waiting. */
     long send(final MemorySegment buffer, final long offset, final int length) {
-        final int frameLength = codec.headerLength() + length + codec.trailerLength();
+        final int frameLength = headerLength + length + trailerLength;
         if (!outbound.reserve(frameLength)) {
             return SendResult.BACK_PRESSURED;
         }
         final MemorySegment out = outbound.segment();
         final long at = outbound.tail();
         codec.writeHeader(out, at, length);
-        MemorySegment.copy(buffer, offset, out, at + codec.headerLength(), length);
-        codec.writeTrailer(out, at + codec.headerLength() + length);
+        MemorySegment.copy(buffer, offset, out, at + headerLength, length);
+        if (trailerLength != 0) {
+            codec.writeTrailer(out, at + headerLength + length);
+        }
         outbound.advance(frameLength);
         return flushAfterAppend();
     }
 
     /** Reserves room for one frame, writes its header, and returns where the payload goes. */
     long claim(final int length) {
-        final int frameLength = codec.headerLength() + length + codec.trailerLength();
-        if (!outbound.reserve(frameLength)) {
+        final TcpOutboundBuffer out = outbound;
+        if (!out.reserve(headerLength + length + trailerLength)) {
             return SendResult.BACK_PRESSURED;
         }
-        final long at = outbound.tail();
-        codec.writeHeader(outbound.segment(), at, length);
-        outbound.claimOpen(true);
-        return at + codec.headerLength();
+        final long at = out.tail();
+        codec.writeHeader(out.segment(), at, length);
+        out.claimOpen(true);
+        return at + headerLength;
     }
 
     /** Gives up the open claim: its header and payload, behind the tail, are simply not sent. */
@@ -434,10 +443,12 @@ final class TcpConnection implements SelectHandler, FrameSink {
     }
 
     long commit(final int length) {
-        outbound.claimOpen(false);
-        final long at = outbound.tail();
-        codec.writeTrailer(outbound.segment(), at + codec.headerLength() + length);
-        outbound.advance(codec.headerLength() + length + codec.trailerLength());
+        final TcpOutboundBuffer out = outbound;
+        out.claimOpen(false);
+        if (trailerLength != 0) {
+            codec.writeTrailer(out.segment(), out.tail() + headerLength + length);
+        }
+        out.advance(headerLength + length + trailerLength);
         return flushAfterAppend();
     }
 
