@@ -249,6 +249,9 @@ final class TcpConnection implements SelectHandler, FrameSink {
                 if (state != CONNECTED) {
                     return 1;
                 }
+                if (readingPaused) {
+                    return work; // paused from onSent: nothing more is read
+                }
             }
             return work | onReadable();
         } catch (final Throwable ex) {

@@ -1,10 +1,12 @@
 package dev.peregrine.tcp;
 
 import dev.peregrine.channel.ChannelEvent;
+import dev.peregrine.channel.ChannelHandler;
 import dev.peregrine.channel.CloseReason;
 import dev.peregrine.channel.SendResult;
 
 import java.io.DataInputStream;
+import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -114,6 +116,57 @@ class TcpBackPressureTest {
             final CompletableFuture<Integer> reader = CompletableFuture.supplyAsync(() -> readRest(peer, frames, inKernel));
             rig.pollUntil(reader::isDone);
             assertThat(reader.get()).isEqualTo(frames);
+            assertThat(rig.errors).isEmpty();
+        }
+    }
+
+    /** A handler that pauses reading in {@code onSent} gets no frame from the rest of that poller's turn. */
+    @Test
+    void shouldReadNothingInThePollersTurnOnceOnSentPausedReading() throws Exception {
+        final TcpTransport[] transport = new TcpTransport[1];
+        final boolean[] armed = new boolean[1];
+        final ChannelHandler pauser = new ChannelHandler() {
+            @Override
+            public void onMessage(final long channelId, final MemorySegment buffer, final long offset, final int length) {
+            }
+
+            @Override
+            public void onSent(final long channelId, final long bytesWritten, final long bytesBuffered) {
+                if (armed[0]) {
+                    transport[0].pauseReading(channelId);
+                }
+            }
+        };
+        try (TcpTestRig rig = new TcpTestRig(options(true), pauser); Socket peer = new Socket()) {
+            transport[0] = rig.transport;
+            peer.setReceiveBufferSize(16 * 1024);
+            peer.connect(rig.listen());
+            rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));
+            final long id = rig.first(ChannelEvent.Accepted.class).channelId();
+            final int frames = sendUntilBackPressured(rig, id, 0);
+            final long pending = rig.transport.pendingBytes(id);
+            final long sentEvents = rig.count(ChannelEvent.Sent.class);
+            final DataOutputStream toRig = new DataOutputStream(peer.getOutputStream());
+            toRig.writeInt(3);
+            toRig.write(new byte[] {7, 8, 9});
+            toRig.flush(); // waits in the rig's socket: nothing reads it before the poller's turn below
+            armed[0] = true;
+
+            new DataInputStream(peer.getInputStream()).readFully(new byte[(int)((long)frames * (4 + PAYLOAD) - pending)]);
+            final TcpReadPoller poller = rig.transport.readPoller();
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (rig.count(ChannelEvent.Sent.class) == sentEvents && System.nanoTime() < deadline) {
+                poller.doWork(System.nanoTime());
+            }
+
+            assertThat(rig.count(ChannelEvent.Sent.class)).as("written by the poller").isGreaterThan(sentEvents);
+            assertThat(rig.transport.isReadingPaused(id)).isTrue();
+            assertThat(rig.all(ChannelEvent.Message.class)).as("nothing read once paused").isEmpty();
+            armed[0] = false;
+            rig.transport.resumeReading(id);
+            rig.pollUntil(() -> rig.has(ChannelEvent.Message.class));
+            assertThat(rig.all(ChannelEvent.Message.class)).hasSize(1);
+            assertThat(rig.first(ChannelEvent.Message.class).bytes()).containsExactly(7, 8, 9);
             assertThat(rig.errors).isEmpty();
         }
     }
