@@ -19,13 +19,18 @@ import java.nio.ByteOrder;
  * malformed. The maximum frame length is capped to what the field can express.
  */
 final class LengthFieldFrameCodec implements FrameCodec {
+    // constants, so that each access compiles to a plain load or store: a layout held in an instance field is
+    // not constant to the JIT, and every access then goes through the VarHandle's generic, uninlined path
+    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED;
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+
     private final int width;
     private final boolean countsItself;
     private final int adjustment;
     private final int maxFrameLength;
-    private final ValueLayout.OfShort shortLayout;
-    private final ValueLayout.OfInt intLayout;
-    private final ValueLayout.OfLong longLayout;
+    /** Whether the field's byte order differs from the native order of {@link #SHORT}, {@link #INT}, {@link #LONG}. */
+    private final boolean swap;
     private String failure;
 
     LengthFieldFrameCodec(final int width, final ByteOrder order, final boolean countsItself, final int maxFrameLength) {
@@ -40,9 +45,7 @@ final class LengthFieldFrameCodec implements FrameCodec {
         this.adjustment = countsItself ? width : 0;
         final long fieldMax = width >= 4 ? Integer.MAX_VALUE : (1L << (8 * width)) - 1;
         this.maxFrameLength = (int)Math.min(maxFrameLength, fieldMax - adjustment);
-        this.shortLayout = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(order);
-        this.intLayout = ValueLayout.JAVA_INT_UNALIGNED.withOrder(order);
-        this.longLayout = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(order);
+        this.swap = order != ByteOrder.nativeOrder();
     }
 
     @Override
@@ -60,9 +63,9 @@ final class LengthFieldFrameCodec implements FrameCodec {
         final long field = (long)payloadLength + adjustment;
         switch (width) {
             case 1 -> buffer.set(ValueLayout.JAVA_BYTE, offset, (byte)field);
-            case 2 -> buffer.set(shortLayout, offset, (short)field);
-            case 4 -> buffer.set(intLayout, offset, (int)field);
-            default -> buffer.set(longLayout, offset, field);
+            case 2 -> buffer.set(SHORT, offset, swap ? Short.reverseBytes((short)field) : (short)field);
+            case 4 -> buffer.set(INT, offset, swap ? Integer.reverseBytes((int)field) : (int)field);
+            default -> buffer.set(LONG, offset, swap ? Long.reverseBytes(field) : field);
         }
     }
 
@@ -97,9 +100,9 @@ final class LengthFieldFrameCodec implements FrameCodec {
     private long readField(final MemorySegment buffer, final long offset) {
         return switch (width) {
             case 1 -> buffer.get(ValueLayout.JAVA_BYTE, offset) & 0xFFL;
-            case 2 -> buffer.get(shortLayout, offset) & 0xFFFFL;
-            case 4 -> buffer.get(intLayout, offset) & 0xFFFF_FFFFL;
-            default -> buffer.get(longLayout, offset);
+            case 2 -> (swap ? Short.reverseBytes(buffer.get(SHORT, offset)) : buffer.get(SHORT, offset)) & 0xFFFFL;
+            case 4 -> (swap ? Integer.reverseBytes(buffer.get(INT, offset)) : buffer.get(INT, offset)) & 0xFFFF_FFFFL;
+            default -> swap ? Long.reverseBytes(buffer.get(LONG, offset)) : buffer.get(LONG, offset);
         };
     }
 

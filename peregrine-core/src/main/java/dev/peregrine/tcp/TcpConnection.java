@@ -34,6 +34,10 @@ final class TcpConnection implements SelectHandler, FrameSink {
     private final ChannelHandler handler;
     private final int index;
     private final FrameCodec codec;
+    // the codec's fixed lengths, read once: the send path adds them for every frame
+    private final int headerLength;
+    private final int trailerLength;
+    private final int maxFrameLength;
     private final MemorySegment inbound;
     private final ByteBuffer inboundView;
     private final int inboundCapacity;
@@ -69,7 +73,10 @@ final class TcpConnection implements SelectHandler, FrameSink {
         this.handler = transport.handler();
         this.index = index;
         this.codec = codec;
-        final int frameSpace = codec.headerLength() + codec.maxFrameLength() + codec.trailerLength();
+        this.headerLength = codec.headerLength();
+        this.trailerLength = codec.trailerLength();
+        this.maxFrameLength = codec.maxFrameLength();
+        final int frameSpace = headerLength + maxFrameLength + trailerLength;
         this.inboundCapacity = Math.max(receiveBufferSize, frameSpace);
         this.inbound = arena.allocate(inboundCapacity, 64);
         this.inboundView = inbound.asByteBuffer();
@@ -141,7 +148,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
     }
 
     int maxFrameLength() {
-        return codec.maxFrameLength();
+        return maxFrameLength;
     }
 
     void checkPayloadLength(final int length) {
@@ -230,16 +237,29 @@ final class TcpConnection implements SelectHandler, FrameSink {
     }
 
     /**
-     * One non-blocking read attempt, made by the {@link TcpReadPoller} every cycle.
+     * The {@link TcpReadPoller}'s turn, every cycle: a write attempt if bytes wait for the socket, then one
+     * non-blocking read. The write does not wait for the selector to report OP_WRITE: a reactor that polls
+     * reads may consult its selector only every few cycles ({@code ReactorOptions.selectInterval}), and a
+     * sender held back by a full socket would idle until then while the kernel already has room.
      *
-     * @return 1 if bytes (or the end of the stream) arrived, else 0
+     * @return 1 if bytes were written, or arrived (or the end of the stream), else 0
      */
     int pollRead() {
         if (state != CONNECTED || readingPaused) {
             return 0;
         }
         try {
-            return onReadable();
+            int work = 0;
+            if (writePending) {
+                work = onWritable() > 0 ? 1 : 0;
+                if (state != CONNECTED) {
+                    return 1;
+                }
+                if (readingPaused) {
+                    return work; // paused from onSent: nothing more is read
+                }
+            }
+            return work | onReadable();
         } catch (final Throwable ex) {
             transport.handlerFailed(this, ex);
             return 1;
@@ -373,14 +393,19 @@ final class TcpConnection implements SelectHandler, FrameSink {
         return state == CONNECTED && !readingPaused;
     }
 
-    private void onWritable() {
+    /**
+     * Writes what waits for the socket, on OP_WRITE or when polled.
+     *
+     * @return the bytes written; 0 also when the write failed and closed the channel
+     */
+    private int onWritable() {
         final int written;
         socketWrites++;
         try {
             written = outbound.writeTo(channel);
         } catch (final IOException ex) {
             closeOnFailure("write", ex);
-            return;
+            return 0;
         }
         final int pending = outbound.pending();
         if (pending == 0 && backPressure != null) {
@@ -390,39 +415,44 @@ final class TcpConnection implements SelectHandler, FrameSink {
             if (pending == 0) {
                 close(closingReason, closingDetail); // all written: the close that was waiting for it
             }
-            return;
+            return written;
         }
         if (pending == 0) {
             writePending(false);
         }
-        handler.onSent(id, written, pending);
+        if (written > 0) { // a polled attempt may find the socket still full: no progress, no event
+            handler.onSent(id, written, pending);
+        }
+        return written;
     }
 
     /** Copies one frame into the outbound buffer and writes it at once unless bytes are already waiting. */
     long send(final MemorySegment buffer, final long offset, final int length) {
-        final int frameLength = codec.headerLength() + length + codec.trailerLength();
+        final int frameLength = headerLength + length + trailerLength;
         if (!outbound.reserve(frameLength)) {
             return backPressured();
         }
         final MemorySegment out = outbound.segment();
         final long at = outbound.tail();
         codec.writeHeader(out, at, length);
-        MemorySegment.copy(buffer, offset, out, at + codec.headerLength(), length);
-        codec.writeTrailer(out, at + codec.headerLength() + length);
+        MemorySegment.copy(buffer, offset, out, at + headerLength, length);
+        if (trailerLength != 0) {
+            codec.writeTrailer(out, at + headerLength + length);
+        }
         outbound.advance(frameLength);
         return flushAfterAppend();
     }
 
     /** Reserves room for one frame, writes its header, and returns where the payload goes. */
     long claim(final int length) {
-        final int frameLength = codec.headerLength() + length + codec.trailerLength();
-        if (!outbound.reserve(frameLength)) {
+        final TcpOutboundBuffer out = outbound;
+        if (!out.reserve(headerLength + length + trailerLength)) {
             return backPressured();
         }
-        final long at = outbound.tail();
-        codec.writeHeader(outbound.segment(), at, length);
-        outbound.claimOpen(true);
-        return at + codec.headerLength();
+        final long at = out.tail();
+        codec.writeHeader(out.segment(), at, length);
+        out.claimOpen(true);
+        return at + headerLength;
     }
 
     /** A send or claim refused for want of room: a JFR recording sees a back-pressured period begin. */
@@ -447,10 +477,12 @@ final class TcpConnection implements SelectHandler, FrameSink {
     }
 
     long commit(final int length) {
-        outbound.claimOpen(false);
-        final long at = outbound.tail();
-        codec.writeTrailer(outbound.segment(), at + codec.headerLength() + length);
-        outbound.advance(codec.headerLength() + length + codec.trailerLength());
+        final TcpOutboundBuffer out = outbound;
+        out.claimOpen(false);
+        if (trailerLength != 0) {
+            codec.writeTrailer(out.segment(), out.tail() + headerLength + length);
+        }
+        out.advance(headerLength + length + trailerLength);
         return flushAfterAppend();
     }
 

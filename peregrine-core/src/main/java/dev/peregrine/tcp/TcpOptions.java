@@ -190,8 +190,9 @@ public final class TcpOptions {
      * Read polling: each duty cycle tries a non-blocking read on every connection instead of waiting for
      * the selector to report it readable. Lowest latency for a few connections (no {@code epoll_wait}
      * between a byte's arrival and its read), but costs a syscall per connection per cycle, so it suits
-     * a busy-spinning reactor with a handful of connections, not thousands. The selector is still used
-     * for accept, connect and OP_WRITE; with {@link dev.peregrine.reactor.ReactorOptions#selectInterval(int)}
+     * a busy-spinning reactor with a handful of connections, not thousands. A connection whose bytes wait
+     * for a full socket is written by polling too: a write attempt each cycle until the socket has taken
+     * them. The selector is still used for accept, connect and OP_WRITE; with {@link dev.peregrine.reactor.ReactorOptions#selectInterval(int)}
      * the reactor can also skip most of its {@code selectNow} calls. Framing, back-pressure and close
      * reasons are the same in both modes. Default off. The transport must be made on the reactor's thread
      * or before the reactor starts, as it adds itself to the reactor as a {@link dev.peregrine.reactor.Pollable}.

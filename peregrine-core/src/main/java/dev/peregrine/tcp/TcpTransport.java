@@ -172,7 +172,7 @@ public final class TcpTransport implements Transport {
             return notConnected(channelId);
         }
         if (claimed != null) {
-            throw new IllegalStateException("a claim on channel " + claimed.id() + " is open; commit or abort it first");
+            throw claimStillOpen();
         }
         final long checked = checkLength(connection, length);
         if (checked < 0) {
@@ -202,7 +202,7 @@ public final class TcpTransport implements Transport {
             return notConnected(channelId);
         }
         if (claimed != null) {
-            throw new IllegalStateException("a claim on channel " + claimed.id() + " is open; commit or abort it first");
+            throw claimStillOpen();
         }
         final long checked = checkLength(connection, length);
         if (checked < 0) {
@@ -215,8 +215,10 @@ public final class TcpTransport implements Transport {
             }
             claimed = connection;
             claimedLength = length;
-            claimAbandoned = false;
-            claimAborted = null;
+            if (claimAbandoned || claimAborted != null) { // rare: read rather than store on every claim
+                claimAbandoned = false;
+                claimAborted = null;
+            }
         }
         return offset;
     }
@@ -247,19 +249,30 @@ public final class TcpTransport implements Transport {
     public long commit() {
         final TcpConnection connection = claimed;
         if (connection == null) {
-            if (claimAbandoned) {
-                claimAbandoned = false;
-                return SendResult.CLOSED;
-            }
-            if (claimAborted != null) {
-                final String reason = claimAborted;
-                claimAborted = null;
-                throw new IllegalStateException(reason);
-            }
-            throw new IllegalStateException("no claim is open");
+            return commitWithoutClaim();
         }
         claimed = null;
         return connection.commit(claimedLength);
+    }
+
+    // the rare paths of tryClaim and commit live in methods of their own, so that the common path stays
+    // small enough to be inlined into the caller's send loop
+
+    private long commitWithoutClaim() {
+        if (claimAbandoned) {
+            claimAbandoned = false;
+            return SendResult.CLOSED;
+        }
+        if (claimAborted != null) {
+            final String reason = claimAborted;
+            claimAborted = null;
+            throw new IllegalStateException(reason);
+        }
+        throw new IllegalStateException("no claim is open");
+    }
+
+    private IllegalStateException claimStillOpen() {
+        return new IllegalStateException("a claim on channel " + claimed.id() + " is open; commit or abort it first");
     }
 
     /**
@@ -673,13 +686,17 @@ public final class TcpTransport implements Transport {
 
     private static long checkLength(final TcpConnection connection, final int length) {
         if (length < 0) {
-            throw new IllegalArgumentException("length=" + length);
+            throw negativeLength(length);
         }
         if (length > connection.maxFrameLength()) {
             return SendResult.MESSAGE_TOO_LARGE;
         }
         connection.checkPayloadLength(length);
         return 0;
+    }
+
+    private static IllegalArgumentException negativeLength(final int length) {
+        return new IllegalArgumentException("length=" + length);
     }
 
     private void deferEvent(final long id) {

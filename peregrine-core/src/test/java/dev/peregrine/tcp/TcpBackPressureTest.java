@@ -1,10 +1,12 @@
 package dev.peregrine.tcp;
 
 import dev.peregrine.channel.ChannelEvent;
+import dev.peregrine.channel.ChannelHandler;
 import dev.peregrine.channel.CloseReason;
 import dev.peregrine.channel.SendResult;
 
 import java.io.DataInputStream;
+import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -14,6 +16,7 @@ import java.net.Socket;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -79,6 +82,112 @@ class TcpBackPressureTest {
             assertThat(sent.getLast().bytesBuffered()).isZero();
             assertThat(sent.stream().mapToLong(ChannelEvent.Sent::bytesWritten).sum()).isPositive();
             assertThat(rig.errors).isEmpty();
+        }
+    }
+
+    /**
+     * A reactor that polls reads may consult its selector only every few cycles: bytes held back by a full
+     * socket must not wait for it. Only the poller runs here, never the selector, and it alone writes them
+     * once the peer has read what the kernel held.
+     */
+    @Test
+    void shouldWriteBytesHeldBackByAFullSocketFromThePollerWithoutTheSelector() throws Exception {
+        try (TcpTestRig rig = new TcpTestRig(options(true)); Socket peer = new Socket()) {
+            peer.setReceiveBufferSize(16 * 1024);
+            peer.connect(rig.listen());
+            rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));
+            final long id = rig.first(ChannelEvent.Accepted.class).channelId();
+            final int frames = sendUntilBackPressured(rig, id, 0);
+            final long pending = rig.transport.pendingBytes(id);
+            assertThat(pending).isPositive();
+            final long sentEvents = rig.count(ChannelEvent.Sent.class);
+
+            // what the kernel took: once the peer has read it, the socket has room again
+            final long inKernel = (long)frames * (4 + PAYLOAD) - pending;
+            new DataInputStream(peer.getInputStream()).readFully(new byte[(int)inKernel]);
+            final TcpReadPoller poller = rig.transport.readPoller();
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (rig.transport.pendingBytes(id) == pending && System.nanoTime() < deadline) {
+                poller.doWork(System.nanoTime());
+            }
+
+            assertThat(rig.transport.pendingBytes(id)).as("written by the poller alone").isLessThan(pending);
+            assertThat(rig.count(ChannelEvent.Sent.class)).as("progress reported").isGreaterThan(sentEvents);
+            final CompletableFuture<Integer> reader = CompletableFuture.supplyAsync(() -> readRest(peer, frames, inKernel));
+            rig.pollUntil(reader::isDone);
+            assertThat(reader.get()).isEqualTo(frames);
+            assertThat(rig.errors).isEmpty();
+        }
+    }
+
+    /** A handler that pauses reading in {@code onSent} gets no frame from the rest of that poller's turn. */
+    @Test
+    void shouldReadNothingInThePollersTurnOnceOnSentPausedReading() throws Exception {
+        final TcpTransport[] transport = new TcpTransport[1];
+        final boolean[] armed = new boolean[1];
+        final ChannelHandler pauser = new ChannelHandler() {
+            @Override
+            public void onMessage(final long channelId, final MemorySegment buffer, final long offset, final int length) {
+            }
+
+            @Override
+            public void onSent(final long channelId, final long bytesWritten, final long bytesBuffered) {
+                if (armed[0]) {
+                    transport[0].pauseReading(channelId);
+                }
+            }
+        };
+        try (TcpTestRig rig = new TcpTestRig(options(true), pauser); Socket peer = new Socket()) {
+            transport[0] = rig.transport;
+            peer.setReceiveBufferSize(16 * 1024);
+            peer.connect(rig.listen());
+            rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));
+            final long id = rig.first(ChannelEvent.Accepted.class).channelId();
+            final int frames = sendUntilBackPressured(rig, id, 0);
+            final long pending = rig.transport.pendingBytes(id);
+            final long sentEvents = rig.count(ChannelEvent.Sent.class);
+            final DataOutputStream toRig = new DataOutputStream(peer.getOutputStream());
+            toRig.writeInt(3);
+            toRig.write(new byte[] {7, 8, 9});
+            toRig.flush(); // waits in the rig's socket: nothing reads it before the poller's turn below
+            armed[0] = true;
+
+            new DataInputStream(peer.getInputStream()).readFully(new byte[(int)((long)frames * (4 + PAYLOAD) - pending)]);
+            final TcpReadPoller poller = rig.transport.readPoller();
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (rig.count(ChannelEvent.Sent.class) == sentEvents && System.nanoTime() < deadline) {
+                poller.doWork(System.nanoTime());
+            }
+
+            assertThat(rig.count(ChannelEvent.Sent.class)).as("written by the poller").isGreaterThan(sentEvents);
+            assertThat(rig.transport.isReadingPaused(id)).isTrue();
+            assertThat(rig.all(ChannelEvent.Message.class)).as("nothing read once paused").isEmpty();
+            armed[0] = false;
+            rig.transport.resumeReading(id);
+            rig.pollUntil(() -> rig.has(ChannelEvent.Message.class));
+            assertThat(rig.all(ChannelEvent.Message.class)).hasSize(1);
+            assertThat(rig.first(ChannelEvent.Message.class).bytes()).containsExactly(7, 8, 9);
+            assertThat(rig.errors).isEmpty();
+        }
+    }
+
+    /** Reads the frames past the first {@code skipped} bytes and checks they go on in order; returns the count. */
+    private static int readRest(final Socket peer, final int frames, final long skipped) {
+        try {
+            final DataInputStream in = new DataInputStream(peer.getInputStream());
+            final int frameLength = 4 + PAYLOAD;
+            final int partial = (int)(skipped % frameLength); // of the frame the peer was inside
+            in.readFully(new byte[partial == 0 ? 0 : frameLength - partial]);
+            final int start = (int)(skipped / frameLength) + (partial == 0 ? 0 : 1);
+            final byte[] payload = new byte[PAYLOAD];
+            for (int expected = start; expected < frames; expected++) {
+                assertThat(in.readInt()).isEqualTo(PAYLOAD);
+                in.readFully(payload);
+                assertThat(MemorySegment.ofArray(payload).get(ValueLayout.JAVA_INT_UNALIGNED, 0)).isEqualTo(expected);
+            }
+            return frames;
+        } catch (final IOException ex) {
+            throw new AssertionError(ex);
         }
     }
 

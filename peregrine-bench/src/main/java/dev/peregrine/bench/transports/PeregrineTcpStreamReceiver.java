@@ -4,7 +4,6 @@ import dev.peregrine.channel.ChannelHandler;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.StreamReceiver;
 import dev.peregrine.reactor.Reactor;
-import dev.peregrine.reactor.ReactorOptions;
 import dev.peregrine.tcp.TcpTransport;
 
 import java.io.IOException;
@@ -20,7 +19,7 @@ import java.util.function.LongConsumer;
 final class PeregrineTcpStreamReceiver implements StreamReceiver, ChannelHandler {
     private static final ValueLayout.OfLong SEQUENCE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
 
-    private final Reactor reactor = new Reactor(new ReactorOptions().name("peregrine-tcp-receiver"));
+    private final Reactor reactor;
     private final TcpTransport transport;
     private LongConsumer sequences;
     private int delivered;
@@ -28,6 +27,9 @@ final class PeregrineTcpStreamReceiver implements StreamReceiver, ChannelHandler
     private String failure;
 
     PeregrineTcpStreamReceiver(final BenchConfig config) throws IOException {
+        // the reactor options of every Peregrine TCP side: busy-spinning, reads are polled and the selector is
+        // consulted only now and then (it has nothing to say to a connection that is read every cycle)
+        this.reactor = new Reactor(PeregrineTcpBench.reactorOptions(config, "peregrine-tcp-receiver"));
         this.transport = new TcpTransport(reactor, PeregrineTcpBench.options(config), this);
         transport.listen(PeregrineTcpBench.address(config));
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

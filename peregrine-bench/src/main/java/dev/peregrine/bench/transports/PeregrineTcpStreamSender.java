@@ -3,6 +3,7 @@ package dev.peregrine.bench.transports;
 import dev.peregrine.channel.SendResult;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.StreamSender;
+import dev.peregrine.tcp.TcpTransport;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -10,9 +11,9 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * One-way sender: claim, write the sequence, commit. A commit only appends: the transport writes on its own
- * once half the outbound buffer is taken, and at the end of a duty cycle. So the sender drives its reactor
- * when back-pressured (to write what waits for a writable socket) and at the end of each batch
- * ({@link #flush()}), as an application that drives its own reactor would.
+ * once half the outbound buffer is taken, and at the end of a duty cycle. So the sender ends each batch with
+ * an explicit flush ({@link #flush()}) and drives its reactor when back-pressured (to write what waits for a
+ * writable socket), as an application that drives its own reactor would.
  */
 final class PeregrineTcpStreamSender extends PeregrineTcpClientSide implements StreamSender {
     private static final ValueLayout.OfLong SEQUENCE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
@@ -25,33 +26,49 @@ final class PeregrineTcpStreamSender extends PeregrineTcpClientSide implements S
     public boolean offer(final long sequence) {
         final long offset = transport.tryClaim(channelId, size);
         if (offset < 0) {
-            if (offset != SendResult.BACK_PRESSURED) {
-                checkConnected();
-                throw new IllegalStateException("send failed: " + SendResult.describe(offset));
-            }
-            reactor.doWork();
-            return false;
+            return backPressured(offset);
         }
         transport.claimBuffer().set(SEQUENCE, offset, sequence);
         final long result = transport.commit();
         if (result < 0) {
-            throw new IllegalStateException("send failed: " + SendResult.describe(result));
+            throw failed(result);
         }
         return true;
     }
 
+    // the rare paths in methods of their own, so that offer stays small enough to be inlined into the send loop
+
+    private boolean backPressured(final long result) {
+        if (result != SendResult.BACK_PRESSURED) {
+            checkConnected();
+            throw failed(result);
+        }
+        reactor.doWork();
+        return false;
+    }
+
+    private static IllegalStateException failed(final long result) {
+        return new IllegalStateException("send failed: " + SendResult.describe(result));
+    }
+
     /**
-     * Runs one duty cycle, which writes what the batch appended (as much as the socket takes).
+     * Ends a batch as the peers do, with one write of what it appended ({@link TcpTransport#flush(long)}); only
+     * when bytes are left over (the socket was full) does it run a duty cycle, whose read poller writes them
+     * as soon as the socket has room. A duty cycle per batch would also read the socket, which in a one-way
+     * stream never has anything to read.
      *
      * @return true once nothing waits in the channel's outbound buffer
      */
     @Override
     public boolean flush() {
-        reactor.doWork();
-        final long pending = transport.pendingBytes(channelId);
+        long pending = transport.flush(channelId);
+        if (pending > 0) {
+            reactor.doWork();
+            pending = transport.pendingBytes(channelId);
+        }
         if (pending < 0) {
             checkConnected();
-            throw new IllegalStateException("send failed: " + SendResult.describe(pending));
+            throw failed(pending);
         }
         return pending == 0;
     }
