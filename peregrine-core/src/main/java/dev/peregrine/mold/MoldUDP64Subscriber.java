@@ -56,6 +56,8 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     private final int maxRequestsInFlight;
     private final MoldUDP64ReorderBuffer reorder;
     private final MoldUDP64Gaps gaps;
+    /** No request in flight times out before this: {@link #doWork} skips its scan until then. */
+    private long nextTimeoutNs;
     /** Most messages one answer carried so far: how much of a long gap one request asks for. */
     private int answerMessages;
     private boolean sessionKnown;
@@ -319,12 +321,17 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
 
     @Override
     public int doWork(final long nowNs) {
-        if (gaps.count == 0 || state == MoldUDP64SubscriberState.UNRECOVERABLE) {
-            return 0;
+        if (gaps.count == 0 || state == MoldUDP64SubscriberState.UNRECOVERABLE || nowNs - nextTimeoutNs < 0) {
+            return 0; // a busy feed runs many cycles between two timeouts: they skip the scan
         }
         int work = 0;
+        boolean waiting = false;
+        long earliest = nowNs;
         for (int i = 0; i < gaps.count; i++) {
-            if (gaps.inFlight[i] && nowNs - gaps.sentNs[i] >= timeout.waitNs(gaps.attempts[i])) {
+            if (!gaps.inFlight[i]) {
+                continue;
+            }
+            if (nowNs - gaps.sentNs[i] >= timeout.waitNs(gaps.attempts[i])) {
                 if (gaps.attempts[i] >= requestAttempts) {
                     giveUp(gaps.from[i], gaps.to[i] - gaps.from[i],
                         requestServer == null ? MoldUDP64GapReason.NO_REQUEST_SERVER : MoldUDP64GapReason.NO_ANSWER);
@@ -334,7 +341,13 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
                 sendRequest(i, nowNs);
                 work++;
             }
+            final long due = gaps.sentNs[i] + timeout.waitNs(gaps.attempts[i]);
+            if (!waiting || due - earliest < 0) {
+                earliest = due;
+                waiting = true;
+            }
         }
+        nextTimeoutNs = earliest; // nothing waiting: look again next cycle
         return work + issueRequests(nowNs);
     }
 
@@ -365,6 +378,10 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         gaps.sentNs[gap] = nowNs;
         gaps.requestedFrom[gap] = from;
         gaps.attempts[gap]++;
+        final long due = nowNs + timeout.waitNs(gaps.attempts[gap]);
+        if (due - nextTimeoutNs < 0) {
+            nextTimeoutNs = due;
+        }
         if (requestServer == null) {
             return;
         }
