@@ -122,14 +122,15 @@ public final class ThroughputRunner {
             final long limitNs = (long)(spec.timeLimitSeconds() * 1e9);
             progress.phase(spec.label(), timed ? "streaming (warm-up, then measuring)" : "streaming", timed ? 0 : cap);
             final RuntimeCounters before = RuntimeCounters.now();
-            final long allocatedBefore = ThreadAllocation.currentThread();
             final long deadline = System.nanoTime() + limitNs;
-            long sequence = 0;
-            long spins = 0;
-            int untilFlush = batch;
+            // made (and the lambda's call site linked) before the sending thread's allocation is counted
             final StreamPacer pacer = new StreamPacer(spec.rate(), sender);
             final BooleanSupplier stopWaiting = () -> receiving.stopSending() || stopRequested
                 || !receiving.isAlive() || limitNs != 0 && System.nanoTime() - deadline > 0;
+            final long allocatedBefore = ThreadAllocation.currentThread();
+            long sequence = 0;
+            long spins = 0;
+            int untilFlush = batch;
             while (sequence < cap) {
                 if (untilFlush == batch && !pacer.awaitDue(sequence, stopWaiting)) {
                     break;
