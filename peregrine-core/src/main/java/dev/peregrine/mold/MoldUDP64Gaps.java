@@ -160,12 +160,7 @@ final class MoldUDP64Gaps {
      * request; the caller checks that there is a free record ({@link #full()}).
      */
     void splitPart(final int i, final long at) {
-        for (int j = count; j > i + 1; j--) {
-            copy(j - 1, j);
-        }
-        count++;
-        final int k = i + 1;
-        copy(i, k);
+        final int k = duplicate(i);
         to[i] = at;
         from[k] = at;
         inFlight[k] = false;
@@ -210,12 +205,7 @@ final class MoldUDP64Gaps {
     }
 
     private void split(final int i, final long runFrom, final long runTo) {
-        for (int j = count; j > i + 1; j--) {
-            copy(j - 1, j);
-        }
-        count++;
-        final int k = i + 1;
-        copy(i, k);
+        final int k = duplicate(i);
         to[i] = runFrom;
         detectedTo[i] = Math.min(detectedTo[i], runFrom);
         from[k] = runTo;
@@ -223,6 +213,20 @@ final class MoldUDP64Gaps {
         inFlight[k] = false; // the request in flight stays with the first part; this one is asked for on its own
         attempts[k] = 0;
         origin[k] = ++origins; // reported on its own, like a gap detected apart
+    }
+
+    /**
+     * Inserts a copy of record {@code i} right after it; the caller checks that there is room.
+     *
+     * @return the copy's index
+     */
+    private int duplicate(final int i) {
+        for (int j = count; j > i + 1; j--) {
+            copy(j - 1, j);
+        }
+        count++;
+        copy(i, i + 1);
+        return i + 1;
     }
 
     private void reportFilled(final int i, final long nowNs) {
