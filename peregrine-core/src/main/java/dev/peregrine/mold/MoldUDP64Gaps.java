@@ -9,6 +9,10 @@ package dev.peregrine.mold;
  * (when the list is full, a new gap is merged into the last one): that asks for a few messages twice,
  * and the answers' copies are skipped as duplicates.
  *
+ * <p>A long gap is asked for in parts ({@link #splitPart}), one request each, so that several answers are
+ * in flight for it at once. The parts of one detected gap share its {@link #origin}: the gap is reported
+ * filled once, when its last part is.
+ *
  * <p>Not thread-safe: the subscriber's reactor thread.
  */
 final class MoldUDP64Gaps {
@@ -21,8 +25,11 @@ final class MoldUDP64Gaps {
     final long[] requestedFrom;
     final int[] attempts;
     final boolean[] inFlight;
+    /** Which detected gap a record belongs to: the parts of one gap share it, so it is reported once. */
+    final long[] origin;
     private final MoldUDP64Subscriber owner;
     int count;
+    private long origins;
     long filled;
     long lastFillNs;
 
@@ -36,6 +43,7 @@ final class MoldUDP64Gaps {
         this.requestedFrom = new long[capacity];
         this.attempts = new int[capacity];
         this.inFlight = new boolean[capacity];
+        this.origin = new long[capacity];
         this.owner = owner;
     }
 
@@ -62,6 +70,7 @@ final class MoldUDP64Gaps {
         requestedFrom[i] = 0;
         attempts[i] = 0;
         inFlight[i] = false;
+        origin[i] = ++origins;
         return true;
     }
 
@@ -72,13 +81,9 @@ final class MoldUDP64Gaps {
 
     /** Removes or shortens the gaps below {@code next}, the next message to deliver. */
     void trimBelow(final long next, final long nowNs) {
-        int removed = 0;
-        while (removed < count && to[removed] <= next) {
-            reportFilled(removed, nowNs);
-            removed++;
-        }
-        if (removed > 0) {
-            shiftLeft(removed);
+        while (count > 0 && to[0] <= next) {
+            reportFilled(0, nowNs); // one at a time: a part looks for the other parts of its gap among the rest
+            removeAt(0);
         }
         if (count > 0 && from[0] < next) {
             from[0] = next;
@@ -130,17 +135,41 @@ final class MoldUDP64Gaps {
     /**
      * Marks the request that asked from {@code sequence} answered.
      *
-     * @return true if one was in flight
+     * @param nowNs when the answer arrived
+     * @return the round trip of that request if it was sent once (Karn: the answer to a repeated request
+     *     may be the answer to any of its copies), or -1 (none in flight, or sent more than once)
      */
-    boolean answered(final long sequence) {
+    long answered(final long sequence, final long nowNs) {
         for (int i = 0; i < count; i++) {
             if (inFlight[i] && requestedFrom[i] == sequence) {
+                final long roundTrip = attempts[i] == 1 ? Math.max(0, nowNs - sentNs[i]) : -1;
                 inFlight[i] = false;
                 attempts[i] = 0;
-                return true;
+                return roundTrip;
             }
         }
-        return false;
+        return -1;
+    }
+
+    /**
+     * Cuts gap {@code i} at {@code at} into two parts of the same detected gap, the second one without a
+     * request; the caller checks that there is a free record ({@link #full()}).
+     */
+    void splitPart(final int i, final long at) {
+        final int k = duplicate(i);
+        to[i] = at;
+        from[k] = at;
+        inFlight[k] = false;
+        attempts[k] = 0;
+    }
+
+    /**
+     * Whether every record is taken (a new gap is merged into the last one, a gap is not cut).
+     *
+     * @return true when full
+     */
+    boolean full() {
+        return count == from.length;
     }
 
     /**
@@ -172,21 +201,38 @@ final class MoldUDP64Gaps {
     }
 
     private void split(final int i, final long runFrom, final long runTo) {
-        for (int j = count; j > i + 1; j--) {
-            copy(j - 1, j);
-        }
-        count++;
-        final int k = i + 1;
-        copy(i, k);
+        final int k = duplicate(i);
         to[i] = runFrom;
         detectedTo[i] = Math.min(detectedTo[i], runFrom);
         from[k] = runTo;
         detectedFrom[k] = Math.max(detectedFrom[k], runTo);
         inFlight[k] = false; // the request in flight stays with the first part; this one is asked for on its own
         attempts[k] = 0;
+        origin[k] = ++origins; // reported on its own, like a gap detected apart
+    }
+
+    /**
+     * Inserts a copy of record {@code i} right after it; the caller checks that there is room.
+     *
+     * @return the copy's index
+     */
+    private int duplicate(final int i) {
+        for (int j = count; j > i + 1; j--) {
+            copy(j - 1, j);
+        }
+        count++;
+        copy(i, i + 1);
+        return i + 1;
     }
 
     private void reportFilled(final int i, final long nowNs) {
+        for (int j = 0; j < count; j++) {
+            if (j != i && origin[j] == origin[i]) { // another part of the same gap is still missing: it reports
+                detectedFrom[j] = Math.min(detectedFrom[j], detectedFrom[i]);
+                detectedTo[j] = Math.max(detectedTo[j], detectedTo[i]);
+                return;
+            }
+        }
         filled++;
         final long nanos = nowNs - detectedNs[i];
         lastFillNs = nanos;
@@ -200,13 +246,6 @@ final class MoldUDP64Gaps {
         count--;
     }
 
-    private void shiftLeft(final int n) {
-        for (int j = n; j < count; j++) {
-            copy(j, j - n);
-        }
-        count -= n;
-    }
-
     private void copy(final int source, final int target) {
         from[target] = from[source];
         to[target] = to[source];
@@ -217,5 +256,6 @@ final class MoldUDP64Gaps {
         requestedFrom[target] = requestedFrom[source];
         attempts[target] = attempts[source];
         inFlight[target] = inFlight[source];
+        origin[target] = origin[source];
     }
 }

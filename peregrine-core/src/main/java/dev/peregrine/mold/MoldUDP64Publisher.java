@@ -213,6 +213,16 @@ public final class MoldUDP64Publisher implements Pollable, AutoCloseable {
     }
 
     /**
+     * Messages offered and not yet sent: the packet being filled, which leaves when it is full, when the
+     * flush delay expires, or on {@link #flush()}.
+     *
+     * @return the count
+     */
+    public int pendingMessages() {
+        return packetCount;
+    }
+
+    /**
      * Packets put on the wire (data, heartbeat and end of session).
      *
      * @return the count

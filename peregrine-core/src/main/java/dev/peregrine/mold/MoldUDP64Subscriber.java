@@ -22,9 +22,11 @@ import java.net.InetSocketAddress;
  * past the next expected number opens a gap, and nothing past a gap is delivered. Packets that arrive
  * past a gap are kept in a bounded off-heap reorder buffer ({@link MoldUDP64SubscriberOptions#reorderBuffer}),
  * so only the missing ranges are requested: one request per gap (adjacent gaps merged, at most 65 534
- * messages each), several gaps in flight at once (lowest first), each answered request followed at once
- * by one for what is still missing (an answer holds only what fits one packet), an unanswered one sent
- * again after a timeout that doubles each time. When a gap is filled the buffered messages that became
+ * messages each) until an answer has shown how many messages one packet holds, and then a longer gap in
+ * parts of that many, one request each; several requests in flight at once (lowest first), each answered
+ * request followed at once by one for what is still missing, an unanswered one sent again after a timeout
+ * that follows the measured round trip of answered requests and doubles for each repeat
+ * ({@link MoldUDP64SubscriberOptions#requestTimeoutNs}). When a gap is filled the buffered messages that became
  * contiguous are delivered at once. When the buffer is full a packet is dropped and its messages are
  * requested like lost ones ({@link #bufferOverflows()}). The subscriber is
  * {@link MoldUDP64SubscriberState#SYNCHRONISED} again only once the highest sequence number seen is reached.
@@ -51,7 +53,6 @@ import java.net.InetSocketAddress;
  */
 public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     private static final int MIN_GAP_RECORDS = 64;
-    private static final int MAX_BACKOFF_SHIFT = 20;
 
     private final Reactor reactor;
     private final MoldUDP64Listener listener;
@@ -64,12 +65,15 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     private final MemorySegment request = MemorySegment.ofArray(new byte[MoldUDP64Layout.REQUEST_LENGTH]);
     private final boolean sessionFixed;
     private final long startSequence;
-    private final long requestTimeoutNs;
-    private final long maxRequestTimeoutNs;
+    private final MoldUDP64RequestTimeout timeout;
     private final int requestAttempts;
     private final int maxRequestsInFlight;
     private final MoldUDP64ReorderBuffer reorder;
     private final MoldUDP64Gaps gaps;
+    /** No request in flight times out before this: {@link #doWork} skips its scan until then. */
+    private long nextTimeoutNs;
+    /** Most messages one answer carried so far: how much of a long gap one request asks for. */
+    private int answerMessages;
     private boolean sessionKnown;
     private boolean endOfSessionSeen;
     private long nextExpected;
@@ -109,8 +113,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         this.requestServer = options.requestServer();
         this.startSequence = options.startSequence();
         this.nextExpected = startSequence;
-        this.requestTimeoutNs = options.requestTimeoutNs();
-        this.maxRequestTimeoutNs = options.maxRequestTimeoutNs();
+        this.timeout = new MoldUDP64RequestTimeout(options.requestTimeoutNs(), options.maxRequestTimeoutNs());
         this.requestAttempts = options.requestAttempts();
         this.maxRequestsInFlight = options.maxRequestsInFlight();
         this.gaps = new MoldUDP64Gaps(Math.max(MIN_GAP_RECORDS, 4 * maxRequestsInFlight), this);
@@ -251,8 +254,14 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
                 return deliveredNow;
             }
         }
-        if (answer && gaps.count > 0) {
-            gaps.answered(sequence);
+        if (answer) {
+            answerMessages = Math.max(answerMessages, count);
+            if (gaps.count > 0) {
+                final long roundTripNs = gaps.answered(sequence, nowNs);
+                if (roundTripNs >= 0) {
+                    timeout.sample(roundTripNs);
+                }
+            }
         }
         if (reorder.messages() > 0) {
             deliveredNow += drain();
@@ -441,12 +450,18 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
 
     @Override
     public int doWork(final long nowNs) {
-        if (gaps.count == 0 || state == MoldUDP64SubscriberState.UNRECOVERABLE || state == MoldUDP64SubscriberState.FAILED) {
-            return 0;
+        if (gaps.count == 0 || state == MoldUDP64SubscriberState.UNRECOVERABLE || state == MoldUDP64SubscriberState.FAILED
+            || nowNs - nextTimeoutNs < 0) {
+            return 0; // a busy feed runs many cycles between two timeouts: they skip the scan
         }
         int work = 0;
+        boolean waiting = false;
+        long earliest = nowNs;
         for (int i = 0; i < gaps.count; i++) {
-            if (gaps.inFlight[i] && nowNs - gaps.sentNs[i] >= timeoutNs(gaps.attempts[i])) {
+            if (!gaps.inFlight[i]) {
+                continue;
+            }
+            if (nowNs - gaps.sentNs[i] >= timeout.waitNs(gaps.attempts[i])) {
                 if (gaps.attempts[i] >= requestAttempts) {
                     giveUp(gaps.from[i], gaps.to[i] - gaps.from[i],
                         requestServer == null ? MoldUDP64GapReason.NO_REQUEST_SERVER : MoldUDP64GapReason.NO_ANSWER);
@@ -459,22 +474,29 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
                 sendRequest(i, nowNs);
                 work++;
             }
+            final long due = gaps.sentNs[i] + timeout.waitNs(gaps.attempts[i]);
+            if (!waiting || due - earliest < 0) {
+                earliest = due;
+                waiting = true;
+            }
         }
+        nextTimeoutNs = earliest; // nothing waiting: look again next cycle
         return work + issueRequests(nowNs);
     }
 
-    /** The wait after a gap's {@code attempts}-th request: doubled each time, capped. */
-    private long timeoutNs(final int attempts) {
-        final int shift = Math.min(Math.max(attempts - 1, 0), MAX_BACKOFF_SHIFT);
-        return Math.min(requestTimeoutNs << shift, maxRequestTimeoutNs);
-    }
-
-    /** Asks for the lowest gaps without a request in flight, as far as the in-flight bound allows. */
+    /**
+     * Asks for the lowest gaps without a request in flight, as far as the in-flight bound allows. Once an
+     * answer has shown how many messages one holds, a longer gap is asked for in parts of that many, one
+     * request each, so that its answers come back together rather than one per round trip.
+     */
     private int issueRequests(final long nowNs) {
         int inFlight = gaps.inFlightCount();
         int sent = 0;
         for (int i = 0; i < gaps.count && inFlight < maxRequestsInFlight; i++) {
             if (!gaps.inFlight[i]) {
+                if (answerMessages > 0 && gaps.to[i] - gaps.from[i] > answerMessages && !gaps.full()) {
+                    gaps.splitPart(i, gaps.from[i] + answerMessages);
+                }
                 sendRequest(i, nowNs);
                 inFlight++;
                 sent++;
@@ -489,6 +511,10 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         gaps.sentNs[gap] = nowNs;
         gaps.requestedFrom[gap] = from;
         gaps.attempts[gap]++;
+        final long due = nowNs + timeout.waitNs(gaps.attempts[gap]);
+        if (due - nextTimeoutNs < 0) {
+            nextTimeoutNs = due;
+        }
         if (requestServer == null) {
             return;
         }

@@ -26,8 +26,8 @@ public final class MoldUDP64SubscriberOptions {
 
     /**
      * Creates options with the defaults: any session, start from the next message, requests timed out after
-     * 100 ms and then twice as long each time up to 1 s, 10 attempts per gap, 8 requests in flight, a 4 MiB
-     * reorder buffer of 1472-byte packet slots.
+     * the measured round trip (at most 100 ms) and then twice as long each time up to 1 s, 10 attempts per
+     * gap, 8 requests in flight, a 4 MiB reorder buffer of 1472-byte packet slots.
      */
     public MoldUDP64SubscriberOptions() {
     }
@@ -125,8 +125,10 @@ public final class MoldUDP64SubscriberOptions {
     }
 
     /**
-     * How long an unanswered request first waits before it is sent again; each further wait for the same
-     * gap is twice as long, up to {@link #maxRequestTimeoutNs}.
+     * How long an unanswered request first waits before it is sent again, until requests have been answered;
+     * from then on the first wait follows their measured round trip (its smoothed mean plus four times its
+     * mean deviation, as TCP's retransmission timer, at least 100 µs) and this is only its upper bound. Each
+     * further wait for the same request is twice as long, up to {@link #maxRequestTimeoutNs}.
      *
      * @param nanos at least 100 µs
      * @return this

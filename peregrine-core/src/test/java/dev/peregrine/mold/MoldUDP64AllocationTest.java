@@ -154,4 +154,52 @@ class MoldUDP64AllocationTest {
             assertThat(allocated).isZero();
         }
     }
+
+    @Test
+    void shouldAllocateNothingWhileRequestsTimeOutAreSentAgainAndALongGapIsAskedForInParts() throws Exception {
+        final long[] delivered = new long[1];
+        final MoldFixture.ManualClock clock = new MoldFixture.ManualClock();
+        final int perAnswer = 10;
+        try (Reactor reactor = MoldFixture.reactor(clock);
+             java.nio.channels.DatagramChannel silent = MoldFixture.capture()) { // a server that never answers
+            final MoldUDP64Subscriber subscriber = new MoldUDP64Subscriber(reactor, new MoldUDP64SubscriberOptions()
+                .feed(new UdpOptions().localAddress(MoldFixture.loopback(0)).busyPoll(BUSY_POLL))
+                .requestServer(MoldFixture.address(silent)).requestTimeoutNs(100_000L).maxRequestTimeoutNs(100_000L)
+                .requestAttempts(Integer.MAX_VALUE).maxRequestsInFlight(8),
+                (sequence, buffer, offset, length) -> delivered[0]++);
+            final MemorySegment session = MoldUDP64Layout.session("RETRY");
+            final MemorySegment answer = Arena.ofAuto().allocate(MoldUDP64Layout.HEADER_LENGTH
+                + perAnswer * (MoldUDP64Layout.BLOCK_HEADER_LENGTH + 8L));
+            for (int i = 0; i < perAnswer; i++) {
+                MoldUDP64Layout.putMessageLength(answer, MoldUDP64Layout.HEADER_LENGTH + i * (MoldUDP64Layout.BLOCK_HEADER_LENGTH + 8L), 8);
+            }
+            final MemorySegment heartbeat = Arena.ofAuto().allocate(MoldUDP64Layout.HEADER_LENGTH);
+            final long[] highest = {1};
+            final long[] iterations = new long[1];
+            MoldUDP64Layout.putHeader(answer, 0, session, 1, 1);
+            subscriber.onPacket(answer, 0, MoldUDP64Layout.HEADER_LENGTH + MoldUDP64Layout.BLOCK_HEADER_LENGTH + 8, false, clock.now);
+
+            final Runnable oneCycle = () -> {
+                if (iterations[0]++ % 10 == 0) {
+                    // the feed goes on past a long gap (a heartbeat ahead), and the lowest part is answered: a
+                    // round trip is measured, and the next part is cut and asked for
+                    highest[0] += perAnswer;
+                    MoldUDP64Layout.putHeader(heartbeat, 0, session, highest[0] + 1000, 0);
+                    subscriber.onPacket(heartbeat, 0, MoldUDP64Layout.HEADER_LENGTH, false, clock.now);
+                    MoldUDP64Layout.putHeader(answer, 0, session, subscriber.nextExpected(), perAnswer);
+                    subscriber.onPacket(answer, 0, (int)answer.byteSize(), true, clock.now);
+                }
+                clock.now += 100_000L; // every request in flight times out, and is sent again
+                reactor.doWork();
+            };
+            final long allocated = AllocationMeter.steadyStateBytes(20_000, 2_000, 10, oneCycle);
+
+            assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.RECOVERING);
+            assertThat(subscriber.retries()).as("eight requests in flight, each sent again every cycle")
+                .isGreaterThanOrEqualTo(7L * 40_000);
+            assertThat(delivered[0]).isEqualTo(1 + perAnswer * 4_000L);
+            assertThat(subscriber.requestsInFlight()).isEqualTo(8);
+            assertThat(allocated).isZero();
+        }
+    }
 }

@@ -314,6 +314,74 @@ class MoldUDP64SubscriberTest {
     }
 
     @Test
+    void shouldAskForALongGapInPartsOfOneAnswerEachAllInFlightAndReportItFilledOnce() {
+        subscriber(new MoldUDP64SubscriberOptions().maxRequestsInFlight(8));
+        feed(packet(SESSION, 1, 1, numbered(1, 1)));
+        feed(packet(SESSION, 101, 1, numbered(101, 1)));
+        assertThat(hex(receive(reactor, requestServer))).as("how much an answer holds is not known yet")
+            .isEqualTo(request(2, 99));
+        answer(packet(SESSION, 2, 10, numbered(2, 10)));
+
+        final List<String> parts = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            parts.add(hex(receive(reactor, requestServer)));
+        }
+        assertThat(parts).as("ten messages per answer: eight parts of ten, one request each, at once").containsExactly(
+            request(12, 10), request(22, 10), request(32, 10), request(42, 10), request(52, 10), request(62, 10),
+            request(72, 10), request(82, 10));
+        assertThat(nothingReceived(reactor, requestServer)).as("the in-flight bound holds the rest back").isTrue();
+        assertThat(subscriber.requestsInFlight()).isEqualTo(8);
+
+        answer(packet(SESSION, 82, 10, numbered(82, 10))); // a later part first: kept, and its request slot reused
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(92, 9));
+        for (long from = 12; from < 82; from += 10) {
+            answer(packet(SESSION, from, 10, numbered(from, 10)));
+        }
+        assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.RECOVERING);
+        answer(packet(SESSION, 92, 9, numbered(92, 9)));
+
+        assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.SYNCHRONISED);
+        assertThat(subscriber.delivered()).isEqualTo(101);
+        assertThat(subscriber.recovered()).isEqualTo(99);
+        assertThat(subscriber.duplicates()).isZero();
+        assertThat(subscriber.requests()).isEqualTo(10);
+        assertThat(subscriber.gapsFilled()).isEqualTo(1);
+        assertThat(events.stream().filter(e -> e.startsWith("gap filled")).toList()).containsExactly("gap filled 2+99");
+        assertThat(events.getLast()).isEqualTo("SYNCHRONISED at 102");
+        assertThat(nothingReceived(reactor, requestServer)).isTrue();
+    }
+
+    @Test
+    void shouldTimeRequestsOutAfterTheMeasuredRoundTripAndNotTimeRepeatedOnes() {
+        subscriber(new MoldUDP64SubscriberOptions()); // a first wait of 50 ms until a round trip is measured
+        feed(packet(SESSION, 1, 1, numbered(1, 1)));
+        feed(packet(SESSION, 3, 1, numbered(3, 1)));
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(2, 1));
+        clock.now += 300_000L;
+        answer(packet(SESSION, 2, 1, numbered(2, 1))); // a round trip of 300 us: wait 300 + 4 * 150 = 900 us
+
+        feed(packet(SESSION, 5, 1, numbered(5, 1)));
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(4, 1));
+        clock.now += 899_000L;
+        assertThat(nothingReceived(reactor, requestServer)).isTrue();
+        clock.now += 1_000L;
+        assertThat(hex(receive(reactor, requestServer))).as("sent again after 900 us, not 50 ms").isEqualTo(request(4, 1));
+        clock.now += 1_799_000L;
+        assertThat(nothingReceived(reactor, requestServer)).as("then twice as long").isTrue();
+        clock.now += 1_000L;
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(4, 1));
+        clock.now += 10_000_000L;
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(4, 1));
+        answer(packet(SESSION, 4, 1, numbered(4, 1))); // 10 ms after a repeat: not a round trip of anything
+
+        feed(packet(SESSION, 7, 1, numbered(7, 1)));
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(6, 1));
+        clock.now += 900_000L;
+        assertThat(hex(receive(reactor, requestServer))).as("the estimate did not take the 10 ms").isEqualTo(request(6, 1));
+        assertThat(subscriber.retries()).isEqualTo(4);
+    }
+
+    @Test
     void shouldStartFromGivenSequenceAndRequestEarlierMessages() {
         subscriber(new MoldUDP64SubscriberOptions().startSequence(1));
         feed(packet(SESSION, 100, 0));

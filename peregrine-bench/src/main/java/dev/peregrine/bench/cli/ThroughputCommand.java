@@ -92,6 +92,12 @@ public final class ThroughputCommand implements Callable<Integer> {
             + " still checks every sequence number and the summary adds the recovery latency (default: ${DEFAULT-VALUE}).")
     double loss;
 
+    @Range(max = 1_000_000_000)
+    @Option(names = "--rate", defaultValue = "0", paramLabel = "R",
+        description = "Offer R messages per second, a batch at a time, instead of as fast as the sender takes them"
+            + " (a recovering sender answers re-requests while it waits); 0 for no pacing (default: ${DEFAULT-VALUE}).")
+    long rate;
+
     @Option(names = "--seed", defaultValue = "1", paramLabel = "S",
         description = "Seed of the --loss draws, so a run's losses repeat (default: ${DEFAULT-VALUE}).")
     long seed;
@@ -134,7 +140,7 @@ public final class ThroughputCommand implements Callable<Integer> {
                         break;
                     }
                     floors.add(floor(out, floorSource, size));
-                    run(session, chosen, List.of(size), messages, warmup, window(), common, batch, streamLoss);
+                    run(session, chosen, List.of(size), messages, warmup, window(), common, batch, streamLoss, rate);
                 }
             }
             final List<RunResult> results = session.results();
@@ -202,7 +208,7 @@ public final class ThroughputCommand implements Callable<Integer> {
     static void run(final BenchSession session, final List<BenchTransport> chosen, final List<Integer> sizes,
                     final Long messages, final long warmup, final ThroughputRunner.Window window,
                     final CommonOptions common, final int batch) {
-        run(session, chosen, sizes, messages, warmup, window, common, batch, StreamLoss.NONE);
+        run(session, chosen, sizes, messages, warmup, window, common, batch, StreamLoss.NONE, 0);
     }
 
     /**
@@ -218,10 +224,11 @@ public final class ThroughputCommand implements Callable<Integer> {
      * @param common the common options
      * @param batch messages offered between two flushes
      * @param loss the simulated loss
+     * @param rate messages offered per second, or 0 for as fast as the sender takes them
      */
     static void run(final BenchSession session, final List<BenchTransport> chosen, final List<Integer> sizes,
                     final Long messages, final long warmup, final ThroughputRunner.Window window,
-                    final CommonOptions common, final int batch, final StreamLoss loss) {
+                    final CommonOptions common, final int batch, final StreamLoss loss, final long rate) {
         // a timed run has no message count; the spec's is then only the largest it could be
         final long count = messages != null ? messages : Integer.MAX_VALUE - 8;
         // the hard limit covers the window and the drain after it
@@ -231,7 +238,7 @@ public final class ThroughputCommand implements Callable<Integer> {
                 if (session.stopping()) {
                     return;
                 }
-                session.throughput(new RunSpec("throughput", transport, size, count, warmup, 0, 1, common.inProcess,
+                session.throughput(new RunSpec("throughput", transport, size, count, warmup, rate, 1, common.inProcess,
                     common.clientCpu(), common.responderCpu(), common.busySpin(true), common.host).withTimeLimit(limit),
                     window, batch, loss);
             }

@@ -12,6 +12,7 @@ import dev.peregrine.peers.StreamSender;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * One-way throughput: a sender offers messages as fast as the transport takes them, a receiver thread checks
@@ -75,7 +76,8 @@ public final class ThroughputRunner {
      * a sender goes on answering re-requests after the last message until the receiver has them all, and
      * the result carries the receiver's recovery latencies ({@link RunResult#recovery()}).
      *
-     * @param spec what to run ({@code rate} and {@code clients} are ignored)
+     * @param spec what to run ({@code clients} is ignored; a {@code rate} above 0 paces the sender, batch by
+     *     batch: {@link StreamPacer})
      * @param window warm-up and measured time, or {@link Window#COUNTED}
      * @param batch messages offered between two flushes, at least 1
      * @param loss the simulated loss; anything but {@link StreamLoss#NONE} needs a recovering transport
@@ -121,12 +123,19 @@ public final class ThroughputRunner {
             final long limitNs = (long)(spec.timeLimitSeconds() * 1e9);
             progress.phase(spec.label(), timed ? "streaming (warm-up, then measuring)" : "streaming", timed ? 0 : cap);
             final RuntimeCounters before = RuntimeCounters.now();
-            final long allocatedBefore = ThreadAllocation.currentThread();
             final long deadline = System.nanoTime() + limitNs;
+            // made (and the lambda's call site linked) before the sending thread's allocation is counted
+            final StreamPacer pacer = new StreamPacer(spec.rate(), sender);
+            final BooleanSupplier stopWaiting = () -> receiving.stopSending() || stopRequested
+                || !receiving.isAlive() || limitNs != 0 && System.nanoTime() - deadline > 0;
+            final long allocatedBefore = ThreadAllocation.currentThread();
             long sequence = 0;
             long spins = 0;
             int untilFlush = batch;
             while (sequence < cap) {
+                if (untilFlush == batch && !pacer.awaitDue(sequence, stopWaiting)) {
+                    break;
+                }
                 if (sender.offer(sequence)) {
                     sequence++;
                     if (--untilFlush == 0) {
@@ -180,7 +189,7 @@ public final class ThroughputRunner {
                 : unflushed != null ? unflushed
                 : "received " + outcome.received() + " of " + sequence + (outcome.windowEnded() ? "" : ", measurement cut short");
             return new RunResult(spec.scenario(), spec.transport().name(), spec.transport().path(),
-                Transports.isPeregrine(spec.transport()), spec.size(), measured, 0, 1, null,
+                Transports.isPeregrine(spec.transport()), spec.size(), measured, spec.rate(), 1, null,
                 seconds > 0 ? measured / seconds : Double.NaN,
                 allocatedBefore < 0 ? Double.NaN : (double)(allocatedAfter - allocatedBefore) / sequence,
                 outcome.allocatedPerMessage(), runtime, receiving.runtime(), status, note).withRecovery(outcome.recovery());

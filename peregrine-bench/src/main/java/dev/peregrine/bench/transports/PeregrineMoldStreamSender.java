@@ -28,6 +28,13 @@ final class PeregrineMoldStreamSender implements RecoveringStreamSender {
     private static final long STORE_BYTES = 256L << 20;
     /** Most messages the store keeps. */
     private static final int STORE_MESSAGES = 1 << 22;
+    /**
+     * How long a packet that is not full waits for more messages when no flush sends it: the end of a batch
+     * does not (a batch of 256 messages of 32 bytes is six full packets and a seventh of four messages, and
+     * the next batch fills it), a flush with nothing offered since the previous one does (the last batch),
+     * and a paced sender waiting for its next batch sends it after this delay at the latest.
+     */
+    static final long FLUSH_DELAY_NS = 1_000_000L;
 
     private final Reactor reactor;
     private final MoldUDP64MessageStore store;
@@ -36,6 +43,7 @@ final class PeregrineMoldStreamSender implements RecoveringStreamSender {
     private final StreamLoss.Dropper dropper;
     private final MemorySegment message;
     private final int size;
+    private boolean offeredSinceFlush;
 
     PeregrineMoldStreamSender(final BenchConfig config, final StreamLoss loss) {
         this.size = config.size();
@@ -49,7 +57,7 @@ final class PeregrineMoldStreamSender implements RecoveringStreamSender {
                 .localAddress(PeregrineUdpBench.address(config, PeregrineMoldStreamReceiver.REQUEST_PORT_OFFSET)),
                 maxPayload, 1_000_000, 10_000);
             this.publisher = new MoldUDP64Publisher(reactor, store, new MoldUDP64PublisherOptions()
-                .destination(PeregrineUdpBench.address(config, 0)).maxPayload(maxPayload)
+                .destination(PeregrineUdpBench.address(config, 0)).maxPayload(maxPayload).flushDelayNs(FLUSH_DELAY_NS)
                 .filter((sequence, count) -> !dropper.drop())
                 .udp(PeregrineUdpBench.options(config).busyPoll(false)
                     .localAddress(new InetSocketAddress(PeregrineUdpBench.address(config, 0).getAddress(), 0))));
@@ -64,6 +72,7 @@ final class PeregrineMoldStreamSender implements RecoveringStreamSender {
     @Override
     public boolean offer(final long sequence) {
         message.set(PeregrineUdpBench.SEQUENCE, 0, sequence);
+        offeredSinceFlush = true;
         final long result = publisher.offer(message, 0, size);
         if (result < 0) {
             throw new IllegalStateException("offer failed: result=" + result + " sequence=" + sequence);
@@ -72,16 +81,28 @@ final class PeregrineMoldStreamSender implements RecoveringStreamSender {
     }
 
     /**
-     * Sends the packet being filled, and runs one reactor cycle: re-requests are answered here while
-     * the stream runs.
+     * Runs one reactor cycle, where re-requests are answered while the stream runs; sends the packet being
+     * filled only if nothing was offered since the previous flush, so that batches leave in full packets.
      *
-     * @return true: nothing is held back
+     * @return true if no offered message waits in the packet being filled
      */
     @Override
     public boolean flush() {
-        publisher.flush();
+        if (!offeredSinceFlush) {
+            publisher.flush();
+        }
+        offeredSinceFlush = false;
         reactor.doWork();
-        return true;
+        return publisher.pendingMessages() == 0;
+    }
+
+    /**
+     * Packets the publisher put on the wire.
+     *
+     * @return the count
+     */
+    long packetsSent() {
+        return publisher.packetsSent();
     }
 
     @Override
