@@ -73,6 +73,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     private long sessionsFollowed;
     private long bufferOverflows;
     private long unrecoverable;
+    private final MoldUDP64SubscriberCounters counters;
 
     /**
      * Opens the feed socket (joining the group, if any) and the request socket, makes the reorder buffer,
@@ -120,6 +121,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             throw ex;
         }
         this.feed = opened;
+        this.counters = new MoldUDP64SubscriberCounters(reactor.counters(), "mold=" + opened.localAddress());
         reactor.add(this);
     }
 
@@ -312,6 +314,8 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
 
     @Override
     public int doWork(final long nowNs) {
+        // the fields are published once per cycle, off the per-message path
+        counters.publish(nextExpected, gapsDetected, requestsSent, recovered, duplicates, malformed, state.ordinal());
         if (gaps.count == 0 || state == MoldUDP64SubscriberState.UNRECOVERABLE) {
             return 0;
         }
@@ -643,5 +647,6 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         requests.close();
         reactor.remove(this);
         reorder.close();
+        counters.close();
     }
 }

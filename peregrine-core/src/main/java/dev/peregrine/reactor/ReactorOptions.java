@@ -1,5 +1,7 @@
 package dev.peregrine.reactor;
 
+import dev.peregrine.counters.CountersManager;
+
 /**
  * Settings of a {@link Reactor}; fluent, validated on each setter.
  */
@@ -14,6 +16,7 @@ public final class ReactorOptions {
     private int ticksPerWheel = 512;
     private int workLimit = 64;
     private int selectInterval = 1;
+    private CountersManager counters;
 
     /** Creates options with the defaults: back-off idling, the system clock, no pinning. */
     public ReactorOptions() {
@@ -150,6 +153,23 @@ public final class ReactorOptions {
         }
         this.selectInterval = cycles;
         return this;
+    }
+
+    /**
+     * Where this reactor and the transports made on it keep their counters; default (null) the process-wide
+     * {@link CountersManager#acquireShared()} file, which {@code ./peregrine stat} reads. A manager given here
+     * stays open when the reactor closes: its owner closes it.
+     *
+     * @param counters the manager, or null for the process-wide one
+     * @return this
+     */
+    public ReactorOptions counters(final CountersManager counters) {
+        this.counters = counters;
+        return this;
+    }
+
+    CountersManager counters() {
+        return counters;
     }
 
     String name() {

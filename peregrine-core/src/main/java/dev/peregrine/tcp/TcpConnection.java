@@ -57,6 +57,8 @@ final class TcpConnection implements SelectHandler, FrameSink {
     private CloseReason closingReason;
     private String closingDetail;
     private long lingerTimerId = -1;
+    private TcpChannelCounters counters;
+    private long pausedAtNs;
 
     TcpConnection(final TcpTransport transport, final int index, final FrameCodec codec, final Arena arena,
         final int receiveBufferSize, final int outboundBufferSize, final TcpReadPoller poller) {
@@ -131,6 +133,9 @@ final class TcpConnection implements SelectHandler, FrameSink {
         closingReason = null;
         closingDetail = null;
         lingerTimerId = -1;
+        final TcpCounters totals = transport.counters();
+        counters = new TcpChannelCounters(transport.reactor().counters(), totals, id, remoteAddress);
+        totals.open.increment();
         return id;
     }
 
@@ -185,6 +190,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
     void pauseReading() {
         if (!readingPaused) {
             readingPaused = true;
+            pausedAtNs = transport.reactor().nowNs();
             if (poller != null) {
                 poller.remove(this);
             }
@@ -203,6 +209,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
             return false;
         }
         readingPaused = false;
+        counters.pausedReading(transport.reactor().nowNs() - pausedAtNs);
         startReading();
         updateInterest();
         return !dispatching && readEnd > readStart;
@@ -311,6 +318,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
             return 0;
         }
         readEnd += read;
+        counters.bytesIn(read);
         decode();
         return 1;
     }
@@ -338,6 +346,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
             return;
         }
         if (consumed == FrameCodec.MALFORMED) {
+            transport.counters().rejectedMalformed.increment();
             close(CloseReason.ERROR, codec.failure());
             return;
         }
@@ -351,12 +360,14 @@ final class TcpConnection implements SelectHandler, FrameSink {
             readEnd -= readStart;
             readStart = 0;
         } else if (readEnd == inboundCapacity) {
+            transport.counters().rejectedReceiveBufferFull.increment();
             close(CloseReason.ERROR, "receive buffer of " + inboundCapacity + " bytes is full without a whole frame");
         }
     }
 
     @Override
     public boolean onFrame(final MemorySegment buffer, final long offset, final int length) {
+        counters.messageIn();
         handler.onMessage(id, buffer, offset, length);
         return state == CONNECTED && !readingPaused;
     }
@@ -370,6 +381,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
             closeOnFailure("write", ex);
             return;
         }
+        counters.bytesOut(written);
         final int pending = outbound.pending();
         if (state == CLOSING) {
             if (pending == 0) {
@@ -387,6 +399,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
     long send(final MemorySegment buffer, final long offset, final int length) {
         final int frameLength = codec.headerLength() + length + codec.trailerLength();
         if (!outbound.reserve(frameLength)) {
+            counters.backPressured();
             return SendResult.BACK_PRESSURED;
         }
         final MemorySegment out = outbound.segment();
@@ -395,6 +408,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
         MemorySegment.copy(buffer, offset, out, at + codec.headerLength(), length);
         codec.writeTrailer(out, at + codec.headerLength() + length);
         outbound.advance(frameLength);
+        counters.messageOut();
         return flushAfterAppend();
     }
 
@@ -402,6 +416,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
     long claim(final int length) {
         final int frameLength = codec.headerLength() + length + codec.trailerLength();
         if (!outbound.reserve(frameLength)) {
+            counters.backPressured();
             return SendResult.BACK_PRESSURED;
         }
         final long at = outbound.tail();
@@ -420,6 +435,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
         final long at = outbound.tail();
         codec.writeTrailer(outbound.segment(), at + codec.headerLength() + length);
         outbound.advance(codec.headerLength() + length + codec.trailerLength());
+        counters.messageOut();
         return flushAfterAppend();
     }
 
@@ -477,7 +493,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
     private boolean flush() {
         socketWrites++;
         try {
-            outbound.writeTo(channel);
+            counters.bytesOut(outbound.writeTo(channel));
         } catch (final IOException ex) {
             closeOnFailure("write", ex);
             return false;
@@ -574,12 +590,19 @@ final class TcpConnection implements SelectHandler, FrameSink {
             flushAfterDispatch = false;
             try {
                 socketWrites++;
-                outbound.writeTo(channel);
+                counters.bytesOut(outbound.writeTo(channel));
             } catch (final IOException ex) {
                 // closing anyway; the close is what gets reported
             }
         }
         final int discarded = state == CONNECTING ? 0 : outbound.pending();
+        if (readingPaused) {
+            counters.pausedReading(transport.reactor().nowNs() - pausedAtNs);
+        }
+        final TcpCounters totals = transport.counters();
+        totals.closed(reason).increment();
+        totals.open.add(-1);
+        counters.close();
         state = CLOSED;
         transport.cancelTimer(connectTimerId);
         connectTimerId = -1;

@@ -1,6 +1,9 @@
 package dev.peregrine.udp;
 
 import dev.peregrine.channel.SendResult;
+import dev.peregrine.counters.Counter;
+import dev.peregrine.counters.CounterTypes;
+import dev.peregrine.counters.CountersManager;
 import dev.peregrine.reactor.ErrorHandler;
 import dev.peregrine.reactor.Pollable;
 import dev.peregrine.reactor.Reactor;
@@ -53,15 +56,16 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     private final InetSocketAddress localAddress;
     private Reactor reactor;
     private SelectionKey key;
-    private long datagramsReceived;
-    private long datagramsSent;
-    private long truncated;
+    private final Counter datagramsReceived;
+    private final Counter datagramsSent;
+    private final Counter drops;
+    private final Counter truncated;
     private long receiveErrors;
     private long sendErrors;
     private boolean closed;
 
     private UdpEndpoint(final DatagramChannel channel, final UdpOptions options, final DatagramHandler handler,
-        final ErrorHandler errorHandler) throws IOException {
+        final ErrorHandler errorHandler, final CountersManager counters) throws IOException {
         this.channel = channel;
         this.handler = handler;
         this.errorHandler = errorHandler;
@@ -75,6 +79,11 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         this.busyPoll = options.busyPoll();
         this.connectedReadWrite = options.connectedReadWrite();
         this.localAddress = (InetSocketAddress)channel.getLocalAddress();
+        final String label = "udp=" + localAddress + (remoteAddress == null ? "" : " remote=" + remoteAddress);
+        this.datagramsReceived = counters.allocate(CounterTypes.UDP_DATAGRAMS_IN, label);
+        this.datagramsSent = counters.allocate(CounterTypes.UDP_DATAGRAMS_OUT, label);
+        this.drops = counters.allocate(CounterTypes.UDP_DROPS, label);
+        this.truncated = counters.allocate(CounterTypes.UDP_TRUNCATED, label);
     }
 
     /**
@@ -113,7 +122,8 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             if (options.remoteAddress() != null) {
                 channel.connect(options.remoteAddress());
             }
-            final UdpEndpoint endpoint = new UdpEndpoint(channel, options, handler, reactor.errorHandler());
+            final UdpEndpoint endpoint = new UdpEndpoint(channel, options, handler, reactor.errorHandler(),
+                reactor.counters());
             endpoint.attach(reactor);
             return endpoint;
         } catch (final IOException ex) {
@@ -239,9 +249,10 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             // the connected peer itself (same object) needs no address encoding: write(2) rather than sendto(2)
             final int sent = target == null || target == remoteAddress ? channel.write(datagram) : channel.send(datagram, target);
             if (sent == 0) {
+                drops.increment();
                 return SendResult.BACK_PRESSURED;
             }
-            datagramsSent++;
+            datagramsSent.increment();
             return sent;
         } catch (final PortUnreachableException ex) {
             sendErrors++;
@@ -299,10 +310,10 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             received++;
             final int length = buffer.position();
             if (length == buffer.capacity()) {
-                truncated++; // the kernel cut it to fit: never hand a partial datagram on
+                truncated.increment(); // the kernel cut it to fit: never hand a partial datagram on
                 continue;
             }
-            datagramsReceived++;
+            datagramsReceived.increment();
             handler.onDatagram(this, receiveSegment, 0, length, sender, nowNs);
         }
         return received;
@@ -360,7 +371,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
      * @return the count
      */
     public long datagramsReceived() {
-        return datagramsReceived;
+        return datagramsReceived.get();
     }
 
     /**
@@ -369,7 +380,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
      * @return the count
      */
     public long datagramsSent() {
-        return datagramsSent;
+        return datagramsSent.get();
     }
 
     /**
@@ -378,7 +389,16 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
      * @return the count
      */
     public long truncated() {
-        return truncated;
+        return truncated.get();
+    }
+
+    /**
+     * Datagrams not sent because the socket's send buffer was full ({@code BACK_PRESSURED}).
+     *
+     * @return the count
+     */
+    public long drops() {
+        return drops.get();
     }
 
     /**
@@ -415,6 +435,10 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             return;
         }
         closed = true;
+        datagramsReceived.close();
+        datagramsSent.close();
+        drops.close();
+        truncated.close();
         if (busyPoll) {
             reactor.remove(this);
         } else if (key != null) {
