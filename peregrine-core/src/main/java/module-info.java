@@ -17,4 +17,5 @@ module dev.peregrine.core {
     exports dev.peregrine.udp;
     exports dev.peregrine.mold;
     exports dev.peregrine.shm;
+    exports dev.peregrine.counters;
 }

@@ -1,5 +1,7 @@
 package dev.peregrine.mold;
 
+import dev.peregrine.counters.Counter;
+import dev.peregrine.counters.CounterTypes;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.udp.UdpEndpoint;
 import dev.peregrine.udp.UdpOptions;
@@ -34,13 +36,13 @@ public final class MoldUDP64RequestServer implements AutoCloseable {
     private final long emissionIntervalNs;
     private final long burstToleranceNs;
     private final long[] theoreticalArrival = new long[RATE_TABLE_SIZE];
-    private long requests;
+    private final Counter requests;
     private long answers;
-    private long messagesSent;
+    private final Counter messagesSent;
     private long malformed;
     private long otherSession;
     private long unavailable;
-    private long rateLimited;
+    private final Counter rateLimited;
     private long forgotten;
 
     /**
@@ -75,6 +77,10 @@ public final class MoldUDP64RequestServer implements AutoCloseable {
             throw new IllegalArgumentException("maxPayload=" + maxPayload + " exceeds datagramBuffer=" + endpoint.maxDatagramLength());
         }
         this.answer = endpoint.sendBuffer();
+        final String label = "mold-server=" + endpoint.localAddress();
+        this.requests = reactor.counters().allocate(CounterTypes.MOLD_SERVER_REQUESTS, label);
+        this.rateLimited = reactor.counters().allocate(CounterTypes.MOLD_SERVER_RATE_LIMITED, label);
+        this.messagesSent = reactor.counters().allocate(CounterTypes.MOLD_SERVER_RETRANSMITTED, label);
         Arrays.fill(theoreticalArrival, Long.MIN_VALUE);
     }
 
@@ -90,7 +96,7 @@ public final class MoldUDP64RequestServer implements AutoCloseable {
      */
     public int onRequest(final MemorySegment buffer, final long offset, final int length, final InetSocketAddress sender,
         final long nowNs) {
-        requests++;
+        requests.increment();
         if (length != MoldUDP64Layout.REQUEST_LENGTH) {
             malformed++;
             return 0;
@@ -114,7 +120,7 @@ public final class MoldUDP64RequestServer implements AutoCloseable {
             return 0;
         }
         if (!admit(sender, nowNs)) {
-            rateLimited++;
+            rateLimited.increment();
             return 0;
         }
         long from = sequence;
@@ -132,7 +138,7 @@ public final class MoldUDP64RequestServer implements AutoCloseable {
         MoldUDP64Layout.putHeader(answer, 0, store.session(), from, messages);
         if (endpoint.sendPrepared(MoldUDP64Layout.HEADER_LENGTH + store.copiedBytes(), sender) >= 0) {
             answers++;
-            messagesSent += messages;
+            messagesSent.add(messages);
         }
         return messages;
     }
@@ -167,7 +173,7 @@ public final class MoldUDP64RequestServer implements AutoCloseable {
      * @return the count
      */
     public long requests() {
-        return requests;
+        return requests.get();
     }
 
     /**
@@ -185,7 +191,7 @@ public final class MoldUDP64RequestServer implements AutoCloseable {
      * @return the count
      */
     public long messagesSent() {
-        return messagesSent;
+        return messagesSent.get();
     }
 
     /**
@@ -232,12 +238,15 @@ public final class MoldUDP64RequestServer implements AutoCloseable {
      * @return the count
      */
     public long rateLimited() {
-        return rateLimited;
+        return rateLimited.get();
     }
 
     /** Closes the socket; reactor thread only. */
     @Override
     public void close() {
         endpoint.close();
+        requests.close();
+        rateLimited.close();
+        messagesSent.close();
     }
 }

@@ -94,6 +94,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     private long handlerFailures;
     private String failure;
     private boolean released;
+    private final MoldUDP64SubscriberCounters counters;
 
     /**
      * Opens the feed socket (joining the group, if any) and the request socket, makes the reorder buffer,
@@ -139,6 +140,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         }
         this.feed = opened;
         this.feedLabel = opened.localAddress().toString();
+        this.counters = new MoldUDP64SubscriberCounters(reactor.counters(), "mold=" + feedLabel);
         reactor.add(this);
     }
 
@@ -450,6 +452,8 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
 
     @Override
     public int doWork(final long nowNs) {
+        // the fields are published once per cycle, off the per-message path
+        counters.publish(nextExpected, gapsDetected, requestsSent, recovered, duplicates, malformed, state.ordinal());
         if (gaps.count == 0 || state == MoldUDP64SubscriberState.UNRECOVERABLE || state == MoldUDP64SubscriberState.FAILED
             || nowNs - nextTimeoutNs < 0) {
             return 0; // a busy feed runs many cycles between two timeouts: they skip the scan
@@ -832,5 +836,6 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         requests.close();
         reactor.remove(this);
         releaseMemory();
+        counters.close();
     }
 }

@@ -1,5 +1,8 @@
 package dev.peregrine.reactor;
 
+import dev.peregrine.counters.Counter;
+import dev.peregrine.counters.CounterTypes;
+import dev.peregrine.counters.CountersManager;
 import dev.peregrine.internal.MpscArrayQueue;
 import dev.peregrine.internal.jfr.LongDutyCycleEvent;
 
@@ -45,14 +48,21 @@ public final class Reactor implements AutoCloseable {
     private final MpscArrayQueue<Runnable> commands;
     private final Consumer<SelectionKey> selectedKeyHandler = this::onSelectedKey;
     private final Consumer<Runnable> commandRunner = this::runCommand;
+    private final CountersManager counters;
+    private final boolean ownsCounters;
+    private final Counter dutyCycles;
+    private final Counter workDone;
+    private final Counter longestCycleNs;
+    private final Counter idleNs;
     private Pollable[] pollables = new Pollable[0];
     private long nowNs;
+    private int lastWork;
     private int cyclesSinceSelect;
-    private int lastCycleWork;
     private volatile boolean loopStarted; // run() has begun (or start() will begin it): run() releases, not close()
     private volatile boolean sleeping;
     private volatile boolean closed;
     private Thread thread;
+    private boolean released;
 
     /**
      * Creates a reactor with default options.
@@ -86,6 +96,13 @@ public final class Reactor implements AutoCloseable {
         } catch (final IOException ex) {
             throw new UncheckedIOException("cannot open a selector for reactor " + name, ex);
         }
+        this.ownsCounters = options.counters() == null;
+        this.counters = ownsCounters ? CountersManager.acquireShared() : options.counters();
+        final String label = "reactor=" + name;
+        this.dutyCycles = counters.allocate(CounterTypes.REACTOR_DUTY_CYCLES, label);
+        this.workDone = counters.allocate(CounterTypes.REACTOR_WORK, label);
+        this.longestCycleNs = counters.allocate(CounterTypes.REACTOR_LONGEST_CYCLE_NS, label);
+        this.idleNs = counters.allocate(CounterTypes.REACTOR_IDLE_NS, label);
     }
 
     /**
@@ -95,11 +112,16 @@ public final class Reactor implements AutoCloseable {
      */
     public int doWork() {
         final long now = clock.nanoTime();
-        // the previous cycle's length, from this read to its own: no clock read of its own; a cycle without work
-        // is skipped, as the idle strategy may have slept after it
-        final long previousCycleNs = now - nowNs;
-        if (previousCycleNs > longCycleThresholdNs && lastCycleWork > 0) {
-            LongDutyCycleEvent.emit(name, previousCycleNs, longCycleThresholdNs, lastCycleWork);
+        // the previous cycle's length, from the one clock read of each cycle: idle if it found no work (the idle
+        // strategy may have slept after it), so it is neither a long cycle nor the longest
+        final long previousNs = now - nowNs;
+        if (lastWork == 0) {
+            idleNs.add(previousNs);
+        } else {
+            longestCycleNs.max(previousNs);
+            if (previousNs > longCycleThresholdNs) {
+                LongDutyCycleEvent.emit(name, previousNs, longCycleThresholdNs, lastWork);
+            }
         }
         nowNs = now;
         int work = commands.drain(commandRunner, workLimit);
@@ -131,7 +153,9 @@ public final class Reactor implements AutoCloseable {
                 work++;
             }
         }
-        lastCycleWork = work;
+        lastWork = work;
+        dutyCycles.increment();
+        workDone.add(work);
         return work;
     }
 
@@ -271,6 +295,15 @@ public final class Reactor implements AutoCloseable {
     }
 
     /**
+     * Where this reactor and the transports made on it keep their counters.
+     *
+     * @return the manager
+     */
+    public CountersManager counters() {
+        return counters;
+    }
+
+    /**
      * The clock this reactor reads.
      *
      * @return the clock
@@ -376,6 +409,12 @@ public final class Reactor implements AutoCloseable {
     }
 
     private void release() {
+        synchronized (this) {
+            if (released) {
+                return; // a close() before run() began, then run()
+            }
+            released = true;
+        }
         for (final SelectionKey key : selector.keys()) {
             try {
                 key.channel().close();
@@ -387,6 +426,13 @@ public final class Reactor implements AutoCloseable {
             selector.close();
         } catch (final IOException ex) {
             errorHandler.onError(ex);
+        }
+        dutyCycles.close();
+        workDone.close();
+        longestCycleNs.close();
+        idleNs.close();
+        if (ownsCounters) {
+            counters.close();
         }
     }
 }

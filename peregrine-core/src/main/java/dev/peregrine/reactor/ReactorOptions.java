@@ -1,5 +1,7 @@
 package dev.peregrine.reactor;
 
+import dev.peregrine.counters.CountersManager;
+
 /**
  * Settings of a {@link Reactor}; fluent, validated on each setter.
  */
@@ -15,6 +17,7 @@ public final class ReactorOptions {
     private int workLimit = 64;
     private int selectInterval = 1;
     private long longCycleThresholdNs = 1_000_000L;
+    private CountersManager counters;
 
     /** Creates options with the defaults: back-off idling, the system clock, no pinning. */
     public ReactorOptions() {
@@ -171,6 +174,22 @@ public final class ReactorOptions {
         }
         this.longCycleThresholdNs = thresholdNs;
         return this;
+    }
+
+     * Where this reactor and the transports made on it keep their counters; default (null) the process-wide
+     * {@link CountersManager#acquireShared()} file, which {@code ./peregrine stat} reads. A manager given here
+     * stays open when the reactor closes: its owner closes it.
+     *
+     * @param counters the manager, or null for the process-wide one
+     * @return this
+     */
+    public ReactorOptions counters(final CountersManager counters) {
+        this.counters = counters;
+        return this;
+    }
+
+    CountersManager counters() {
+        return counters;
     }
 
     String name() {

@@ -47,6 +47,7 @@ public final class ShmRingReader {
     private final int alignment;
     private long head;
     private long consumed;
+    private long futexWaits;
     private String corruption;
     private boolean announced;
     private boolean acknowledged;
@@ -199,6 +200,7 @@ public final class ShmRingReader {
             return false;
         }
         // expects SLEEPING: if the writer swapped the word since the re-check, the wait returns at once
+        futexWaits++;
         ShmFutex.await(futexWord, FUTEX_SLEEPING, timespec, timeoutNs);
         // on a timeout or a spurious return the writer did not clear the word; clear it so it issues no
         // needless wake
@@ -225,6 +227,15 @@ public final class ShmRingReader {
         LockSupport.parkNanos(Math.min(timeoutNs, unacknowledgedParkNs));
         unacknowledgedParkNs = Math.min(MAX_UNACKNOWLEDGED_PARK_NS, unacknowledgedParkNs * 2);
         return true;
+    }
+
+    /**
+     * How many times this reader waited on the futex.
+     *
+     * @return the count
+     */
+    public long futexWaits() {
+        return futexWaits;
     }
 
     /**

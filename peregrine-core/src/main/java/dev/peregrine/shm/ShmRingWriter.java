@@ -61,6 +61,7 @@ public final class ShmRingWriter {
     private int claimRecordLength;
     private boolean closed;
     private boolean wakeUpsAcknowledged;
+    private long wakeUps;
 
     /**
      * Wraps a validated ring (the only writer of a ring is the process it was made for). The writer resumes
@@ -276,6 +277,15 @@ public final class ShmRingWriter {
     }
 
     /**
+     * How many times this writer woke its sleeping reader ({@code FUTEX_WAKE}).
+     *
+     * @return the count
+     */
+    public long wakeUps() {
+        return wakeUps;
+    }
+
+    /**
      * Whether the reader has consumed everything written.
      *
      * @return true when the ring is empty
@@ -357,6 +367,7 @@ public final class ShmRingWriter {
         // by a reader going to sleep, so it stays shared in this core's cache
         if ((int)INT.getAcquire(segment, (long)FUTEX_OFFSET) != FUTEX_AWAKE
             && (int)INT.getAndSet(segment, (long)FUTEX_OFFSET, FUTEX_AWAKE) != FUTEX_AWAKE) {
+            wakeUps++;
             ShmFutex.wake(futexWord, 1);
         }
     }

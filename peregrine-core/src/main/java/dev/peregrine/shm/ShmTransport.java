@@ -71,6 +71,8 @@ public final class ShmTransport implements Transport, Pollable {
     private ShmTransportChannel polling;
     private long nextId = 1;
     private long handlerFailures;
+    private final ShmTransportCounters counters;
+    private long countersPublishedNs;
 
     /** A listening socket. */
     private record ShmTransportServer(long id, UnixDomainSocketAddress address, ServerSocketChannel channel, SelectionKey[] key) {
@@ -90,6 +92,7 @@ public final class ShmTransport implements Transport, Pollable {
         this.reactor = reactor;
         this.handler = handler;
         this.options = options;
+        this.counters = new ShmTransportCounters(reactor.counters());
         reactor.add(this);
     }
 
@@ -193,6 +196,7 @@ public final class ShmTransport implements Transport, Pollable {
             close(channel, CloseReason.LOCAL, "transport closed");
         }
         reactor.remove(this);
+        counters.close();
     }
 
     /**
@@ -221,6 +225,11 @@ public final class ShmTransport implements Transport, Pollable {
             } else if (channel.state != ShmTransportChannel.RELEASED && nowNs - channel.deadlineNs > 0) {
                 failHandshake(channel, "rendezvous timed out after " + options.handshakeTimeoutNs() + " ns");
             }
+        }
+        if (nowNs - countersPublishedNs > HEARTBEAT_INTERVAL_NS) {
+            // the ring's occupancy reads the peer's head: a cache miss, paid with the heartbeat, not each cycle
+            countersPublishedNs = nowNs;
+            counters.publish(channels);
         }
         return work;
     }
@@ -461,6 +470,7 @@ public final class ShmTransport implements Transport, Pollable {
         }
         final ShmConnection connection = channel.connection;
         if (connection != null) {
+            counters.retire(connection);
             // signals only (the transport holds a use); finishing closes the socket after marking the ring closed
             connection.close();
             if (polling == channel) {

@@ -66,6 +66,8 @@ final class TcpConnection implements SelectHandler, FrameSink {
     private String closingDetail;
     private long lingerTimerId = -1;
     private BackPressureEvent backPressure; // a JFR recording's open back-pressured period, else null
+    private TcpChannelCounters counters;
+    private long pausedAtNs;
 
     TcpConnection(final TcpTransport transport, final int index, final FrameCodec codec, final Arena arena,
         final int receiveBufferSize, final int outboundBufferSize, final TcpReadPoller poller) {
@@ -144,6 +146,9 @@ final class TcpConnection implements SelectHandler, FrameSink {
         closingDetail = null;
         lingerTimerId = -1;
         backPressure = null;
+        final TcpCounters totals = transport.counters();
+        counters = new TcpChannelCounters(transport.reactor().counters(), totals, id, remoteAddress);
+        totals.open.increment();
         return id;
     }
 
@@ -198,6 +203,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
     void pauseReading() {
         if (!readingPaused) {
             readingPaused = true;
+            pausedAtNs = transport.reactor().nowNs();
             if (poller != null) {
                 poller.remove(this);
             }
@@ -216,6 +222,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
             return false;
         }
         readingPaused = false;
+        counters.pausedReading(transport.reactor().nowNs() - pausedAtNs);
         startReading();
         updateInterest();
         return !dispatching && readEnd > readStart;
@@ -338,6 +345,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
             return 0;
         }
         readEnd += read;
+        counters.bytesIn(read);
         decode();
         return 1;
     }
@@ -365,6 +373,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
             return;
         }
         if (consumed == FrameCodec.MALFORMED) {
+            transport.counters().rejectedMalformed.increment();
             reject(codec.failure());
             return;
         }
@@ -378,6 +387,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
             readEnd -= readStart;
             readStart = 0;
         } else if (readEnd == inboundCapacity) {
+            transport.counters().rejectedReceiveBufferFull.increment();
             reject("receive buffer of " + inboundCapacity + " bytes is full without a whole frame");
         }
     }
@@ -389,6 +399,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
 
     @Override
     public boolean onFrame(final MemorySegment buffer, final long offset, final int length) {
+        counters.messageIn();
         handler.onMessage(id, buffer, offset, length);
         return state == CONNECTED && !readingPaused;
     }
@@ -407,6 +418,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
             closeOnFailure("write", ex);
             return 0;
         }
+        counters.bytesOut(written);
         final int pending = outbound.pending();
         if (pending == 0 && backPressure != null) {
             leaveBackPressure("drained");
@@ -440,6 +452,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
             codec.writeTrailer(out, at + headerLength + length);
         }
         outbound.advance(frameLength);
+        counters.messageOut();
         return flushAfterAppend();
     }
 
@@ -455,8 +468,9 @@ final class TcpConnection implements SelectHandler, FrameSink {
         return at + headerLength;
     }
 
-    /** A send or claim refused for want of room: a JFR recording sees a back-pressured period begin. */
+    /** A send or claim refused for want of room: counted, and a JFR recording sees a back-pressured period begin. */
     private long backPressured() {
+        counters.backPressured();
         if (backPressure != null) {
             backPressure.refused();
         } else {
@@ -483,6 +497,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
             codec.writeTrailer(out.segment(), out.tail() + headerLength + length);
         }
         out.advance(headerLength + length + trailerLength);
+        counters.messageOut();
         return flushAfterAppend();
     }
 
@@ -540,7 +555,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
     private boolean flush() {
         socketWrites++;
         try {
-            outbound.writeTo(channel);
+            counters.bytesOut(outbound.writeTo(channel));
         } catch (final IOException ex) {
             closeOnFailure("write", ex);
             return false;
@@ -639,12 +654,19 @@ final class TcpConnection implements SelectHandler, FrameSink {
             flushAfterDispatch = false;
             try {
                 socketWrites++;
-                outbound.writeTo(channel);
+                counters.bytesOut(outbound.writeTo(channel));
             } catch (final IOException ex) {
                 // closing anyway; the close is what gets reported
             }
         }
         final int discarded = state == CONNECTING ? 0 : outbound.pending();
+        if (readingPaused) {
+            counters.pausedReading(transport.reactor().nowNs() - pausedAtNs);
+        }
+        final TcpCounters totals = transport.counters();
+        totals.closed(reason).increment();
+        totals.open.add(-1);
+        counters.close();
         state = CLOSED;
         if (backPressure != null) {
             leaveBackPressure("closed");

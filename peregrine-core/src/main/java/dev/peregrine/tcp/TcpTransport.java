@@ -79,6 +79,7 @@ public final class TcpTransport implements Transport {
     private final TcpReadPoller readPoller;
     private final TcpConnectionPool connections;
     private final TcpWriteFlusher flusher;
+    private final TcpCounters counters;
     private boolean flusherAdded;
     private Registrar registrar;
     private TcpServer[] servers = NO_SERVERS;
@@ -107,6 +108,7 @@ public final class TcpTransport implements Transport {
         this.flusher = new TcpWriteFlusher(this, connections);
         this.registrar = reactor::register;
         options.framing().newCodec(options.maxFrameLength()); // fail now, not on the first connection
+        this.counters = new TcpCounters(reactor.counters());
         if (readPoller != null) {
             reactor.add(readPoller);
             // behind the read poller, so that answers to what it read are written in the same cycle (a
@@ -381,6 +383,7 @@ public final class TcpTransport implements Transport {
         if (flusherAdded) {
             reactor.remove(flusher);
         }
+        counters.close();
         arena.close();
     }
 
@@ -523,6 +526,14 @@ public final class TcpTransport implements Transport {
         return handler;
     }
 
+    TcpCounters counters() {
+        return counters;
+    }
+
+    Reactor reactor() {
+        return reactor;
+    }
+
     void accepted(final TcpServer server, final SocketChannel channel) {
         final TcpConnection connection = closed ? null : connections.acquire();
         if (connection == null) {
@@ -553,6 +564,7 @@ public final class TcpTransport implements Transport {
             return;
         }
         final long id = connection.open(channel, remote, TcpConnection.CONNECTED);
+        counters.accepted.increment();
         connection.registered(key);
         ChannelOpenedEvent.emit("tcp", id, server.id(), remote);
         try {

@@ -2,6 +2,9 @@ package dev.peregrine.udp;
 
 import dev.peregrine.channel.CloseReason;
 import dev.peregrine.channel.SendResult;
+import dev.peregrine.counters.Counter;
+import dev.peregrine.counters.CounterTypes;
+import dev.peregrine.counters.CountersManager;
 import dev.peregrine.internal.jfr.FrameRejectedEvent;
 import dev.peregrine.reactor.ErrorHandler;
 import dev.peregrine.reactor.Pollable;
@@ -61,9 +64,10 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     private final InetSocketAddress localAddress;
     private Reactor reactor;
     private SelectionKey key;
-    private long datagramsReceived;
-    private long datagramsSent;
-    private long truncated;
+    private final Counter datagramsReceived;
+    private final Counter datagramsSent;
+    private final Counter drops;
+    private final Counter truncated;
     private long receiveErrors;
     private long sendErrors;
     private long handlerFailures;
@@ -72,7 +76,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     private String closeDetail;
 
     private UdpEndpoint(final DatagramChannel channel, final UdpOptions options, final DatagramHandler handler,
-        final ErrorHandler errorHandler) throws IOException {
+        final ErrorHandler errorHandler, final CountersManager counters) throws IOException {
         this.channel = channel;
         this.handler = handler;
         this.errorHandler = errorHandler;
@@ -86,6 +90,11 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         this.busyPoll = options.busyPoll();
         this.connectedReadWrite = options.connectedReadWrite();
         this.localAddress = (InetSocketAddress)channel.getLocalAddress();
+        final String label = "udp=" + localAddress + (remoteAddress == null ? "" : " remote=" + remoteAddress);
+        this.datagramsReceived = counters.allocate(CounterTypes.UDP_DATAGRAMS_IN, label);
+        this.datagramsSent = counters.allocate(CounterTypes.UDP_DATAGRAMS_OUT, label);
+        this.drops = counters.allocate(CounterTypes.UDP_DROPS, label);
+        this.truncated = counters.allocate(CounterTypes.UDP_TRUNCATED, label);
     }
 
     /**
@@ -124,7 +133,8 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             if (options.remoteAddress() != null) {
                 channel.connect(options.remoteAddress());
             }
-            final UdpEndpoint endpoint = new UdpEndpoint(channel, options, handler, reactor.errorHandler());
+            final UdpEndpoint endpoint = new UdpEndpoint(channel, options, handler, reactor.errorHandler(),
+                reactor.counters());
             endpoint.attach(reactor);
             return endpoint;
         } catch (final IOException ex) {
@@ -250,9 +260,10 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             // the connected peer itself (same object) needs no address encoding: write(2) rather than sendto(2)
             final int sent = target == null || target == remoteAddress ? channel.write(datagram) : channel.send(datagram, target);
             if (sent == 0) {
+                drops.increment();
                 return SendResult.BACK_PRESSURED;
             }
-            datagramsSent++;
+            datagramsSent.increment();
             return sent;
         } catch (final PortUnreachableException ex) {
             sendErrors++;
@@ -310,14 +321,14 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             received++;
             final int length = buffer.position();
             if (length == buffer.capacity()) {
-                truncated++; // the kernel cut it to fit: never hand a partial datagram on
+                truncated.increment(); // the kernel cut it to fit: never hand a partial datagram on
                 if (FrameRejectedEvent.enabled()) {
                     FrameRejectedEvent.emit("udp", 0, sender, localAddress, "datagram of " + length
                         + " bytes or more filled the whole receive buffer and was dropped as truncated");
                 }
                 continue;
             }
-            datagramsReceived++;
+            datagramsReceived.increment();
             try {
                 handler.onDatagram(this, receiveSegment, 0, length, sender, nowNs);
             } catch (final Throwable ex) {
@@ -393,7 +404,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
      * @return the count
      */
     public long datagramsReceived() {
-        return datagramsReceived;
+        return datagramsReceived.get();
     }
 
     /**
@@ -402,7 +413,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
      * @return the count
      */
     public long datagramsSent() {
-        return datagramsSent;
+        return datagramsSent.get();
     }
 
     /**
@@ -411,7 +422,16 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
      * @return the count
      */
     public long truncated() {
-        return truncated;
+        return truncated.get();
+    }
+
+    /**
+     * Datagrams not sent because the socket's send buffer was full ({@code BACK_PRESSURED}).
+     *
+     * @return the count
+     */
+    public long drops() {
+        return drops.get();
     }
 
     /**
@@ -486,6 +506,10 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         closed = true;
         closeReason = reason;
         closeDetail = detail;
+        datagramsReceived.close();
+        datagramsSent.close();
+        drops.close();
+        truncated.close();
         if (busyPoll) {
             reactor.remove(this);
         } else if (key != null) {

@@ -1,6 +1,8 @@
 package dev.peregrine.tcp;
 
 import dev.peregrine.channel.ChannelHandler;
+import dev.peregrine.counters.CountersManager;
+import dev.peregrine.counters.CountersReader;
 import dev.peregrine.internal.jfr.FlightRecording;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.reactor.ReactorOptions;
@@ -10,11 +12,14 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.SocketAddress;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -162,6 +167,38 @@ class TcpAllocationTest {
         while (!condition.getAsBoolean()) {
             reactor.doWork();
             assertThat(System.nanoTime()).isLessThan(deadline);
+        }
+    }
+
+    @Test
+    void shouldAllocateNothingPerRoundTripWithCountersInAFile(@TempDir final Path dir) {
+        final List<Throwable> errors = new ArrayList<>();
+        final EchoPair pair = new EchoPair();
+        try (CountersManager counters = CountersManager.create(dir.resolve("alloc.counters"), 256, 0);
+             Reactor reactor = new Reactor(new ReactorOptions().errorHandler(errors::add).counters(counters));
+             CountersReader reader = CountersReader.open(counters.file())) {
+            final TcpTransport transport = new TcpTransport(reactor, new TcpOptions().framing(Framing.parse("length:4le")), pair);
+            pair.transport = transport;
+            final long serverId = transport.listen(TcpTestRig.ANY_LOOPBACK_PORT);
+            spin(reactor, () -> transport.localAddress(serverId) != null);
+            transport.connect(transport.localAddress(serverId));
+            spin(reactor, () -> pair.clientSide > 0 && pair.serverSide > 0);
+            final MemorySegment message = Arena.ofAuto().allocate(SIZE);
+            final long[] sequence = {0};
+            final Runnable roundTrip = () -> {
+                final long expected = ++sequence[0];
+                message.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, expected);
+                transport.send(pair.clientSide, message, 0, SIZE);
+                while (pair.lastSequence != expected) {
+                    reactor.doWork();
+                }
+            };
+            final long allocated = AllocationMeter.steadyStateBytes(30_000, 20_000, 10, roundTrip);
+            assertThat(allocated).as("bytes allocated in windows of 20 000 warm round trips, counters on").isZero();
+            assertThat(TcpCountersTest.tcpCounters(reader)).containsEntry("peregrine_tcp_messages_in_total{t}", 2 * sequence[0])
+                .containsEntry("peregrine_tcp_messages_out_total{t}", 2 * sequence[0]);
+            assertThat(errors).isEmpty();
+            transport.close();
         }
     }
 }

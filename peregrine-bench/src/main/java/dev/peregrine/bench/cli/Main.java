@@ -12,7 +12,7 @@ import picocli.CommandLine.ScopeType;
     description = "Low-latency messaging in plain Java: examples and the benchmark suite.",
     subcommands = {CommandLine.HelpCommand.class, BenchCommand.class, ResponderCommand.class,
         dev.peregrine.bench.cli.HelloCommand.class, dev.peregrine.bench.cli.EchoCommand.class,
-        dev.peregrine.bench.cli.MoldCommand.class})
+        dev.peregrine.bench.cli.MoldCommand.class, dev.peregrine.bench.stat.StatCommand.class})
 public final class Main {
     @Option(names = Cli.VERBOSE, scope = ScopeType.INHERIT, description = "On a failure, print the stack trace too.")
     boolean verbose;

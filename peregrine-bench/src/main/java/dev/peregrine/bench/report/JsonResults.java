@@ -20,7 +20,10 @@ import java.util.Locale;
  * {@code rtt_ns} null for throughput runs, and any value that was not measured is null. {@code status} is
  * {@code ok} or {@code partial} (interrupted, stopped by an error or by the time limit: the numbers cover
  * what was measured), and {@code note} says why, or what else the numbers need to be read with, such as
- * messages a lossy transport lost. Runs without numbers (failed, unavailable) are left out.
+ * messages a lossy transport lost. A Peregrine run ends with {@code "peregrine_counters":[{"type":..,"label":..,
+ * "value":..},..]}: the responder's non-zero transport counters at the end of the run (back-pressure events,
+ * rejected frames, drops, recoveries; {@code ./peregrine stat} names them), absent when it has no counters file.
+ * Runs without numbers (failed, unavailable) are left out.
  */
 public final class JsonResults {
     private JsonResults() {
@@ -77,6 +80,9 @@ public final class JsonResults {
         out.append(",\"throughput_msgs_per_s\":").append(decimal(result.throughputMsgsPerSecond(), 1));
         out.append(",\"status\":").append(string(result.status().name().toLowerCase(Locale.ROOT)));
         out.append(",\"note\":").append(string(result.note()));
+        if (result.peregrineCounters() != null) {
+            out.append(",\"peregrine_counters\":").append(result.peregrineCounters());
+        }
         return out.append('}').toString();
     }
 

@@ -144,7 +144,7 @@ public final class BenchRunner {
             }
             final RuntimeCounters clientRuntime = RuntimeCounters.now().since(runtimeBefore);
             final ResponderStats after = statsAfter(responders);
-            return collect(spec, clients, before, after, clientRuntime);
+            return collect(spec, clients, before, after, clientRuntime).withPeregrineCounters(peregrineCounters(spec, responders));
         } finally {
             live.set(null);
             for (final ClientRun client : clients) {
@@ -191,12 +191,17 @@ public final class BenchRunner {
             return result(spec, new Measured(all, clients.allocatedBefore < 0 || clients.allocatedAfter < 0 ? -1
                 : clients.allocatedAfter - clients.allocatedBefore, clients.lostAfter - clients.lostBefore,
                 clients.startNs, clients.endNs, error == null ? null : interruption(error, all)), before, after,
-                clientRuntime);
+                clientRuntime).withPeregrineCounters(peregrineCounters(spec, responders));
         } finally {
             liveShared.set(null);
             clients.loopStop();
             go.countDown(); // a client thread still waiting sees the stop request at once
         }
+    }
+
+    /** The responder's Peregrine counters, read while it still serves; null for another transport. */
+    private static String peregrineCounters(final RunSpec spec, final ResponderSide responders) {
+        return Transports.isPeregrine(spec.transport()) ? dev.peregrine.bench.stat.RunCounters.json(responders.pid()) : null;
     }
 
     private static ResponderStats statsAfter(final ResponderSide responders) {

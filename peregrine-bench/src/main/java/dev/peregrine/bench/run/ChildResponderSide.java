@@ -33,6 +33,11 @@ public final class ChildResponderSide implements ResponderSide {
     private final OutputStream control;
     private volatile boolean stopSeen;
 
+    @Override
+    public long pid() {
+        return process.pid();
+    }
+
     private ChildResponderSide(final Process process, final BlockingQueue<String> lines) {
         this.process = process;
         this.lines = lines;

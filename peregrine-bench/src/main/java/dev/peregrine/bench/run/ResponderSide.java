@@ -19,6 +19,15 @@ public interface ResponderSide extends AutoCloseable {
      */
     String where();
 
+    /**
+     * The process the responders run in, whose counters file {@code ./peregrine stat} reads.
+     *
+     * @return the pid; this JVM's unless the responders have a JVM of their own
+     */
+    default long pid() {
+        return ProcessHandle.current().pid();
+    }
+
     /** Stops the responders (and their JVM). */
     @Override
     void close();

@@ -26,12 +26,14 @@ import org.HdrHistogram.Histogram;
  * @param replySize bytes of each reply; {@code size} for an echo
  * @param recovery throughput over a stream with a recovery layer: each filled gap's recovery latency in
  *     nanoseconds, in the measured window; null for other runs
+ * @param peregrineCounters the Peregrine counters of the responder's process at the end of the run, as a JSON
+ *     array ({@code dev.peregrine.bench.stat.RunCounters}), or null
  */
 public record RunResult(String scenario, String transport, String path, boolean peregrine, int size, long messages,
                         long rate, int clients, Histogram rtt, double throughputMsgsPerSecond,
                         double clientAllocatedPerMessage, double responderAllocatedPerMessage,
                         RuntimeCounters clientRuntime, RuntimeCounters responderRuntime, Status status, String note,
-                        int replySize, Histogram recovery) {
+                        int replySize, Histogram recovery, String peregrineCounters) {
     /**
      * A run without recovery latencies.
      *
@@ -60,7 +62,7 @@ public record RunResult(String scenario, String transport, String path, boolean 
                      final RuntimeCounters responderRuntime, final Status status, final String note, final int replySize) {
         this(scenario, transport, path, peregrine, size, messages, rate, clients, rtt, throughputMsgsPerSecond,
             clientAllocatedPerMessage, responderAllocatedPerMessage, clientRuntime, responderRuntime, status, note,
-            replySize, null);
+            replySize, null, null);
     }
 
     /**
@@ -101,7 +103,7 @@ public record RunResult(String scenario, String transport, String path, boolean 
     public RunResult withReplySize(final int bytes) {
         return new RunResult(scenario, transport, path, peregrine, size, messages, rate, clients, rtt,
             throughputMsgsPerSecond, clientAllocatedPerMessage, responderAllocatedPerMessage, clientRuntime,
-            responderRuntime, status, note, bytes, recovery);
+            responderRuntime, status, note, bytes, recovery, peregrineCounters);
     }
 
     /**
@@ -113,7 +115,19 @@ public record RunResult(String scenario, String transport, String path, boolean 
     public RunResult withRecovery(final Histogram latencies) {
         return new RunResult(scenario, transport, path, peregrine, size, messages, rate, clients, rtt,
             throughputMsgsPerSecond, clientAllocatedPerMessage, responderAllocatedPerMessage, clientRuntime,
-            responderRuntime, status, note, replySize, latencies);
+            responderRuntime, status, note, replySize, latencies, peregrineCounters);
+    }
+
+    /**
+     * The same result with the Peregrine counters at the end of the run.
+     *
+     * @param counters a JSON array, or null
+     * @return the new result
+     */
+    public RunResult withPeregrineCounters(final String counters) {
+        return new RunResult(scenario, transport, path, peregrine, size, messages, rate, clients, rtt,
+            throughputMsgsPerSecond, clientAllocatedPerMessage, responderAllocatedPerMessage, clientRuntime,
+            responderRuntime, status, note, replySize, recovery, counters);
     }
 
     /**

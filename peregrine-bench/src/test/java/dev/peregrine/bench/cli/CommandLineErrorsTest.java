@@ -34,10 +34,12 @@ class CommandLineErrorsTest {
     private static final Map<String, String> EXEMPT = Map.of(
         "peregrine bench compare --floor", "a shell command run as given: any text is a command line",
         "peregrine bench throughput --stream-floor", "a shell command run as given: any text is a command line",
-        "peregrine responder --dir", "hidden, started only by bench with a fresh folder that the responder creates");
+        "peregrine responder --dir", "hidden, started only by bench with a fresh folder that the responder creates",
+        "peregrine stat --dir", "a folder to look in: a missing or empty one has no processes, and says so");
     /** Positional parameters with no meaningful invalid value. */
     private static final Map<String, String> EXEMPT_POSITIONAL = Map.of(
-        "peregrine help", "picocli's help command: any name is looked up, an unknown one answered (shouldAnswerAMistyped...)");
+        "peregrine help", "picocli's help command: any name is looked up, an unknown one answered (shouldAnswerAMistyped...)",
+        "peregrine stat", "a pid: picocli refuses a non-number; one with no counters file is answered by StatCommandTest");
     /** Valid values for required options, so that only the option under test is wrong. */
     private static final Map<String, String> REQUIRED_VALUES = Map.of(
         "--transport", "peregrine-tcp", "--port", "40000", "--size", "64", "--dir", "target");

@@ -1,0 +1,51 @@
+package dev.peregrine.bench.stat;
+
+import dev.peregrine.counters.CounterTypes;
+import dev.peregrine.counters.CountersDirectory;
+import dev.peregrine.counters.CountersManager;
+import dev.peregrine.counters.CountersReader;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The Peregrine counters of a benchmark's process at the end of a run, for the run's JSON: the back-pressure
+ * events, rejections, drops and recoveries that explain a result.
+ */
+public final class RunCounters {
+    private RunCounters() {
+    }
+
+    /**
+     * Reads a process's counters from its file, as a JSON array of
+     * {@code {"type":"peregrine_tcp_bytes_in_total","label":"transport=tcp-1","value":123}} objects, leaving out the
+     * reactor's (they describe the process, not the run) and the zeros.
+     *
+     * @param pid the process, e.g. the responder's JVM
+     * @return the array, or null if the process has no counters file (counters off, or not a Peregrine process)
+     */
+    public static String json(final long pid) {
+        final Path file = CountersDirectory.configuredDirectory().resolve(pid + CountersManager.FILE_SUFFIX);
+        if (!Files.isRegularFile(file)) {
+            return null;
+        }
+        final List<CountersSnapshot.Entry> entries;
+        try (CountersReader reader = CountersReader.open(file)) {
+            entries = CountersSnapshot.read(reader).counters();
+        } catch (final RuntimeException ex) {
+            return null; // removed or unreadable: the run's numbers stand without it
+        }
+        final StringBuilder out = new StringBuilder("[");
+        for (final CountersSnapshot.Entry entry : entries) {
+            final String type = CounterTypes.name(entry.typeId());
+            if (entry.value() == 0 || type.startsWith("peregrine_reactor_")) {
+                continue;
+            }
+            out.append(out.length() == 1 ? "" : ",").append("{\"type\":").append(StatFormats.jsonString(type))
+                .append(",\"label\":").append(StatFormats.jsonString(entry.label()))
+                .append(",\"value\":").append(entry.value()).append('}');
+        }
+        return out.append(']').toString();
+    }
+}

@@ -1,0 +1,152 @@
+package dev.peregrine.bench.stat;
+
+import dev.peregrine.counters.CounterTypes;
+
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** How {@code ./peregrine stat} prints counters: a table with rates, JSON, or the OpenMetrics text format. */
+final class StatFormats {
+    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss")
+        .withZone(ZoneId.systemDefault());
+
+    private StatFormats() {
+    }
+
+    static String startTime(final long startMillis) {
+        return startMillis == 0 ? "?" : TIME.format(Instant.ofEpochMilli(startMillis));
+    }
+
+    /**
+     * The counters as a table; with a previous reading, each counter's change per second too.
+     *
+     * @param now this reading
+     * @param previous the one before, or null
+     * @return the lines
+     */
+    static String table(final CountersSnapshot now, final CountersSnapshot previous) {
+        final Map<Integer, CountersSnapshot.Entry> before = new LinkedHashMap<>();
+        if (previous != null) {
+            for (final CountersSnapshot.Entry entry : previous.counters()) {
+                before.put(entry.id(), entry);
+            }
+        }
+        final double seconds = previous == null ? 0 : (now.takenNanos() - previous.takenNanos()) / 1e9;
+        final StringBuilder out = new StringBuilder();
+        out.append("pid ").append(now.pid()).append("  started ").append(startTime(now.startMillis()))
+            .append("  ").append(now.counters().size()).append(" counters  ").append(now.name()).append('\n');
+        out.append(String.format(Locale.ROOT, "%5s  %-44s %20s %14s  %s%n", "ID", "COUNTER", "VALUE", "PER SECOND", "LABEL"));
+        for (final CountersSnapshot.Entry entry : now.counters()) {
+            final CountersSnapshot.Entry old = before.get(entry.id());
+            final String rate;
+            if (old == null || seconds <= 0 || CounterTypes.isGauge(entry.typeId()) || old.typeId() != entry.typeId()
+                || !old.label().equals(entry.label())) {
+                rate = "";
+            } else {
+                rate = String.format(Locale.ROOT, "%.1f", (entry.value() - old.value()) / seconds);
+            }
+            out.append(String.format(Locale.ROOT, "%5d  %-44s %20d %14s  %s%n", entry.id(),
+                CounterTypes.name(entry.typeId()).replaceFirst("^peregrine_", ""), entry.value(), rate, entry.label()));
+        }
+        return out.toString();
+    }
+
+    /**
+     * One reading as a JSON object.
+     *
+     * @param snapshot the reading
+     * @return the JSON text
+     */
+    static String json(final CountersSnapshot snapshot) {
+        final StringBuilder out = new StringBuilder();
+        out.append("{\"pid\":").append(snapshot.pid())
+            .append(",\"name\":").append(jsonString(snapshot.name()))
+            .append(",\"startMillis\":").append(snapshot.startMillis())
+            .append(",\"counters\":[");
+        boolean first = true;
+        for (final CountersSnapshot.Entry entry : snapshot.counters()) {
+            out.append(first ? "" : ",").append("{\"id\":").append(entry.id())
+                .append(",\"type\":").append(jsonString(CounterTypes.name(entry.typeId())))
+                .append(",\"typeId\":").append(entry.typeId())
+                .append(",\"label\":").append(jsonString(entry.label()))
+                .append(",\"value\":").append(entry.value()).append('}');
+            first = false;
+        }
+        return out.append("]}").toString();
+    }
+
+    /**
+     * A JSON string; written here rather than with a JSON library, which this module does not have.
+     *
+     * @param text the text
+     * @return the quoted, escaped string
+     */
+    static String jsonString(final String text) {
+        final StringBuilder out = new StringBuilder(text.length() + 2).append('"');
+        for (int i = 0; i < text.length(); i++) {
+            final char c = text.charAt(i);
+            switch (c) {
+                case '"' -> out.append("\\\"");
+                case '\\' -> out.append("\\\\");
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                case '\t' -> out.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        out.append(String.format(Locale.ROOT, "\\u%04x", (int)c));
+                    } else {
+                        out.append(c);
+                    }
+                }
+            }
+        }
+        return out.append('"').toString();
+    }
+
+    /**
+     * Readings of one or more processes in the OpenMetrics text format: one family per counter type (with
+     * {@code # TYPE} and {@code # HELP}), each sample labelled with its process, counter id and label, and
+     * {@code # EOF} at the end.
+     *
+     * @param snapshots the readings
+     * @return the exposition
+     */
+    static String openMetrics(final List<CountersSnapshot> snapshots) {
+        final Map<Integer, StringBuilder> families = new java.util.TreeMap<>();
+        for (final CountersSnapshot snapshot : snapshots) {
+            for (final CountersSnapshot.Entry entry : snapshot.counters()) {
+                final boolean gauge = CounterTypes.isGauge(entry.typeId());
+                final String name = CounterTypes.name(entry.typeId());
+                final StringBuilder family = families.computeIfAbsent(entry.typeId(), id -> new StringBuilder()
+                    .append("# TYPE ").append(familyName(name, gauge)).append(gauge ? " gauge" : " counter").append('\n')
+                    .append("# HELP ").append(familyName(name, gauge)).append(' ')
+                    .append(escapeHelp(CounterTypes.help(entry.typeId()))).append('\n'));
+                family.append(name).append("{pid=\"").append(snapshot.pid()).append("\",id=\"").append(entry.id())
+                    .append("\",label=\"").append(escapeLabel(entry.label())).append("\"} ").append(entry.value()).append('\n');
+            }
+        }
+        final StringBuilder out = new StringBuilder();
+        for (final StringBuilder family : families.values()) {
+            out.append(family);
+        }
+        return out.append("# EOF\n").toString();
+    }
+
+    /** A counter family is named without the {@code _total} its samples carry. */
+    private static String familyName(final String name, final boolean gauge) {
+        return !gauge && name.endsWith("_total") ? name.substring(0, name.length() - "_total".length()) : name;
+    }
+
+    static String escapeLabel(final String value) {
+        return value.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
+    }
+
+    private static String escapeHelp(final String value) {
+        return value.replace("\\", "\\\\").replace("\n", "\\n");
+    }
+}

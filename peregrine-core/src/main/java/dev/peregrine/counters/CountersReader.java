@@ -1,0 +1,187 @@
+package dev.peregrine.counters;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Reads the counters of a process from its file, mapped read-only; the process is not disturbed.
+ *
+ * <p>Each value is read between two reads of its slot's state word ({@link CountersDescriptor}); a counter
+ * freed or reallocated during the read is skipped, so a value is never shown under another counter's label.
+ * Not thread-safe: one reading thread.
+ */
+public final class CountersReader implements AutoCloseable {
+    private static final int READ_ATTEMPTS = 3;
+
+    /** Receives one counter of a {@link #forEach} walk. */
+    @FunctionalInterface
+    public interface CounterConsumer {
+        /**
+         * One counter.
+         *
+         * @param id its id (slot)
+         * @param typeId what it counts, one of {@link CounterTypes}
+         * @param label which instance
+         * @param value its value
+         */
+        void accept(int id, int typeId, String label, long value);
+    }
+
+    private final Arena arena;
+    private final MemorySegment segment;
+    private final int slots;
+    private final Path file;
+
+    private CountersReader(final Path file, final Arena arena, final MemorySegment segment) {
+        this.file = file;
+        this.arena = arena;
+        this.segment = segment;
+        this.slots = CountersDescriptor.checkHeader(segment);
+    }
+
+    /**
+     * Maps a counters file read-only.
+     *
+     * @param file the file
+     * @return the reader; close it to unmap
+     * @throws UncheckedIOException if the file cannot be mapped
+     * @throws IllegalStateException if it is not a counters file of this version
+     */
+    public static CountersReader open(final Path file) {
+        final Arena arena = Arena.ofShared();
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            final MemorySegment segment = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size(), arena);
+            return new CountersReader(file, arena, segment);
+        } catch (final IOException ex) {
+            arena.close();
+            throw new UncheckedIOException("cannot map counters file " + file + ": " + ex.getMessage(), ex);
+        } catch (final RuntimeException ex) {
+            arena.close();
+            throw ex;
+        }
+    }
+
+    /**
+     * Reads the counters of a manager of this process (tests, and the in-memory counters).
+     *
+     * @param manager the manager
+     * @return a reader of its memory; closing it does nothing
+     */
+    public static CountersReader of(final CountersManager manager) {
+        return new CountersReader(manager.file(), null, manager.segment());
+    }
+
+    /**
+     * Calls the consumer for each live counter, in id order.
+     *
+     * @param consumer receives each counter
+     * @return how many counters it received
+     */
+    public int forEach(final CounterConsumer consumer) {
+        int count = 0;
+        for (int slot = 0; slot < slots; slot++) {
+            final long metadata = CountersDescriptor.metadataOffset(slot);
+            for (int attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
+                final long before = wordAcquire(metadata);
+                if (CountersDescriptor.state(before) != CountersDescriptor.ALLOCATED) {
+                    break;
+                }
+                final int typeId = segment.get(ValueLayout.JAVA_INT, metadata + CountersDescriptor.TYPE_ID_OFFSET);
+                final int length = segment.get(ValueLayout.JAVA_INT, metadata + CountersDescriptor.LABEL_LENGTH_OFFSET);
+                if (length < 0 || length > CountersDescriptor.MAX_LABEL_LENGTH) {
+                    continue; // torn by a reallocation: the word check below would fail too
+                }
+                final byte[] bytes = new byte[length];
+                MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, metadata + CountersDescriptor.LABEL_OFFSET, bytes, 0, length);
+                // acquire: the second read of the word below cannot move before this read of the value
+                final long value = (long)CountersDescriptor.LONG.getAcquire(segment, CountersDescriptor.valueOffset(slots, slot));
+                if (wordAcquire(metadata) == before) {
+                    consumer.accept(slot, typeId, new String(bytes, StandardCharsets.UTF_8), value);
+                    count++;
+                    break;
+                }
+            }
+        }
+        return count;
+    }
+
+    private long wordAcquire(final long metadata) {
+        // pairs with the allocator's and the freer's release of the state word
+        return (long)CountersDescriptor.LONG.getAcquire(segment, metadata + CountersDescriptor.STATE_WORD_OFFSET);
+    }
+
+    /**
+     * The owner's process id.
+     *
+     * @return the pid
+     */
+    public long pid() {
+        return segment.get(ValueLayout.JAVA_LONG_UNALIGNED, CountersDescriptor.PID_OFFSET);
+    }
+
+    /**
+     * The owner's start time, epoch milliseconds (0 if the owner could not tell).
+     *
+     * @return the time
+     */
+    public long processStartMillis() {
+        return segment.get(ValueLayout.JAVA_LONG_UNALIGNED, CountersDescriptor.PROCESS_START_OFFSET);
+    }
+
+    /**
+     * The owner's name: its main class and arguments.
+     *
+     * @return the name
+     */
+    public String processName() {
+        final int length = segment.get(ValueLayout.JAVA_INT_UNALIGNED, CountersDescriptor.NAME_LENGTH_OFFSET);
+        if (length < 0 || length > CountersDescriptor.MAX_NAME_LENGTH) {
+            return "";
+        }
+        final byte[] bytes = new byte[length];
+        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, CountersDescriptor.NAME_OFFSET, bytes, 0, length);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * How many counters the file holds.
+     *
+     * @return the slot count
+     */
+    public int slots() {
+        return slots;
+    }
+
+    /**
+     * The file read, or null for a manager's memory.
+     *
+     * @return the file
+     */
+    public Path file() {
+        return file;
+    }
+
+    /**
+     * Whether the owner still runs: its pid is alive and started when the file says.
+     *
+     * @return true if it runs
+     */
+    public boolean isOwnerAlive() {
+        return CountersDirectory.isAlive(pid(), processStartMillis());
+    }
+
+    /** Unmaps the file. */
+    @Override
+    public void close() {
+        if (arena != null) {
+            arena.close();
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package dev.peregrine.counters;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class CountersManagerTest {
+    @TempDir
+    Path dir;
+
+    /** One counter as a reader saw it. */
+    record Seen(int id, int typeId, String label, long value) {
+    }
+
+    private static List<Seen> read(final CountersReader reader) {
+        final List<Seen> seen = new ArrayList<>();
+        reader.forEach((id, typeId, label, value) -> seen.add(new Seen(id, typeId, label, value)));
+        return seen;
+    }
+
+    @Test
+    void shouldShowEachLiveCounterWithItsTypeLabelAndValueInTheFile() throws Exception {
+        final Path file = dir.resolve("1.counters");
+        try (CountersManager manager = CountersManager.create(file, 8, 1000)) {
+            final Counter a = manager.allocate(CounterTypes.TCP_BYTES_IN, "transport=t channel=1");
+            final Counter b = manager.allocate(CounterTypes.UDP_DROPS, "udp=ü");
+            a.add(300);
+            a.increment();
+            b.set(7);
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+            try (CountersReader reader = CountersReader.open(file)) {
+                assertThat(read(reader)).containsExactly(
+                    new Seen(0, CounterTypes.TCP_BYTES_IN, "transport=t channel=1", 301),
+                    new Seen(1, CounterTypes.UDP_DROPS, "udp=ü", 7));
+                assertThat(reader.pid()).isEqualTo(ProcessHandle.current().pid());
+                assertThat(reader.isOwnerAlive()).isTrue();
+                a.close();
+                assertThat(read(reader)).containsExactly(new Seen(1, CounterTypes.UDP_DROPS, "udp=ü", 7));
+            }
+        }
+        assertThat(file).as("closing the manager removes its file").doesNotExist();
+    }
+
+    @Test
+    void shouldReuseAFreedSlotOnlyAfterTheDelay() {
+        final CountersManager waiting = CountersManager.inMemory(4, 60_000);
+        final Counter first = waiting.allocate(CounterTypes.MOLD_GAPS, "first");
+        first.close();
+        assertThat(waiting.allocate(CounterTypes.MOLD_GAPS, "second").id()).isNotEqualTo(first.id());
+
+        final CountersManager immediate = CountersManager.inMemory(4, 0);
+        final Counter early = immediate.allocate(CounterTypes.MOLD_GAPS, "first");
+        early.increment();
+        early.close();
+        final Counter reused = immediate.allocate(CounterTypes.MOLD_GAPS, "second");
+        assertThat(reused.id()).isEqualTo(early.id());
+        early.add(5); // a late write of the freed counter goes nowhere
+        assertThat(read(CountersReader.of(immediate))).containsExactly(new Seen(reused.id(), CounterTypes.MOLD_GAPS, "second", 0));
+    }
+
+    @Test
+    void shouldDetachCountersWhenEverySlotIsTaken() {
+        final CountersManager manager = CountersManager.inMemory(1, 0);
+        final Counter kept = manager.allocate(CounterTypes.UDP_DROPS, "kept");
+        final Counter detached = manager.allocate(CounterTypes.UDP_DROPS, "detached");
+        detached.add(3);
+        assertThat(kept.isDetached()).isFalse();
+        assertThat(detached.isDetached()).isTrue();
+        assertThat(detached.get()).isEqualTo(3);
+        assertThat(read(CountersReader.of(manager))).containsExactly(new Seen(0, CounterTypes.UDP_DROPS, "kept", 0));
+    }
+
+    /**
+     * The worst case for a reader: no reuse delay, and a writer that frees and reallocates the same slots as
+     * fast as it can, each counter's value naming its label. A reader must never pair a label with another
+     * counter's value.
+     */
+    @Test
+    void shouldNeverShowAValueUnderAStaleLabelWhileSlotsAreReused() throws Exception {
+        final CountersManager manager = CountersManager.inMemory(2, 0);
+        final AtomicBoolean done = new AtomicBoolean();
+        final AtomicReference<String> mismatch = new AtomicReference<>();
+        final long[] reads = {0};
+        final Thread reader = new Thread(() -> {
+            final CountersReader counters = CountersReader.of(manager);
+            while (!done.get() && mismatch.get() == null) {
+                counters.forEach((id, typeId, label, value) -> {
+                    reads[0]++;
+                    if (value != 0 && !label.equals("counter-" + value)) {
+                        mismatch.compareAndSet(null, "label " + label + " with value " + value);
+                    }
+                });
+            }
+        });
+        reader.start();
+        try {
+            for (long k = 1; k <= 300_000 && mismatch.get() == null; k++) {
+                final Counter counter = manager.allocate(CounterTypes.TCP_MESSAGES_IN, "counter-" + k);
+                counter.set(k);
+                counter.close();
+            }
+        } finally {
+            done.set(true);
+            reader.join();
+        }
+        assertThat(mismatch.get()).isNull();
+        assertThat(reads[0]).as("values read").isPositive();
+    }
+}
