@@ -1,9 +1,8 @@
 package dev.peregrine.bench.transports;
 
-import dev.peregrine.channel.ChannelHandler;
 import dev.peregrine.channel.SendResult;
+import dev.peregrine.channel.Transport;
 import dev.peregrine.peers.BenchConfig;
-import dev.peregrine.peers.Responder;
 import dev.peregrine.reactor.IdleStrategy;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.reactor.ReactorOptions;
@@ -13,9 +12,7 @@ import dev.peregrine.shm.ShmTransport;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -28,16 +25,13 @@ import java.util.concurrent.TimeUnit;
  * client in turn, so it does); a client that reads nothing for {@value #STALL_LIMIT_MS} ms is closed, with the
  * reason, so that it cannot hold the others up for ever.
  */
-final class PeregrineShmSharedResponder implements Responder, ChannelHandler {
+final class PeregrineShmSharedResponder extends ReactorResponder {
     private static final long STALL_LIMIT_MS = 1_000;
 
     private final Reactor reactor;
     private final ShmTransport transport;
-    private final CountDownLatch ready = new CountDownLatch(1);
     /** The answer of another size than the message, its first 8 bytes the sequence; null to echo. */
     private final MemorySegment reply;
-    private volatile long messages;
-    private volatile String failure;
 
     private PeregrineShmSharedResponder(final ShmOptions options, final IdleStrategy idle, final BenchConfig config) {
         this.reactor = new Reactor(new ReactorOptions().name("peregrine-shm-responder").idleStrategy(idle));
@@ -60,25 +54,18 @@ final class PeregrineShmSharedResponder implements Responder, ChannelHandler {
                                              final IdleStrategy idle, final BenchConfig config)
         throws IOException, InterruptedException {
         final PeregrineShmSharedResponder responder = new PeregrineShmSharedResponder(options, idle, config);
-        responder.transport.listen(address); // before start(): the thread start publishes it
-        responder.reactor.start();
-        if (!responder.ready.await(10, TimeUnit.SECONDS) || responder.failure != null) {
-            responder.close();
-            throw new IOException(responder.failure != null ? responder.failure
-                : "shared-memory responder did not listen on " + address.getPath() + " in 10 s");
-        }
+        responder.listenAndStart(address);
         return responder;
     }
 
     @Override
-    public void onListening(final long serverId, final SocketAddress localAddress) {
-        ready.countDown();
+    Reactor reactor() {
+        return reactor;
     }
 
     @Override
-    public void onListenFailed(final long serverId, final String reason) {
-        failure = reason;
-        ready.countDown();
+    Transport transport() {
+        return transport;
     }
 
     @Override
@@ -105,27 +92,6 @@ final class PeregrineShmSharedResponder implements Responder, ChannelHandler {
             transport.close(channelId);
             return;
         }
-        messages++; // single writer: the reactor thread
-    }
-
-    @Override
-    public long messages() {
-        return messages;
-    }
-
-    @Override
-    public void close() {
-        final CountDownLatch closed = new CountDownLatch(1);
-        if (!reactor.isClosed() && reactor.execute(() -> {
-            transport.close();
-            closed.countDown();
-        })) {
-            try {
-                closed.await(5, TimeUnit.SECONDS);
-            } catch (final InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        reactor.close();
+        echoed();
     }
 }
