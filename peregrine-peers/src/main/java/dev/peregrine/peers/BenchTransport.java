@@ -76,10 +76,24 @@ public interface BenchTransport {
     PingClient connect(BenchConfig config) throws Exception;
 
     /**
-     * Whether one responder from {@link #startResponder} serves any number of clients connected with the same
-     * configuration, all on one thread (a blocking-socket peer: a thread per connection, which is what it needs),
-     * keeping each client's echoes apart. The load scenario's default topology runs its clients against one such
-     * responder; a transport that cannot is reported unavailable for it.
+     * Starts the echo side of {@code bench load}'s one-responder topology: one responder that serves every client
+     * {@link #connectAll} connects with the same configuration. By default {@link #startResponder}, for a
+     * transport whose responder serves any number of clients as it is; a transport whose single-client responder
+     * takes a faster path that serves one peer only (a connected datagram socket) starts another here.
+     *
+     * @param config the run's configuration
+     * @return the running responder
+     * @throws Exception if it cannot start
+     */
+    default Responder startSharedResponder(final BenchConfig config) throws Exception {
+        return startResponder(config);
+    }
+
+    /**
+     * Whether one responder from {@link #startSharedResponder} serves any number of clients connected with the
+     * same configuration, all on one thread (a blocking-socket peer: a thread per connection, which is what it
+     * needs), keeping each client's echoes apart. The load scenario's default topology runs its clients against
+     * one such responder; a transport that cannot is reported unavailable for it.
      *
      * @return true if one responder serves many clients
      */

@@ -17,6 +17,31 @@ public interface RecoveringStreamTransport extends BenchTransport {
      */
     RecoveringStreamSender connectStreamSender(BenchConfig config, StreamLoss loss) throws Exception;
 
+    /**
+     * Whether {@link #connect(BenchConfig, StreamLoss.Dropper)} drops the client's packets ({@code bench load
+     * --loss}).
+     *
+     * @return true if a ping-pong client can lose packets on purpose
+     */
+    default boolean supportsPingLoss() {
+        return false;
+    }
+
+    /**
+     * Connects a ping-pong client whose publisher drops live packets as {@code dropper} decides before they reach
+     * the socket; the responder recovers them from the client's request server, so every message is still echoed
+     * exactly once, in order, only later. The echoes are not dropped.
+     *
+     * @param config the run's configuration
+     * @param dropper the seeded decisions, used by the client's thread only
+     * @return the connected client
+     * @throws Exception if it cannot connect
+     * @throws UnsupportedOperationException if {@link #supportsPingLoss()} is false
+     */
+    default PingClient connect(final BenchConfig config, final StreamLoss.Dropper dropper) throws Exception {
+        throw new UnsupportedOperationException(name() + " cannot drop a ping-pong client's packets");
+    }
+
     @Override
     default StreamSender connectStreamSender(final BenchConfig config) throws Exception {
         return connectStreamSender(config, StreamLoss.NONE);

@@ -52,6 +52,28 @@ class NassauMoldBenchTransportTest {
     }
 
     @Test
+    void shouldKeepTheResponderServingWhenItsClientClosesFirst() throws Exception {
+        final NassauMoldBenchTransport transport = new NassauMoldBenchTransport();
+        final BenchConfig config = config(32);
+        try (Responder responder = transport.startResponder(config)) {
+            final Thread thread = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("nassau-mold-responder") && t.isAlive()).findFirst().orElseThrow();
+            try (PingClient client = transport.connect(config)) {
+                client.send(1);
+                assertThat(client.receive()).isEqualTo(1);
+            }
+            // the feed's port is closed now: the next heartbeats (one a second) meet ICMP port unreachable
+            final long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2_500);
+            while (thread.isAlive() && System.nanoTime() < until) {
+                Thread.sleep(50);
+            }
+
+            assertThat(thread.isAlive()).as("the responder's thread after its client left").isTrue();
+            assertThat(responder.messages()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void shouldDeliverEveryStreamSequenceExactlyOnceInOrderWhenTheServerDropsPackets() throws Exception {
         final NassauMoldBenchTransport transport = new NassauMoldBenchTransport();
         final BenchConfig config = config(64);

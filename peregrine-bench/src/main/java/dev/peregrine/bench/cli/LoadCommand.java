@@ -6,6 +6,9 @@ import dev.peregrine.bench.run.RunResult;
 import dev.peregrine.bench.run.RunSpec;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
+import dev.peregrine.peers.RecoveringStreamTransport;
+import dev.peregrine.peers.StreamLoss;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
@@ -30,9 +33,12 @@ import java.util.concurrent.Callable;
         "",
         "Topology shared (the default): one client thread drives all N clients (one reactor for Peregrine) and one"
             + " responder thread serves all N connections (Peregrine TCP: one reactor; Netty: one event loop; NIO:"
-            + " one selector loop; Aeron: one thread polling every session; java.net.Socket: a thread per connection,"
-            + " which blocking sockets need). That is two threads, so on two cores both may busy-spin. A transport"
-            + " without such a responder is reported unavailable.",
+            + " one selector loop; Aeron: one thread polling every session; Peregrine UDP: one endpoint answering every"
+            + " client by its address; Peregrine shared memory: one reactor polling every client's rings;"
+            + " java.net.Socket: a thread per connection, which blocking sockets need). That is two threads, so on two"
+            + " cores both may busy-spin. A transport without such a responder is reported unavailable"
+            + " (peregrine-shm-futex: one thread cannot sleep on several rings' futex words; MoldUDP64: each client"
+            + " is a session each way with a request server each, not yet served by one thread).",
         "Topology per-client: each client has a thread and a responder of its own (2N threads: with more threads"
             + " than cores this measures the scheduler as much as the transport)."})
 public final class LoadCommand implements Callable<Integer> {
@@ -106,22 +112,64 @@ public final class LoadCommand implements Callable<Integer> {
             + " (two threads); per-client: a client thread and a responder per client (default: ${DEFAULT-VALUE}).")
     Topology topology;
 
+    @Range(min = 0, max = 1, maxExclusive = true)
+    @Option(names = "--loss", defaultValue = "0", paramLabel = "P",
+        description = "Transports with a recovery layer (peregrine-mold): each client's publisher drops this fraction"
+            + " of its live packets, in [0, 1), before they reach the socket; the responder recovers them from the"
+            + " client's request server, and every message must still be echoed exactly once, in order (default:"
+            + " ${DEFAULT-VALUE}).")
+    double loss;
+
+    @Option(names = "--seed", defaultValue = "1", paramLabel = "S",
+        description = "Seed of the --loss draws: client k draws from S + k, so a run's losses repeat (default:"
+            + " ${DEFAULT-VALUE}).")
+    long seed;
+
     @Override
     public Integer call() {
         final PrintStream out = System.out;
-        final List<BenchTransport> chosen = CommonOptions.transports(transports);
-        final Integer relaunched = Relaunch.ifNeeded(spec, chosen);
+        final List<BenchTransport> named = CommonOptions.transports(transports);
+        final List<BenchTransport> chosen = withLoss(named); // a wrong --loss is answered before anything starts
+        final Integer relaunched = Relaunch.ifNeeded(spec, named);
         if (relaunched != null) {
             return relaunched;
         }
         try (BenchSession session = new BenchSession(out, System.err, common.quiet, false)) {
             out.println(topologyNote(topology, clients));
             run(session, chosen, sizes, clients, rates, seconds, warmupSeconds, topology, common);
+            for (final BenchTransport transport : chosen) {
+                if (transport instanceof LossyLoadTransport lossy) {
+                    out.println("--loss " + loss + " --seed " + seed + ": the " + transport.name() + " clients dropped "
+                        + lossy.dropped() + " of their packets; the responder recovered them");
+                }
+            }
             final List<RunResult> results = session.results();
             out.print(Summary.load(results).note(topologyNote(topology, clients)).toText());
             common.writeFiles(results, out);
             return results.stream().allMatch(r -> r.status() == RunResult.Status.OK) ? 0 : 1;
         }
+    }
+
+    /**
+     * The transports as {@code --loss} runs them: each wrapped so that its clients drop packets, or as they are
+     * without loss.
+     *
+     * @throws CommandLine.ParameterException if a transport cannot drop a client's packets
+     */
+    private List<BenchTransport> withLoss(final List<BenchTransport> named) {
+        if (loss == 0) {
+            return named;
+        }
+        final List<BenchTransport> wrapped = new java.util.ArrayList<>();
+        for (final BenchTransport transport : named) {
+            if (!(transport instanceof RecoveringStreamTransport recovering) || !recovering.supportsPingLoss()) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--loss=" + loss + " needs transports"
+                    + " whose clients can drop packets that a recovery layer brings back; " + transport.name()
+                    + " has none (use peregrine-mold)");
+            }
+            wrapped.add(new LossyLoadTransport(recovering, new StreamLoss(loss, seed)));
+        }
+        return wrapped;
     }
 
     /**

@@ -70,6 +70,9 @@ public final class ResponderCommand implements Callable<Integer> {
         description = "Whether waiting sides spin.")
     boolean busySpin;
 
+    @Option(names = "--shared", description = "Start the one responder that serves every client (bench load --topology shared).")
+    boolean shared;
+
     @Option(names = "--stream", description = "Be the receiving end of a throughput run instead of an echo responder.")
     boolean stream;
 
@@ -121,7 +124,7 @@ public final class ResponderCommand implements Callable<Integer> {
                 new BenchConfig(host, port, size, dir, busySpin, replySize < 0 ? size : replySize), count);
             RunEnvironment.createFolders(configs);
             for (final BenchConfig config : configs) {
-                responders.add(bench.startResponder(config));
+                responders.add(shared ? bench.startSharedResponder(config) : bench.startResponder(config));
             }
         } catch (final Exception | LinkageError ex) {
             out.println("FAILED " + Failures.oneLine(ex));

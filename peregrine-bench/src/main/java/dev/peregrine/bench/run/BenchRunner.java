@@ -101,8 +101,9 @@ public final class BenchRunner {
             RunEnvironment.createFolders(configs);
             progress.phase(spec.label(), "starting responder", 0);
             try (ResponderSide responders = spec.inProcess()
-                ? LocalResponderSide.start(transport, configs, spec.responderCpu())
-                : ChildResponderSide.start(transport, base, responderCount, spec.responderCpu())) {
+                ? LocalResponderSide.start(transport, configs, spec.responderCpu(), shared)
+                : ChildResponderSide.start(transport, base, responderCount, spec.responderCpu(),
+                    shared ? List.of("--shared") : List.of())) {
                 return shared ? measureShared(spec, configs.get(0), responders)
                     : measure(spec, configs, responders);
             }

@@ -38,6 +38,22 @@ public final class LocalResponderSide implements ResponderSide {
      */
     public static LocalResponderSide start(final BenchTransport transport, final List<BenchConfig> configs,
                                            final int cpu) throws Exception {
+        return start(transport, configs, cpu, false);
+    }
+
+    /**
+     * Starts one responder per configuration, or the one responder of the shared topology
+     * ({@link BenchTransport#startSharedResponder}), from a thread pinned to {@code cpu}.
+     *
+     * @param transport the transport
+     * @param configs one configuration per responder
+     * @param cpu the CPU to pin to, or -1
+     * @param shared whether the responder is to serve every client ({@code bench load --topology shared})
+     * @return the started side
+     * @throws Exception if a responder cannot start
+     */
+    public static LocalResponderSide start(final BenchTransport transport, final List<BenchConfig> configs,
+                                           final int cpu, final boolean shared) throws Exception {
         final Set<Long> before = ThreadAllocation.liveThreadIds();
         final List<Responder> started = new ArrayList<>();
         final AtomicReference<Exception> failure = new AtomicReference<>();
@@ -50,7 +66,7 @@ public final class LocalResponderSide implements ResponderSide {
             }
             try {
                 for (final BenchConfig config : configs) {
-                    started.add(transport.startResponder(config));
+                    started.add(shared ? transport.startSharedResponder(config) : transport.startResponder(config));
                 }
             } catch (final Exception ex) {
                 failure.set(ex);

@@ -1,7 +1,10 @@
 package dev.peregrine.bench.transports;
 
+import dev.peregrine.mold.MoldUDP64GapReason;
 import dev.peregrine.mold.MoldUDP64Layout;
+import dev.peregrine.mold.MoldUDP64Listener;
 import dev.peregrine.mold.MoldUDP64MessageStore;
+import dev.peregrine.mold.MoldUDP64PacketFilter;
 import dev.peregrine.mold.MoldUDP64Publisher;
 import dev.peregrine.mold.MoldUDP64PublisherOptions;
 import dev.peregrine.mold.MoldUDP64RequestServer;
@@ -75,8 +78,13 @@ public final class PeregrineMoldBench implements RecoveringStreamTransport {
             + " does not fit one MoldUDP64 packet" : null;
     }
 
+    /**
+     * A session's store: what a subscriber that fell behind can still ask for. Its index holds more messages than
+     * its 64 MiB of data do at the smallest sizes, so that bytes, not a message count, bound how far back recovery
+     * reaches (a count of 2^16 was under a second of a {@code bench load} client at 100k msg/s).
+     */
     private static MoldUDP64MessageStore store(final String session) {
-        return MoldUDP64MessageStore.inMemory(session, 1 << 16, 64L << 20);
+        return MoldUDP64MessageStore.inMemory(session, 1 << 20, 64L << 20);
     }
 
     private static int maxPayload(final BenchConfig config) {
@@ -91,7 +99,7 @@ public final class PeregrineMoldBench implements RecoveringStreamTransport {
 
         Side(final Reactor reactor, final BenchConfig config, final String session, final int feedPort, final int peerFeedPort,
             final int requestPort, final int peerRequestPort, final int publisherPort, final int peerPublisherPort,
-            final dev.peregrine.mold.MoldUDP64Listener listener) {
+            final MoldUDP64Listener listener, final MoldUDP64PacketFilter filter) {
             final boolean fast = config.busySpin();
             store = store(session);
             new MoldUDP64RequestServer(reactor, store, PeregrineUdpBench.options(config).busyPoll(!fast)
@@ -108,12 +116,16 @@ public final class PeregrineMoldBench implements RecoveringStreamTransport {
                     .remoteAddress(destination).connectedReadWrite(true) // the same object: sends go out with write(2)
                 : PeregrineUdpBench.options(config).localAddress(new InetSocketAddress(PeregrineUdpBench.address(config, 0).getAddress(), 0));
             publisher = new MoldUDP64Publisher(reactor, store, new MoldUDP64PublisherOptions()
-                .destination(destination).maxPayload(maxPayload(config)).udp(udp));
+                .destination(destination).maxPayload(maxPayload(config)).udp(udp).filter(filter));
         }
 
-        /** One poll of the busy-spin path: the feed now, everything else every {@link #REACTOR_INTERVAL} polls. */
+        /**
+         * One poll of the busy-spin path: the feed now, then what it made this side publish, everything else
+         * every {@link #REACTOR_INTERVAL} polls.
+         */
         int poll(final Reactor reactor, final long cycle) {
             int work = subscriber.feedEndpoint().receive(System.nanoTime());
+            work += publisher.flush();
             if (cycle % REACTOR_INTERVAL == 0) {
                 work += reactor.doWork();
             }
@@ -128,16 +140,19 @@ public final class PeregrineMoldBench implements RecoveringStreamTransport {
         final Side[] side = new Side[1];
         final MemorySegment reply = PeregrineUdpBench.replyBuffer(config);
         side[0] = new Side(reactor, config, ECHO_SESSION, 0, 1, 3, 2, 4, 5, // before any thread runs the reactor
-            (sequence, buffer, offset, length) -> {
-                if (reply == null) {
-                    side[0].publisher.offer(buffer, offset, length);
-                } else {
-                    MemorySegment.copy(buffer, offset, reply, 0, Math.min(length, Long.BYTES));
-                    side[0].publisher.offer(reply, 0, (int)reply.byteSize());
+            new Unrecoverable("responder") {
+                @Override
+                public void onMessage(final long sequence, final MemorySegment buffer, final long offset, final int length) {
+                    // packed: the echoes of one feed packet leave together, flushed once the packet is delivered
+                    if (reply == null) {
+                        side[0].publisher.offer(buffer, offset, length);
+                    } else {
+                        MemorySegment.copy(buffer, offset, reply, 0, Math.min(length, Long.BYTES));
+                        side[0].publisher.offer(reply, 0, (int)reply.byteSize());
+                    }
+                    responder.echoed++;
                 }
-                side[0].publisher.flush();
-                responder.echoed++;
-            });
+            }, MoldUDP64PacketFilter.SEND_ALL);
         if (config.busySpin()) {
             final Thread thread = new Thread(() -> {
                 long cycle = 0;
@@ -156,9 +171,21 @@ public final class PeregrineMoldBench implements RecoveringStreamTransport {
 
     @Override
     public PingClient connect(final BenchConfig config) {
+        return connect(config, StreamLoss.NONE.dropper());
+    }
+
+    @Override
+    public boolean supportsPingLoss() {
+        return true;
+    }
+
+    /** The client's publisher drops what {@code dropper} says, as the stream sender's does ({@code bench load --loss}). */
+    @Override
+    public PingClient connect(final BenchConfig config, final StreamLoss.Dropper dropper) {
         final Reactor reactor = PeregrineUdpBench.reactor(config, "peregrine-mold-client");
         final Client client = new Client(reactor, config.size(), config.replySize(), config.busySpin());
-        client.side = new Side(reactor, config, REQUEST_SESSION, 1, 0, 2, 3, 5, 4, client::onMessage);
+        client.side = new Side(reactor, config, REQUEST_SESSION, 1, 0, 2, 3, 5, 4, client.listener,
+            (sequence, count) -> !dropper.drop());
         return client;
     }
 
@@ -175,6 +202,31 @@ public final class PeregrineMoldBench implements RecoveringStreamTransport {
     @Override
     public boolean supportsReplySize() {
         return true;
+    }
+
+    /**
+     * A listener that does not let a gap its request server can no longer fill pass in silence (the bench would
+     * otherwise only see echoes stop): the client fails with the reason, the responder says so on stderr.
+     */
+    private abstract static class Unrecoverable implements MoldUDP64Listener {
+        private final String side;
+        private boolean told;
+
+        Unrecoverable(final String side) {
+            this.side = side;
+        }
+
+        static String describe(final long fromSequence, final long count, final MoldUDP64GapReason reason) {
+            return "MoldUDP64 gap of " + count + " message(s) from sequence=" + fromSequence + " unrecoverable: " + reason;
+        }
+
+        @Override
+        public void onUnrecoverable(final long fromSequence, final long count, final MoldUDP64GapReason reason) {
+            if (!told) {
+                told = true;
+                System.err.println("peregrine-mold " + side + ": " + describe(fromSequence, count, reason));
+            }
+        }
     }
 
     /** The client: its own reactor, driven by the client's thread in {@link #poll()}. */
@@ -197,7 +249,22 @@ public final class PeregrineMoldBench implements RecoveringStreamTransport {
             this.message = Arena.ofAuto().allocate(size, 8);
         }
 
-        void onMessage(final long sequence, final MemorySegment buffer, final long offset, final int length) {
+        final Unrecoverable listener = new Unrecoverable("client") {
+            @Override
+            public void onMessage(final long sequence, final MemorySegment buffer, final long offset, final int length) {
+                Client.this.onMessage(buffer, offset, length);
+            }
+
+            @Override
+            public void onUnrecoverable(final long fromSequence, final long count, final MoldUDP64GapReason reason) {
+                super.onUnrecoverable(fromSequence, count, reason);
+                if (replyFailure == null) {
+                    replyFailure = new IllegalStateException(describe(fromSequence, count, reason));
+                }
+            }
+        };
+
+        void onMessage(final MemorySegment buffer, final long offset, final int length) {
             if (length != replySize && replyFailure == null) {
                 replyFailure = new IllegalStateException("reply of length=" + length + " to sequence="
                     + (length >= 8 ? buffer.get(PeregrineUdpBench.SEQUENCE, offset) : -1) + ", expected replySize="
@@ -207,15 +274,18 @@ public final class PeregrineMoldBench implements RecoveringStreamTransport {
             }
         }
 
+        /** Adds the message to the packet being filled; {@link #poll()} sends it, with any sent before it. */
         @Override
         public void send(final long sequence) {
             message.set(PeregrineUdpBench.SEQUENCE, 0, sequence);
-            side.publisher.offer(message, 0, size);
-            side.publisher.flush();
+            side.publisher.offer(message, 0, size); // a full packet goes out by itself
         }
 
         @Override
         public long poll() {
+            // the messages sent since the last poll leave in one packet: a lone one at once, a burst of a client
+            // behind its schedule together, as a publisher at such a rate packs them
+            side.publisher.flush();
             if (received.isEmpty()) { // one cycle may deliver several echoes when several messages are in flight
                 if (busySpin) {
                     side.poll(reactor, ++cycle);

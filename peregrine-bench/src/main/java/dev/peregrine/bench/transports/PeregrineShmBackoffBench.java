@@ -1,6 +1,8 @@
 package dev.peregrine.bench.transports;
 
 import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.reactor.BackoffIdleStrategy;
+import dev.peregrine.reactor.IdleStrategy;
 import dev.peregrine.shm.ShmBackoffWait;
 import dev.peregrine.shm.ShmWaitStrategy;
 
@@ -24,6 +26,11 @@ public final class PeregrineShmBackoffBench extends PeregrineShmBenchSupport {
         return "Peregrine SPSC rings in memory-mapped files; the responder waits with ShmBackoffWait (100 spins, "
             + "10 yields, then parks from 1 us doubling to 1 ms): after an idle gap the round trip includes the rest "
             + "of a park";
+    }
+
+    @Override
+    IdleStrategy sharedIdle(final BenchConfig config) {
+        return new BackoffIdleStrategy(); // the same 100 spins, 10 yields and 1 us to 1 ms parks as ShmBackoffWait
     }
 
     @Override

@@ -7,6 +7,9 @@ import dev.peregrine.peers.Responder;
 import dev.peregrine.peers.StreamReceiver;
 import dev.peregrine.peers.StreamSender;
 import dev.peregrine.peers.support.ReplyLength;
+import dev.peregrine.reactor.BackoffIdleStrategy;
+import dev.peregrine.reactor.BusySpinIdleStrategy;
+import dev.peregrine.reactor.IdleStrategy;
 import dev.peregrine.shm.ShmBackoffWait;
 import dev.peregrine.shm.ShmBusySpinWait;
 import dev.peregrine.shm.ShmFutexWait;
@@ -96,6 +99,31 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
     public Responder startResponder(final BenchConfig config) {
         return new EchoResponder(new ShmServerSocket(address(config, "pp"), options(config)), waitStrategy(config),
             config.asymmetric() ? config.replySize() : -1);
+    }
+
+    /**
+     * One reactor thread serving every client's rings ({@code bench load}'s shared topology); the clients are
+     * {@link #connect}ed as usual and driven by the one client thread.
+     */
+    @Override
+    public Responder startSharedResponder(final BenchConfig config) throws Exception {
+        return PeregrineShmSharedResponder.start(address(config, "pp"), options(config), sharedIdle(config), config);
+    }
+
+    @Override
+    public boolean sharedResponder() {
+        return true;
+    }
+
+    /**
+     * How the shared responder's reactor waits between cycles: it polls rings, so a strategy that polls, as the
+     * adapter's own responder waits.
+     *
+     * @param config the run's configuration
+     * @return a new strategy
+     */
+    IdleStrategy sharedIdle(final BenchConfig config) {
+        return config.busySpin() ? new BusySpinIdleStrategy() : new BackoffIdleStrategy();
     }
 
     @Override

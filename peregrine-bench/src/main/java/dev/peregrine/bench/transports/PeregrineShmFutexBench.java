@@ -31,6 +31,18 @@ public final class PeregrineShmFutexBench extends PeregrineShmBenchSupport {
         return futex != null ? futex : super.unavailableReason(config);
     }
 
+    /**
+     * No: what this adapter measures is a responder asleep on its ring's futex word, and one thread serving several
+     * rings cannot sleep on several words at once; a shared responder would poll, which is
+     * {@code peregrine-shm-backoff}'s measure. {@code --topology per-client} runs it.
+     *
+     * @return false
+     */
+    @Override
+    public boolean sharedResponder() {
+        return false;
+    }
+
     @Override
     ShmWaitStrategy waitStrategy(final BenchConfig config) {
         return futex();

@@ -33,7 +33,7 @@ final class PeregrineTcpClientGroup implements ChannelHandler {
     private int connected;
     private int open;
     private String failure;
-    private int lastHit;
+    private final ChannelIndex index;
 
     private PeregrineTcpClientGroup(final BenchConfig config, final int count) {
         this.size = config.size();
@@ -41,6 +41,7 @@ final class PeregrineTcpClientGroup implements ChannelHandler {
         this.reactor = new Reactor(PeregrineTcpBench.reactorOptions(config, "peregrine-tcp-clients"));
         this.transport = new TcpTransport(reactor, PeregrineTcpBench.options(config), this);
         this.members = new Member[count];
+        this.index = new ChannelIndex(count);
     }
 
     /**
@@ -57,6 +58,7 @@ final class PeregrineTcpClientGroup implements ChannelHandler {
         final int capacity = Math.min(1 << 16, Math.max(1 << 12, Integer.highestOneBit((1 << 22) / count)));
         for (int k = 0; k < count; k++) {
             group.members[k] = group.new Member(group.transport.connect(PeregrineTcpBench.address(config)), capacity);
+            group.index.put(group.members[k].channelId, k);
         }
         group.open = count;
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -72,18 +74,10 @@ final class PeregrineTcpClientGroup implements ChannelHandler {
         return new ArrayList<>(List.of(group.members));
     }
 
-    /** The member of a channel; the one hit last is tried first (echoes come in runs). */
+    /** The member of a channel, in constant time whatever the number of clients; null for an unknown id. */
     private Member member(final long channelId) {
-        if (members[lastHit] != null && members[lastHit].channelId == channelId) {
-            return members[lastHit];
-        }
-        for (int k = 0; k < members.length; k++) {
-            if (members[k] != null && members[k].channelId == channelId) {
-                lastHit = k;
-                return members[k];
-            }
-        }
-        return null;
+        final int k = index.member(channelId);
+        return k < 0 ? null : members[k];
     }
 
     @Override

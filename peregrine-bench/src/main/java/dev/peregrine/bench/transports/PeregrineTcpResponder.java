@@ -1,18 +1,14 @@
 package dev.peregrine.bench.transports;
 
-import dev.peregrine.channel.ChannelHandler;
 import dev.peregrine.channel.SendResult;
+import dev.peregrine.channel.Transport;
 import dev.peregrine.peers.BenchConfig;
-import dev.peregrine.peers.Responder;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.tcp.TcpOptions;
 import dev.peregrine.tcp.TcpTransport;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.net.SocketAddress;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The echo side: a reactor on its own thread (busy-spinning when the run asks for it) that sends every
@@ -23,17 +19,14 @@ import java.util.concurrent.TimeUnit;
  * until the buffer has drained to an eighth, so TCP's flow control holds the client's sends back and memory
  * stays bounded on both sides.
  */
-final class PeregrineTcpResponder implements Responder, ChannelHandler {
+final class PeregrineTcpResponder extends ReactorResponder {
     private final Reactor reactor;
     private final TcpTransport transport;
-    private final CountDownLatch ready = new CountDownLatch(1);
     private final long pauseAbove;
     private final long resumeBelow;
     /** Bytes of each answer, or -1 to echo each message as it came. */
     private final int replySize;
-    private volatile long messages;
     private volatile long pauses;
-    private volatile String failure;
 
     private PeregrineTcpResponder(final BenchConfig config) {
         this.reactor = new Reactor(PeregrineTcpBench.reactorOptions(config, "peregrine-tcp-responder"));
@@ -46,29 +39,18 @@ final class PeregrineTcpResponder implements Responder, ChannelHandler {
 
     static PeregrineTcpResponder start(final BenchConfig config) throws IOException, InterruptedException {
         final PeregrineTcpResponder responder = new PeregrineTcpResponder(config);
-        responder.transport.listen(PeregrineTcpBench.address(config)); // before start(): the thread start publishes it
-        responder.reactor.start();
-        if (!responder.ready.await(10, TimeUnit.SECONDS) || responder.failure != null) {
-            responder.close();
-            throw new IOException(responder.failure != null ? responder.failure : "responder did not listen in 10 s");
-        }
+        responder.listenAndStart(PeregrineTcpBench.address(config));
         return responder;
     }
 
     @Override
-    public long messages() {
-        return messages;
+    Reactor reactor() {
+        return reactor;
     }
 
     @Override
-    public void onListening(final long serverId, final SocketAddress localAddress) {
-        ready.countDown();
-    }
-
-    @Override
-    public void onListenFailed(final long serverId, final String reason) {
-        failure = reason;
-        ready.countDown();
+    Transport transport() {
+        return transport;
     }
 
     @Override
@@ -82,7 +64,7 @@ final class PeregrineTcpResponder implements Responder, ChannelHandler {
             transport.abort(channelId); // it does not read: what waits for it is discarded, not lingered over
             return;
         }
-        messages++; // single writer: the reactor thread
+        echoed();
         if (result > pauseAbove && !transport.isReadingPaused(channelId)) {
             transport.pauseReading(channelId); // the client sends faster than it reads: let TCP slow it down
             pauses++;
@@ -115,19 +97,4 @@ final class PeregrineTcpResponder implements Responder, ChannelHandler {
         return pauses;
     }
 
-    @Override
-    public void close() {
-        final CountDownLatch closed = new CountDownLatch(1);
-        if (!reactor.isClosed() && reactor.execute(() -> {
-            transport.close();
-            closed.countDown();
-        })) {
-            try {
-                closed.await(5, TimeUnit.SECONDS);
-            } catch (final InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        reactor.close();
-    }
 }

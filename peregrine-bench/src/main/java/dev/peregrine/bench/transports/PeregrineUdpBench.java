@@ -18,6 +18,8 @@ import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.LongConsumer;
 
 /**
@@ -33,6 +35,11 @@ import java.util.function.LongConsumer;
  *
  * <p>Otherwise the responder is an unconnected endpoint on a backing-off reactor thread that echoes each
  * datagram to its sender, and the client's connected endpoint waits for the selector.
+ *
+ * <p>{@code bench load}'s shared topology ({@link #startSharedResponder}, {@link #connectAll}): that unconnected
+ * endpoint, on one reactor thread that busy-spins when the run does, answers every client by its address; the
+ * clients' endpoints, each on a port of its own, share one reactor that is never started, and the one client
+ * thread polls each endpoint in its client's turn. A datagram lost on the way is counted lost ({@link #lossy()}).
  */
 public final class PeregrineUdpBench implements BenchTransport {
     /** Largest UDP payload over IPv4. */
@@ -53,7 +60,8 @@ public final class PeregrineUdpBench implements BenchTransport {
         return "Peregrine UdpEndpoint: one datagram per message over loopback; busy-spin: both endpoints connected"
             + " (connectedReadWrite: read/write, no address), each polled by its own spinning thread without a selector;"
             + " otherwise a backing-off responder reactor echoing to the sender; a reply of another size is sent from a buffer"
-            + " of its own with the sequence copied in";
+            + " of its own with the sequence copied in; load, shared topology: one unconnected endpoint on one responder"
+            + " reactor answers every client by its address, the clients' endpoints share one reactor polled by one thread";
     }
 
     @Override
@@ -87,9 +95,16 @@ public final class PeregrineUdpBench implements BenchTransport {
 
     @Override
     public Responder startResponder(final BenchConfig config) {
-        if (config.busySpin()) {
-            return startPollingResponder(config);
-        }
+        return config.busySpin() ? startPollingResponder(config) : startSharedResponder(config);
+    }
+
+    /**
+     * One unconnected endpoint on one reactor thread (busy-spinning when the run asks for it) that echoes each
+     * datagram to its sender, whichever client sent it: the responder of {@code bench load}'s shared topology,
+     * and the backing-off responder of a ping-pong that does not busy-spin.
+     */
+    @Override
+    public Responder startSharedResponder(final BenchConfig config) {
         final Reactor reactor = reactor(config, "peregrine-udp-responder");
         final EchoResponder responder = new EchoResponder(reactor);
         final MemorySegment reply = replyBuffer(config);
@@ -168,6 +183,41 @@ public final class PeregrineUdpBench implements BenchTransport {
     }
 
     @Override
+    public boolean sharedResponder() {
+        return true; // one unconnected endpoint answers every client by its address
+    }
+
+    @Override
+    public List<PingClient> connectAll(final BenchConfig config, final int count) {
+        final Reactor reactor = reactor(config, "peregrine-udp-clients"); // never started: the caller's thread polls
+        final int[] open = {count};
+        final Runnable release = () -> {
+            if (--open[0] == 0) {
+                reactor.close();
+            }
+        };
+        final List<PingClient> clients = new ArrayList<>(count);
+        try {
+            for (int k = 0; k < count; k++) {
+                final Client client = new Client(reactor, config.size(), config.replySize(), release);
+                client.endpoint = UdpEndpoint.open(reactor, options(config).busyPoll(false)
+                    .localAddress(new InetSocketAddress(address(config, 0).getAddress(), 0))
+                    .remoteAddress(address(config, 0)), client::onDatagram);
+                clients.add(client);
+            }
+        } catch (final RuntimeException ex) {
+            for (final PingClient client : clients) {
+                client.close();
+            }
+            if (clients.isEmpty()) {
+                reactor.close();
+            }
+            throw ex;
+        }
+        return clients;
+    }
+
+    @Override
     public boolean lossy() {
         return true; // plain datagrams: a receive buffer that overflows drops them (MoldUDP64 is the reliable layer)
     }
@@ -227,7 +277,8 @@ public final class PeregrineUdpBench implements BenchTransport {
 
     /** Client of a ping-pong, or sender of a stream: used by one thread, which polls the endpoint itself. */
     static final class Client implements PingClient, StreamSender {
-        private final Reactor reactor;
+        private final Runnable release;
+        private boolean closed;
         private final MemorySegment message;
         private final int size;
         UdpEndpoint endpoint;
@@ -236,7 +287,12 @@ public final class PeregrineUdpBench implements BenchTransport {
         private IllegalStateException replyFailure;
 
         Client(final Reactor reactor, final int size, final int replySize) {
-            this.reactor = reactor;
+            this(reactor, size, replySize, reactor::close);
+        }
+
+        /** A client whose endpoint lives on a reactor it shares: {@code release} runs once it is closed. */
+        Client(final Reactor reactor, final int size, final int replySize, final Runnable release) {
+            this.release = release;
             this.size = size;
             this.replySize = replySize;
             this.message = Arena.ofAuto().allocate(size, 8);
@@ -279,8 +335,12 @@ public final class PeregrineUdpBench implements BenchTransport {
 
         @Override
         public void close() {
+            if (closed) {
+                return;
+            }
+            closed = true;
             endpoint.close();
-            reactor.close();
+            release.run();
         }
     }
 

@@ -91,7 +91,8 @@ public final class Transports {
      * @return true for the transports in {@code dev.peregrine.bench.transports}
      */
     public static boolean isPeregrine(final BenchTransport transport) {
-        return transport.getClass().getPackageName().startsWith(PEREGRINE_PACKAGE);
+        return transport instanceof LossyLoadTransport lossy ? isPeregrine(lossy.real())
+            : transport.getClass().getPackageName().startsWith(PEREGRINE_PACKAGE);
     }
 
     /**

@@ -242,6 +242,23 @@ class CommandLineErrorsTest {
     }
 
     @Test
+    void shouldRefuseLoadLossForATransportWithoutRecoveryBeforeAnythingStarts() {
+        assertThat(run(List.of("bench", "load", "--transport", "mold", "--loss", "1")).err)
+            .contains("'--loss'", "is out of range; expected at least 0 and below 1");
+        final StringWriter err = new StringWriter();
+        final CommandLine real = Main.commandLine(); // the check needs the transports: it runs in the command
+        real.setErr(new PrintWriter(err, true));
+        real.setOut(new PrintWriter(new StringWriter(), true));
+
+        final int code = real.execute("bench", "load", "--transport", "mold,tcp", "--loss", "0.1", "--seconds", "0.001");
+
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString().lines().toList()).hasSize(1);
+        assertThat(err.toString()).contains("--loss=0.1 needs transports whose clients can drop packets that a recovery"
+            + " layer brings back; peregrine-tcp has none (use peregrine-mold)").doesNotContain("Exception");
+    }
+
+    @Test
     void shouldNameTheFolderThatIsMissingForAFileThatCannotBeWritten() {
         final Outcome outcome = run(List.of("bench", "pingpong", "--transport", "tcp", "--json", "/nonexistent/dir/x.json"));
         assertThat(outcome.code).isEqualTo(2);

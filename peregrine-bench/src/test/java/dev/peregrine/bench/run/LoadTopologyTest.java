@@ -8,6 +8,7 @@ import dev.peregrine.peers.Responder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.HashSet;
@@ -34,6 +35,7 @@ class LoadTopologyTest {
     private static final class Watched implements BenchTransport {
         final BenchTransport real;
         final AtomicInteger responders = new AtomicInteger();
+        final AtomicInteger sharedResponders = new AtomicInteger();
         final Set<Long> responderThreads = ConcurrentHashMap.newKeySet();
         final Set<Thread> sendingThreads = ConcurrentHashMap.newKeySet();
         final AtomicLong echoedAtClose = new AtomicLong();
@@ -64,8 +66,18 @@ class LoadTopologyTest {
 
         @Override
         public Responder startResponder(final BenchConfig config) throws Exception {
+            return watch(() -> real.startResponder(config));
+        }
+
+        @Override
+        public Responder startSharedResponder(final BenchConfig config) throws Exception {
+            sharedResponders.incrementAndGet();
+            return watch(() -> real.startSharedResponder(config));
+        }
+
+        private Responder watch(final java.util.concurrent.Callable<Responder> start) throws Exception {
             final Set<Long> before = new HashSet<>(ThreadAllocation.liveThreadIds());
-            final Responder responder = real.startResponder(config);
+            final Responder responder = start.call();
             final Set<Long> started = new HashSet<>(ThreadAllocation.liveThreadIds());
             started.removeAll(before);
             responderThreads.addAll(started);
@@ -126,7 +138,8 @@ class LoadTopologyTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"peregrine-tcp", "nio", "netty"})
+    @ValueSource(strings = {"peregrine-tcp", "nio", "netty", "peregrine-udp", "peregrine-shm", "peregrine-shm-backoff",
+        "peregrine-shm-packed"})
     void shouldServeFiveClientsWithOneResponderThreadAndDriveThemFromOneClientThread(final String name) {
         final Watched transport = new Watched(name);
 
@@ -136,6 +149,7 @@ class LoadTopologyTest {
         assertThat(result.messages()).isEqualTo(CLIENTS * MESSAGES);
         assertThat(result.rtt().getTotalCount()).isEqualTo(CLIENTS * MESSAGES);
         assertThat(transport.responders.get()).as("responders started").isEqualTo(1);
+        assertThat(transport.sharedResponders.get()).as("of them, the shared topology's").isEqualTo(1);
         assertThat(transport.responderThreads).as("threads the responder started").hasSize(1);
         assertThat(transport.echoedAtClose.get()).as("echoes of the one responder")
             .isEqualTo(CLIENTS * (WARMUP + MESSAGES));
@@ -151,25 +165,26 @@ class LoadTopologyTest {
         assertThat(result.status()).as(result.note()).isEqualTo(RunResult.Status.OK);
         assertThat(result.messages()).isEqualTo(CLIENTS * MESSAGES);
         assertThat(transport.responders.get()).isEqualTo(CLIENTS);
+        assertThat(transport.sharedResponders.get()).isZero();
         assertThat(transport.responderThreads).hasSize(CLIENTS);
         assertThat(transport.sendingThreads).hasSize(CLIENTS);
     }
 
     @Test
     void shouldReportATransportWithoutASharedResponderUnavailableAndSayWhatElseRunsIt() {
-        final Watched transport = new Watched("peregrine-udp");
+        final Watched transport = new Watched("peregrine-shm-futex");
 
         final RunResult result = new BenchRunner(new Progress(System.err, true)).pingpong(spec(transport, 5000, true));
 
         assertThat(result.status()).isEqualTo(RunResult.Status.UNAVAILABLE);
-        assertThat(result.note()).isEqualTo("peregrine-udp has no responder that serves several clients on one thread"
+        assertThat(result.note()).isEqualTo("peregrine-shm-futex has no responder that serves several clients on one thread"
             + " (--topology per-client runs it with a responder per client)");
         assertThat(transport.responders.get()).isZero();
     }
 
     @Test
     void shouldRunOneClientOfATransportWithoutASharedResponder() {
-        final Watched transport = new Watched("peregrine-shm");
+        final Watched transport = new Watched("peregrine-shm-futex");
 
         final RunResult result = new BenchRunner(new Progress(System.err, true)).pingpong(spec(transport, 5000, 1, true));
 
@@ -178,34 +193,43 @@ class LoadTopologyTest {
         assertThat(transport.responders.get()).isEqualTo(1);
     }
 
-    @Test
-    void shouldGiveFiveClientsAtFiveRatesTheirOwnCountsThroughOneResponder() throws Exception {
-        final BenchTransport tcp = Transports.byName("peregrine-tcp");
+    @ParameterizedTest(name = "{0} busySpin={1}")
+    @CsvSource({"peregrine-tcp, false", "peregrine-udp, false", "peregrine-udp, true", "peregrine-shm, false",
+        "peregrine-shm-backoff, false", "peregrine-shm-packed, false"})
+    void shouldGiveFiveClientsAtFiveRatesTheirOwnCountsThroughOneResponder(final String name, final boolean busySpin)
+        throws Exception {
+        final Watched transport = new Watched(name);
         final BenchConfig config = new BenchConfig("127.0.0.1", RunEnvironment.freePorts("127.0.0.1",
-            BenchConfig.PORTS_PER_RESPONDER), 64, RunEnvironment.freshFolder(), false);
-        final long[] rates = {500, 1000, 1500, 2000, 2500};
-        final long[] counts = {500, 1000, 1500, 2000, 2500}; // one second of each schedule
-        try (Responder responder = tcp.startResponder(config)) {
-            final List<PingClient> clients = tcp.connectAll(config, CLIENTS);
+            BenchConfig.PORTS_PER_RESPONDER), 64, RunEnvironment.freshFolder(), busySpin);
+        final long[] rates = {50, 1000, 1500, 2000, 2500}; // the first far below the others
+        final long[] counts = {50, 1000, 1500, 2000, 2500}; // one second of each schedule
+        try (Responder responder = transport.startSharedResponder(config)) {
+            assertThat(transport.responderThreads).as("threads the responder started").hasSize(1);
+            final List<PingClient> clients = transport.connectAll(config, CLIENTS);
             try {
                 final SharedClientLoop loop = new SharedClientLoop(clients.toArray(new PingClient[0]), rates, 2500, null,
-                    false, false);
+                    false, transport.real.lossy());
                 final org.HdrHistogram.Histogram[] histograms = new org.HdrHistogram.Histogram[CLIENTS];
                 for (int k = 0; k < CLIENTS; k++) {
                     histograms[k] = PingPongLoop.newHistogram();
                 }
 
-                assertThat(loop.run(0, counts, histograms, 0)).isEqualTo(7500);
+                assertThat(loop.run(0, counts, histograms, 0)).isEqualTo(7050);
+                assertThat(loop.lost()).isZero();
 
                 for (int k = 0; k < CLIENTS; k++) {
                     assertThat(loop.completed(k)).isEqualTo(counts[k]);
                     assertThat(histograms[k].getTotalCount()).as("client %d", k).isEqualTo(counts[k]);
+                    // its own schedule: its last message due (count - 1) of its own intervals after its first
+                    assertThat(loop.intendedSendNs(k, (int)counts[k] - 1) - loop.intendedSendNs(k, 0)).as("client %d", k)
+                        .isCloseTo((counts[k] - 1) * 1_000_000_000L / rates[k], org.assertj.core.data.Offset.offset(1L));
                 }
                 final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
-                while (responder.messages() != 7500 && System.nanoTime() < deadline) {
+                while (responder.messages() != 7050 && System.nanoTime() < deadline) {
                     Thread.onSpinWait(); // counted after each echo left: the last count may trail the last echo
                 }
-                assertThat(responder.messages()).isEqualTo(7500);
+                assertThat(responder.messages()).isEqualTo(7050);
+                assertThat(transport.sendingThreads).as("threads that sent").containsExactly(Thread.currentThread());
             } finally {
                 for (final PingClient client : clients) {
                     client.close();

@@ -9,6 +9,7 @@ import dev.peregrine.peers.StreamLoss;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.PortUnreachableException;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 
@@ -87,6 +88,8 @@ final class NassauPublishing implements AutoCloseable {
             } else {
                 server.send(packet);
             }
+        } catch (final PortUnreachableException ex) {
+            // nobody listens on the feed (yet, or any more: a client gone first): a feed packet to nobody is lost
         } catch (final IOException ex) {
             throw new UncheckedIOException(ex);
         }
@@ -102,6 +105,8 @@ final class NassauPublishing implements AutoCloseable {
         try {
             requestServer.serve(store);
             server.keepAlive();
+        } catch (final PortUnreachableException ex) {
+            // the feed's subscriber has gone (its client closed first): a heartbeat to nobody is lost, not an error
         } catch (final IOException ex) {
             throw new UncheckedIOException(ex);
         }
