@@ -176,6 +176,7 @@ public final class ReactorOptions {
         return this;
     }
 
+    /**
      * Where this reactor and the transports made on it keep their counters; default (null) the process-wide
      * {@link CountersManager#acquireShared()} file, which {@code ./peregrine stat} reads. A manager given here
      * stays open when the reactor closes: its owner closes it.

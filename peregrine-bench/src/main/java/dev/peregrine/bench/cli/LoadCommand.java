@@ -4,6 +4,7 @@ import dev.peregrine.bench.report.Summary;
 import dev.peregrine.bench.run.BenchSession;
 import dev.peregrine.bench.run.RunResult;
 import dev.peregrine.bench.run.RunSpec;
+import dev.peregrine.bench.transports.LossyLoadTransport;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import dev.peregrine.peers.RecoveringStreamTransport;
@@ -18,6 +19,7 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.TypeConversionException;
 
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -160,7 +162,7 @@ public final class LoadCommand implements Callable<Integer> {
         if (loss == 0) {
             return named;
         }
-        final List<BenchTransport> wrapped = new java.util.ArrayList<>();
+        final List<BenchTransport> wrapped = new ArrayList<>();
         for (final BenchTransport transport : named) {
             if (!(transport instanceof RecoveringStreamTransport recovering) || !recovering.supportsPingLoss()) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--loss=" + loss + " needs transports"

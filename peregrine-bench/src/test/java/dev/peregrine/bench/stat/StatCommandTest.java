@@ -1,6 +1,6 @@
 package dev.peregrine.bench.stat;
 
-import dev.peregrine.bench.Main;
+import dev.peregrine.bench.cli.Main;
 import dev.peregrine.counters.Counter;
 import dev.peregrine.counters.CounterTypes;
 import dev.peregrine.counters.CountersDescriptor;

@@ -1,6 +1,6 @@
 package dev.peregrine.bench.transports;
 
-import dev.peregrine.bench.RunEnvironment;
+import dev.peregrine.bench.run.RunEnvironment;
 import dev.peregrine.mold.MoldUDP64Layout;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.StreamLoss;

@@ -1,4 +1,4 @@
-package dev.peregrine.bench;
+package dev.peregrine.bench.transports;
 
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * the transport's own, so it may run in another JVM unchanged; echoes are not dropped. Everything else is the
  * wrapped transport's.
  */
-final class LossyLoadTransport implements BenchTransport {
+public final class LossyLoadTransport implements BenchTransport {
     private final RecoveringStreamTransport real;
     private final StreamLoss loss;
     private final AtomicLong nextSeed;
@@ -30,7 +30,7 @@ final class LossyLoadTransport implements BenchTransport {
      * @param real the transport, which must {@linkplain RecoveringStreamTransport#supportsPingLoss() drop ping packets}
      * @param loss the fraction to drop and the first seed
      */
-    LossyLoadTransport(final RecoveringStreamTransport real, final StreamLoss loss) {
+    public LossyLoadTransport(final RecoveringStreamTransport real, final StreamLoss loss) {
         if (!real.supportsPingLoss()) {
             throw new IllegalArgumentException(real.name() + " cannot drop a ping-pong client's packets");
         }
@@ -53,7 +53,7 @@ final class LossyLoadTransport implements BenchTransport {
      *
      * @return the count
      */
-    long dropped() {
+    public long dropped() {
         long dropped = 0;
         for (final StreamLoss.Dropper dropper : droppers) {
             dropped += dropper.dropped();

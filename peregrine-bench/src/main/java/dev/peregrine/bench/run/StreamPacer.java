@@ -1,4 +1,4 @@
-package dev.peregrine.bench;
+package dev.peregrine.bench.run;
 
 import dev.peregrine.peers.RecoveringStreamSender;
 import dev.peregrine.peers.StreamSender;

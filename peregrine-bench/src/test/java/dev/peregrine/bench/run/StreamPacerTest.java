@@ -1,5 +1,6 @@
-package dev.peregrine.bench;
+package dev.peregrine.bench.run;
 
+import dev.peregrine.bench.transports.Transports;
 import dev.peregrine.peers.RecoveringStreamSender;
 import dev.peregrine.peers.StreamLoss;
 import org.junit.jupiter.api.Test;

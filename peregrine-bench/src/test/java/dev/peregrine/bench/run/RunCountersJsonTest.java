@@ -1,6 +1,8 @@
-package dev.peregrine.bench;
+package dev.peregrine.bench.run;
 
+import dev.peregrine.bench.report.JsonResults;
 import dev.peregrine.bench.testing.InMemoryBenchTransport;
+import dev.peregrine.bench.transports.Transports;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,5 +1,12 @@
-package dev.peregrine.bench;
+package dev.peregrine.bench.transports;
 
+import dev.peregrine.bench.run.BenchRunner;
+import dev.peregrine.bench.run.PingPongLoop;
+import dev.peregrine.bench.run.Progress;
+import dev.peregrine.bench.run.RunEnvironment;
+import dev.peregrine.bench.run.RunResult;
+import dev.peregrine.bench.run.RunSpec;
+import dev.peregrine.bench.run.SharedClientLoop;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.RecoveringStreamTransport;
