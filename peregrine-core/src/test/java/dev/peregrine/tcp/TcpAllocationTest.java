@@ -93,10 +93,7 @@ class TcpAllocationTest {
             final TcpTransport transport = new TcpTransport(reactor,
                 new TcpOptions().readPolling(readPolling).framing(Framing.parse("length:4le")), pair);
             pair.transport = transport;
-            final long serverId = transport.listen(TcpTestRig.ANY_LOOPBACK_PORT);
-            spin(reactor, () -> transport.localAddress(serverId) != null);
-            transport.connect(transport.localAddress(serverId));
-            spin(reactor, () -> pair.clientSide > 0 && pair.serverSide > 0);
+            connectPair(reactor, transport, pair);
             final MemorySegment message = Arena.ofAuto().allocate(SIZE);
             final long[] sequence = {0};
             final Runnable roundTrip = () -> {
@@ -131,10 +128,7 @@ class TcpAllocationTest {
             final TcpTransport transport = new TcpTransport(reactor,
                 new TcpOptions().readPolling(readPolling).framing(Framing.parse("length:4le")), pair);
             pair.transport = transport;
-            final long serverId = transport.listen(TcpTestRig.ANY_LOOPBACK_PORT);
-            spin(reactor, () -> transport.localAddress(serverId) != null);
-            transport.connect(transport.localAddress(serverId));
-            spin(reactor, () -> pair.clientSide > 0 && pair.serverSide > 0);
+            connectPair(reactor, transport, pair);
             final MemorySegment message = Arena.ofAuto().allocate(SIZE);
             final long[] sequence = {0};
             final Runnable batch = () -> { // sixteen sends between two cycles: written together, echoed together
@@ -162,6 +156,14 @@ class TcpAllocationTest {
         }
     }
 
+    /** Listens on loopback, connects to itself and waits until the pair knows both of its channels. */
+    private static void connectPair(final Reactor reactor, final TcpTransport transport, final EchoPair pair) {
+        final long serverId = transport.listen(TcpTestRig.ANY_LOOPBACK_PORT);
+        spin(reactor, () -> transport.localAddress(serverId) != null);
+        transport.connect(transport.localAddress(serverId));
+        spin(reactor, () -> pair.clientSide > 0 && pair.serverSide > 0);
+    }
+
     private static void spin(final Reactor reactor, final java.util.function.BooleanSupplier condition) {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!condition.getAsBoolean()) {
@@ -179,10 +181,7 @@ class TcpAllocationTest {
              CountersReader reader = CountersReader.open(counters.file())) {
             final TcpTransport transport = new TcpTransport(reactor, new TcpOptions().framing(Framing.parse("length:4le")), pair);
             pair.transport = transport;
-            final long serverId = transport.listen(TcpTestRig.ANY_LOOPBACK_PORT);
-            spin(reactor, () -> transport.localAddress(serverId) != null);
-            transport.connect(transport.localAddress(serverId));
-            spin(reactor, () -> pair.clientSide > 0 && pair.serverSide > 0);
+            connectPair(reactor, transport, pair);
             final MemorySegment message = Arena.ofAuto().allocate(SIZE);
             final long[] sequence = {0};
             final Runnable roundTrip = () -> {
