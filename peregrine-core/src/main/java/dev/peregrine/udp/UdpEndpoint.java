@@ -114,6 +114,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             throw new IllegalArgumentException("connectedReadWrite=true remoteAddress=null: reading a socket needs a connected peer");
         }
         DatagramChannel channel = null;
+        UdpEndpoint endpoint = null;
         try {
             channel = DatagramChannel.open(options.ipv6() ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
             channel.configureBlocking(false);
@@ -133,8 +134,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             if (options.remoteAddress() != null) {
                 channel.connect(options.remoteAddress());
             }
-            final UdpEndpoint endpoint = new UdpEndpoint(channel, options, handler, reactor.errorHandler(),
-                reactor.counters());
+            endpoint = new UdpEndpoint(channel, options, handler, reactor.errorHandler(), reactor.counters());
             endpoint.attach(reactor);
             return endpoint;
         } catch (final IOException ex) {
@@ -143,6 +143,9 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
                 + " remote=" + options.remoteAddress() + ": " + ex.getMessage(), ex);
         } catch (final RuntimeException ex) {
             closeQuietly(channel);
+            if (endpoint != null) {
+                endpoint.closeCounters(); // made, then not attached (a closed reactor): its slots go back
+            }
             throw ex;
         }
     }
@@ -338,6 +341,13 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         return received;
     }
 
+    private void closeCounters() {
+        datagramsReceived.close();
+        datagramsSent.close();
+        drops.close();
+        truncated.close();
+    }
+
     /** The handler threw: count it, close this endpoint with the reason, report it; the reactor goes on. */
     private void handlerFailed(final Throwable ex) {
         handlerFailures++;
@@ -506,10 +516,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         closed = true;
         closeReason = reason;
         closeDetail = detail;
-        datagramsReceived.close();
-        datagramsSent.close();
-        drops.close();
-        truncated.close();
+        closeCounters();
         if (busyPoll) {
             reactor.remove(this);
         } else if (key != null) {

@@ -4,6 +4,7 @@ import dev.peregrine.channel.ChannelEvent;
 import dev.peregrine.channel.ChannelHandler;
 import dev.peregrine.channel.CloseReason;
 import dev.peregrine.channel.EventRecorder;
+import dev.peregrine.counters.CountersManager;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.reactor.ReactorOptions;
 import dev.peregrine.tcp.TcpOptions;
@@ -13,6 +14,7 @@ import dev.peregrine.testkit.FileDescriptors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -27,6 +29,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -373,6 +376,21 @@ class UdpFaultTest {
             }
             // at most as many: the collector may close a channel another test left unclosed meanwhile; a leak is +1000
             assertThat(FileDescriptors.open()).isLessThanOrEqualTo(before);
+        }
+    }
+
+    @Test
+    void shouldGiveBackTheCountersOfAnEndpointThatCouldNotBeAttached(@TempDir final Path dir) {
+        try (CountersManager counters = CountersManager.create(dir.resolve("udp.counters"), 64, 0)) {
+            final Reactor closed = new Reactor(new ReactorOptions().counters(counters));
+            closed.close();
+            final int before = counters.allocatedCount();
+            final UdpOptions free = new UdpOptions().localAddress(new InetSocketAddress(LOOPBACK, 0));
+            for (int i = 0; i < 100; i++) { // 4 counters an endpoint: a leak fills the 64 slots within 16 rounds
+                assertThatThrownBy(() -> UdpEndpoint.open(closed, free, (e, b, o, l, s, n) -> { }))
+                    .isInstanceOf(RuntimeException.class);
+            }
+            assertThat(counters.allocatedCount()).isEqualTo(before);
         }
     }
 
