@@ -34,19 +34,22 @@ final class TcpChannelCounters {
         totals.bytesIn.add(bytes);
     }
 
-    void bytesOut(final int bytes) {
-        bytesOut.add(bytes);
-        totals.bytesOut.add(bytes);
+    void written(final int bytes, final int frames) {
+        if (bytes != 0) {
+            bytesOut.add(bytes);
+            totals.bytesOut.add(bytes);
+        }
+        if (frames != 0) {
+            messagesOut.add(frames);
+            totals.messagesOut.add(frames);
+        }
     }
 
-    void messageIn() {
-        messagesIn.increment();
-        totals.messagesIn.increment();
-    }
-
-    void messageOut() {
-        messagesOut.increment();
-        totals.messagesOut.increment();
+    void messagesIn(final int frames) {
+        if (frames != 0) {
+            messagesIn.add(frames);
+            totals.messagesIn.add(frames);
+        }
     }
 
     void backPressured() {
