@@ -4,12 +4,16 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import java.nio.channels.SocketChannel;
+import java.nio.channels.WritableByteChannel;
 
 /**
  * A connection's bounded outbound buffer: frames are appended at the tail and written to the socket
  * from the head. Bytes the socket has not taken stay here, in order; when the tail reaches the end, the
- * pending bytes move to the front to make room. While a claim is open (its header written at the tail,
+ * pending bytes move to the front to make room, but only when they are no more than the bytes already
+ * written ({@code pending <= head}): the move then copies at most what it frees. A sender that outruns its
+ * socket otherwise copied most of the buffer to win back the little the socket took each time (a 32 B stream
+ * spent more time in that copy than in anything else); it now waits, back-pressured, until the socket has
+ * taken more, which a partial write has already asked the reactor to see to. While a claim is open (its header written at the tail,
  * the tail not yet advanced) the buffer never moves: a drain does not reset head and tail to the front,
  * so the claim's bytes stay where its owner writes them.
  *
@@ -51,7 +55,8 @@ final class TcpOutboundBuffer {
     }
 
     /**
-     * Makes {@code length} contiguous bytes free at the tail, compacting if that is enough.
+     * Makes {@code length} contiguous bytes free at the tail, compacting if that is enough and copies no
+     * more than it frees.
      *
      * @return false if the buffer cannot take {@code length} more bytes now
      */
@@ -60,7 +65,7 @@ final class TcpOutboundBuffer {
             return true;
         }
         final int pending = tail - head;
-        if (capacity - pending < length) {
+        if (capacity - pending < length || pending > head) {
             return false;
         }
         MemorySegment.copy(segment, head, segment, 0, pending);
@@ -78,7 +83,7 @@ final class TcpOutboundBuffer {
      *
      * @return the bytes written
      */
-    int writeTo(final SocketChannel channel) throws IOException {
+    int writeTo(final WritableByteChannel channel) throws IOException {
         view.limit(tail).position(head);
         final int written = channel.write(view);
         head += written;
