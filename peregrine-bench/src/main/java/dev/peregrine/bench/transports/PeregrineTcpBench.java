@@ -58,6 +58,11 @@ public final class PeregrineTcpBench implements BenchTransport {
     }
 
     @Override
+    public Responder startSharedResponder(final BenchConfig config) throws Exception {
+        return PeregrineTcpResponder.start(config, true);
+    }
+
+    @Override
     public PingClient connect(final BenchConfig config) throws Exception {
         return new PeregrineTcpPingClient(config);
     }
@@ -96,15 +101,30 @@ public final class PeregrineTcpBench implements BenchTransport {
     static final int BUSY_SPIN_SELECT_INTERVAL = 64;
 
     static TcpOptions options(final BenchConfig config) {
-        // busy-spinning: read each connection every cycle, no epoll_wait between a segment and its read
+        return options(config, false);
+    }
+
+    /**
+     * The TCP options of a side with one connection, or of one serving many ({@code manyConnections}).
+     * Busy-spinning with one connection, each cycle reads it (no epoll_wait between a segment and its read);
+     * with many, a read per connection per cycle costs more than one epoll_wait that names the ready ones,
+     * so such a side reads what the selector, consulted every cycle, says is ready, as an NIO server does.
+     */
+    static TcpOptions options(final BenchConfig config, final boolean manyConnections) {
         // both sides receive frames of either size (messages one way, replies the other)
-        return new TcpOptions().readPolling(config.busySpin()).framing(FRAMING).maxFrameLength(Math.max(config.largest(), 64))
+        return new TcpOptions().readPolling(config.busySpin() && !manyConnections).framing(FRAMING)
+            .maxFrameLength(Math.max(config.largest(), 64))
             .receiveBufferSize(256 * 1024).outboundBufferSize(Math.max(1024 * 1024, 4 * config.largest()));
     }
 
     static ReactorOptions reactorOptions(final BenchConfig config, final String name) {
+        return reactorOptions(config, name, false);
+    }
+
+    /** The reactor options that go with {@link #options(BenchConfig, boolean)}. */
+    static ReactorOptions reactorOptions(final BenchConfig config, final String name, final boolean manyConnections) {
         return new ReactorOptions().name(name).idleStrategy(idleStrategy(config))
-            .selectInterval(config.busySpin() ? BUSY_SPIN_SELECT_INTERVAL : 1);
+            .selectInterval(config.busySpin() && !manyConnections ? BUSY_SPIN_SELECT_INTERVAL : 1);
     }
 
     /**

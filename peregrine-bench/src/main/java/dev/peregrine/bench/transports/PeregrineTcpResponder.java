@@ -28,9 +28,9 @@ final class PeregrineTcpResponder extends ReactorResponder {
     private final int replySize;
     private volatile long pauses;
 
-    private PeregrineTcpResponder(final BenchConfig config) {
-        this.reactor = new Reactor(PeregrineTcpBench.reactorOptions(config, "peregrine-tcp-responder"));
-        final TcpOptions options = PeregrineTcpBench.options(config);
+    private PeregrineTcpResponder(final BenchConfig config, final boolean manyConnections) {
+        this.reactor = new Reactor(PeregrineTcpBench.reactorOptions(config, "peregrine-tcp-responder", manyConnections));
+        final TcpOptions options = PeregrineTcpBench.options(config, manyConnections);
         this.transport = new TcpTransport(reactor, options, this);
         this.pauseAbove = options.outboundBufferSize() / 2;
         this.resumeBelow = options.outboundBufferSize() / 8;
@@ -38,7 +38,18 @@ final class PeregrineTcpResponder extends ReactorResponder {
     }
 
     static PeregrineTcpResponder start(final BenchConfig config) throws IOException, InterruptedException {
-        final PeregrineTcpResponder responder = new PeregrineTcpResponder(config);
+        return start(config, false);
+    }
+
+    /**
+     * Starts a responder.
+     *
+     * @param manyConnections whether it serves many clients (the load's one-responder topology), which
+     *     changes how it reads: see {@link PeregrineTcpBench#options(BenchConfig, boolean)}
+     */
+    static PeregrineTcpResponder start(final BenchConfig config, final boolean manyConnections)
+        throws IOException, InterruptedException {
+        final PeregrineTcpResponder responder = new PeregrineTcpResponder(config, manyConnections);
         responder.listenAndStart(PeregrineTcpBench.address(config));
         return responder;
     }

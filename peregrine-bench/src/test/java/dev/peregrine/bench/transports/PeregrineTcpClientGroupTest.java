@@ -85,6 +85,28 @@ class PeregrineTcpClientGroupTest {
     }
 
     @Test
+    void shouldRunOneDutyCyclePerPassOverItsMembersWhenNoneHasAnEcho() throws Exception {
+        final BenchConfig config = config(true);
+        final PeregrineTcpBench bench = new PeregrineTcpBench();
+        try (Responder responder = bench.startResponder(config)) {
+            final List<PingClient> clients = bench.connectAll(config, CLIENTS);
+            try {
+                final long before = ((PeregrineTcpClientGroup.Member)clients.get(0)).groupCycles();
+                for (int pass = 0; pass < 100; pass++) {
+                    for (final PingClient client : clients) {
+                        assertThat(client.poll()).isEqualTo(-1);
+                    }
+                }
+                // one cycle reads every connection: a cycle per member would read each of them five times a pass
+                assertThat(((PeregrineTcpClientGroup.Member)clients.get(0)).groupCycles() - before).isEqualTo(100);
+                assertThat(responder.messages()).isZero();
+            } finally {
+                closeAll(clients);
+            }
+        }
+    }
+
+    @Test
     void shouldTellTheClientWhoseConnectionClosedWhy() throws Exception {
         final BenchConfig config = config(false);
         final PeregrineTcpBench bench = new PeregrineTcpBench();
