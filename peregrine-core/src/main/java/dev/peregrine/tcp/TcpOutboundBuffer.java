@@ -9,11 +9,13 @@ import java.nio.channels.WritableByteChannel;
 /**
  * A connection's bounded outbound buffer: frames are appended at the tail and written to the socket
  * from the head. Bytes the socket has not taken stay here, in order; when the tail reaches the end, the
- * pending bytes move to the front to make room, but only when they are no more than the bytes already
- * written ({@code pending <= head}): the move then copies at most what it frees. A sender that outruns its
- * socket otherwise copied most of the buffer to win back the little the socket took each time (a 32 B stream
- * spent more time in that copy than in anything else); it now waits, back-pressured, until the socket has
- * taken more, which a partial write has already asked the reactor to see to. While a claim is open (its header written at the tail,
+ * pending bytes move to the front to make room, but only when they are few: at most an eighth of the
+ * buffer, so a move copies at most a seventh of what it frees. A sender that outruns its socket otherwise
+ * copied up to half the buffer to win back the other half each time the tail reached the end (a 32 B stream
+ * spent more time in that copy than in anything else, the kernel's own copy included); it now waits,
+ * back-pressured, until the socket has taken more, which a partial write has already asked the reactor to
+ * see to. The kernel's socket buffer keeps the connection busy meanwhile, and when the socket has taken
+ * everything the buffer starts again from the front without a copy. While a claim is open (its header written at the tail,
  * the tail not yet advanced) the buffer never moves: a drain does not reset head and tail to the front,
  * so the claim's bytes stay where its owner writes them.
  *
@@ -55,8 +57,8 @@ final class TcpOutboundBuffer {
     }
 
     /**
-     * Makes {@code length} contiguous bytes free at the tail, compacting if that is enough and copies no
-     * more than it frees.
+     * Makes {@code length} contiguous bytes free at the tail, compacting if that is enough and the pending
+     * bytes are at most an eighth of the buffer.
      *
      * @return false if the buffer cannot take {@code length} more bytes now
      */
@@ -65,7 +67,7 @@ final class TcpOutboundBuffer {
             return true;
         }
         final int pending = tail - head;
-        if (capacity - pending < length || pending > head) {
+        if (capacity - pending < length || pending > head || pending > capacity >>> 3) {
             return false;
         }
         MemorySegment.copy(segment, head, segment, 0, pending);

@@ -9,7 +9,7 @@ import java.nio.channels.WritableByteChannel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The outbound buffer moves its pending bytes to the front only when that copies no more than it frees. */
+/** The outbound buffer moves its pending bytes to the front only when they are few: an eighth of it at most. */
 class TcpOutboundBufferTest {
     /** A socket that takes a set number of bytes per write and keeps them for the test to check. */
     private static final class SlowSocket implements WritableByteChannel {
@@ -37,7 +37,7 @@ class TcpOutboundBufferTest {
     }
 
     @Test
-    void shouldRefuseToCompactWhileThePendingBytesOutnumberTheWrittenOnesAndKeepEveryByteInOrder() throws Exception {
+    void shouldCompactOnlyWhenAnEighthOrLessIsPendingAndKeepEveryByteInOrder() throws Exception {
         try (Arena arena = Arena.ofConfined()) {
             final TcpOutboundBuffer buffer = new TcpOutboundBuffer(arena, 1024);
             final SlowSocket socket = new SlowSocket();
@@ -51,12 +51,16 @@ class TcpOutboundBufferTest {
 
             socket.takesNext = 500;
             assertThat(buffer.writeTo(socket)).isEqualTo(500);
-            assertThat(buffer.reserve(100)).as("400 pending, 600 written").isTrue();
-            assertThat(buffer.tail()).as("the pending bytes moved to the front").isEqualTo(400);
+            assertThat(buffer.reserve(100)).as("400 pending, more than an eighth of 1024").isFalse();
+
+            socket.takesNext = 300;
+            assertThat(buffer.writeTo(socket)).isEqualTo(300);
+            assertThat(buffer.reserve(100)).as("100 pending, 900 written").isTrue();
+            assertThat(buffer.tail()).as("the pending bytes moved to the front").isEqualTo(100);
             next = append(buffer, next, 100);
 
             socket.takesNext = Integer.MAX_VALUE;
-            assertThat(buffer.writeTo(socket)).isEqualTo(500);
+            assertThat(buffer.writeTo(socket)).isEqualTo(200);
             assertThat(buffer.pending()).isZero();
             final ByteBuffer taken = socket.taken.flip();
             assertThat(taken.remaining()).isEqualTo(next);
