@@ -7,6 +7,7 @@ import dev.peregrine.counters.CountersReader;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -36,16 +37,12 @@ public final class RunCounters {
         } catch (final RuntimeException ex) {
             return null; // removed or unreadable: the run's numbers stand without it
         }
-        final StringBuilder out = new StringBuilder("[");
+        final List<CountersSnapshot.Entry> explaining = new ArrayList<>();
         for (final CountersSnapshot.Entry entry : entries) {
-            final String type = CounterTypes.name(entry.typeId());
-            if (entry.value() == 0 || type.startsWith("peregrine_reactor_")) {
-                continue;
+            if (entry.value() != 0 && !CounterTypes.name(entry.typeId()).startsWith("peregrine_reactor_")) {
+                explaining.add(entry);
             }
-            out.append(out.length() == 1 ? "" : ",").append("{\"type\":").append(StatFormats.jsonString(type))
-                .append(",\"label\":").append(StatFormats.jsonString(entry.label()))
-                .append(",\"value\":").append(entry.value()).append('}');
         }
-        return out.append(']').toString();
+        return StatFormats.jsonArray(explaining);
     }
 }

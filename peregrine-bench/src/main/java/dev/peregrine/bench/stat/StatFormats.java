@@ -1,5 +1,11 @@
 package dev.peregrine.bench.stat;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.peregrine.counters.CounterTypes;
 
 import java.time.Instant;
@@ -12,6 +18,7 @@ import java.util.Map;
 
 /** How {@code ./peregrine stat} prints counters: a table with rates, JSON, or the OpenMetrics text format. */
 final class StatFormats {
+    private static final ObjectMapper MAPPER = JsonMapper.builder().build();
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss")
         .withZone(ZoneId.systemDefault());
 
@@ -57,55 +64,46 @@ final class StatFormats {
     }
 
     /**
-     * One reading as a JSON object.
+     * One reading as a JSON object:
+     * {@code {"pid":..,"name":..,"startMillis":..,"counters":[{"id":..,"type":..,"typeId":..,"label":..,"value":..},..]}}.
      *
      * @param snapshot the reading
      * @return the JSON text
      */
     static String json(final CountersSnapshot snapshot) {
-        final StringBuilder out = new StringBuilder();
-        out.append("{\"pid\":").append(snapshot.pid())
-            .append(",\"name\":").append(jsonString(snapshot.name()))
-            .append(",\"startMillis\":").append(snapshot.startMillis())
-            .append(",\"counters\":[");
-        boolean first = true;
+        final ObjectNode out = MAPPER.createObjectNode();
+        out.put("pid", snapshot.pid());
+        out.put("name", snapshot.name());
+        out.put("startMillis", snapshot.startMillis());
+        final ArrayNode counters = out.putArray("counters");
         for (final CountersSnapshot.Entry entry : snapshot.counters()) {
-            out.append(first ? "" : ",").append("{\"id\":").append(entry.id())
-                .append(",\"type\":").append(jsonString(CounterTypes.name(entry.typeId())))
-                .append(",\"typeId\":").append(entry.typeId())
-                .append(",\"label\":").append(jsonString(entry.label()))
-                .append(",\"value\":").append(entry.value()).append('}');
-            first = false;
+            counters.addObject().put("id", entry.id()).put("type", CounterTypes.name(entry.typeId()))
+                .put("typeId", entry.typeId()).put("label", entry.label()).put("value", entry.value());
         }
-        return out.append("]}").toString();
+        return write(out);
     }
 
     /**
-     * A JSON string; written here rather than with a JSON library, which this module does not have.
+     * Some counters as a JSON array of {@code {"type":..,"label":..,"value":..}} objects.
      *
-     * @param text the text
-     * @return the quoted, escaped string
+     * @param entries the counters
+     * @return the JSON text
      */
-    static String jsonString(final String text) {
-        final StringBuilder out = new StringBuilder(text.length() + 2).append('"');
-        for (int i = 0; i < text.length(); i++) {
-            final char c = text.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format(Locale.ROOT, "\\u%04x", (int)c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
+    static String jsonArray(final List<CountersSnapshot.Entry> entries) {
+        final ArrayNode out = MAPPER.createArrayNode();
+        for (final CountersSnapshot.Entry entry : entries) {
+            out.addObject().put("type", CounterTypes.name(entry.typeId())).put("label", entry.label())
+                .put("value", entry.value());
         }
-        return out.append('"').toString();
+        return write(out);
+    }
+
+    private static String write(final JsonNode node) {
+        try {
+            return MAPPER.writeValueAsString(node);
+        } catch (final JsonProcessingException ex) {
+            throw new IllegalStateException("a JSON tree could not be written: " + ex.getMessage(), ex);
+        }
     }
 
     /**
