@@ -81,7 +81,7 @@ public final class JsonResults {
         out.append(",\"status\":").append(string(result.status().name().toLowerCase(Locale.ROOT)));
         out.append(",\"note\":").append(string(result.note()));
         if (result.peregrineCounters() != null) {
-            out.append(",\"peregrine_counters\":").append(result.peregrineCounters());
+            out.append(",\"peregrine_counters\":").append(dev.peregrine.bench.stat.RunCounters.json(result.peregrineCounters()));
         }
         return out.append('}').toString();
     }

@@ -7,6 +7,7 @@ import dev.peregrine.counters.CountersReader;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -18,14 +19,14 @@ public final class RunCounters {
     }
 
     /**
-     * Reads a process's counters from its file, as a JSON array of
-     * {@code {"type":"peregrine_tcp_bytes_in_total","label":"transport=tcp-1","value":123}} objects, leaving out the
-     * reactor's (they describe the process, not the run) and the zeros.
+     * Reads a process's counters from its file, leaving out the reactor's (they describe the process, not the run)
+     * and the zeros.
      *
      * @param pid the process, e.g. the responder's JVM
-     * @return the array, or null if the process has no counters file (counters off, or not a Peregrine process)
+     * @return the counters in the file's order, or null if the process has no counters file (counters off, or not a
+     *     Peregrine process)
      */
-    public static String json(final long pid) {
+    public static List<RunCounter> read(final long pid) {
         final Path file = CountersDirectory.configuredDirectory().resolve(pid + CountersManager.FILE_SUFFIX);
         if (!Files.isRegularFile(file)) {
             return null;
@@ -36,15 +37,29 @@ public final class RunCounters {
         } catch (final RuntimeException ex) {
             return null; // removed or unreadable: the run's numbers stand without it
         }
-        final StringBuilder out = new StringBuilder("[");
+        final List<RunCounter> counters = new ArrayList<>();
         for (final CountersSnapshot.Entry entry : entries) {
             final String type = CounterTypes.name(entry.typeId());
-            if (entry.value() == 0 || type.startsWith("peregrine_reactor_")) {
-                continue;
+            if (entry.value() != 0 && !type.startsWith("peregrine_reactor_")) {
+                counters.add(new RunCounter(type, entry.label(), entry.value()));
             }
-            out.append(out.length() == 1 ? "" : ",").append("{\"type\":").append(StatFormats.jsonString(type))
-                .append(",\"label\":").append(StatFormats.jsonString(entry.label()))
-                .append(",\"value\":").append(entry.value()).append('}');
+        }
+        return List.copyOf(counters);
+    }
+
+    /**
+     * The counters as a JSON array of
+     * {@code {"type":"peregrine_tcp_bytes_in_total","label":"transport=tcp-1","value":123}} objects.
+     *
+     * @param counters what {@link #read} returned
+     * @return the array
+     */
+    public static String json(final List<RunCounter> counters) {
+        final StringBuilder out = new StringBuilder("[");
+        for (final RunCounter counter : counters) {
+            out.append(out.length() == 1 ? "" : ",").append("{\"type\":").append(StatFormats.jsonString(counter.type()))
+                .append(",\"label\":").append(StatFormats.jsonString(counter.label()))
+                .append(",\"value\":").append(counter.value()).append('}');
         }
         return out.append(']').toString();
     }
