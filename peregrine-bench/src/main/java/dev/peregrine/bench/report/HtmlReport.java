@@ -115,6 +115,7 @@ public final class HtmlReport {
         out.append("<h2>Runs in detail</h2>\n");
         for (final RunResult result : data.results()) {
             out.append("<pre>").append(Html.escape(LatencyTable.format(result))).append("</pre>\n");
+            out.append(RunCountersHtml.of(result));
         }
         out.append("<h2>Transports</h2>\n<table>\n<tr><th>name</th><th>path</th><th>kind</th><th>configuration</th>")
             .append("<th>available here</th></tr>\n");

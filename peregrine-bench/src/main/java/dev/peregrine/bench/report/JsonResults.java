@@ -5,10 +5,12 @@ import com.fasterxml.jackson.core.StreamWriteFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.DecimalNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.peregrine.bench.run.RunResult;
+import dev.peregrine.bench.stat.RunCounter;
 import org.HdrHistogram.Histogram;
 
 import java.math.BigDecimal;
@@ -98,17 +100,12 @@ public final class JsonResults {
         out.put("status", result.status().name().toLowerCase(Locale.ROOT));
         out.put("note", result.note());
         if (result.peregrineCounters() != null) {
-            out.set("peregrine_counters", read(result.peregrineCounters()));
+            final ArrayNode counters = out.putArray("peregrine_counters");
+            for (final RunCounter counter : result.peregrineCounters()) {
+                counters.addObject().put("type", counter.type()).put("label", counter.label()).put("value", counter.value());
+            }
         }
         return out;
-    }
-
-    private static JsonNode read(final String json) {
-        try {
-            return MAPPER.readTree(json);
-        } catch (final JsonProcessingException ex) {
-            throw new IllegalStateException("not JSON: " + json, ex);
-        }
     }
 
     /**

@@ -201,8 +201,8 @@ public final class BenchRunner {
     }
 
     /** The responder's Peregrine counters, read while it still serves; null for another transport. */
-    private static String peregrineCounters(final RunSpec spec, final ResponderSide responders) {
-        return Transports.isPeregrine(spec.transport()) ? dev.peregrine.bench.stat.RunCounters.json(responders.pid()) : null;
+    private static List<dev.peregrine.bench.stat.RunCounter> peregrineCounters(final RunSpec spec, final ResponderSide responders) {
+        return Transports.isPeregrine(spec.transport()) ? dev.peregrine.bench.stat.RunCounters.read(responders.pid()) : null;
     }
 
     private static ResponderStats statsAfter(final ResponderSide responders) {

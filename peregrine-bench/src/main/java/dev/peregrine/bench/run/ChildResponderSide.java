@@ -1,6 +1,7 @@
 package dev.peregrine.bench.run;
 
 import dev.peregrine.bench.cli.Main;
+import dev.peregrine.counters.CountersManager;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 
@@ -76,6 +77,12 @@ public final class ChildResponderSide implements ResponderSide {
         for (final String argument : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
             if (argument.startsWith("-Xm") || argument.startsWith("-XX:")) {
                 command.add(argument); // the same heap and GC settings as the client
+            }
+        }
+        for (final String property : List.of(CountersManager.ENABLED_PROPERTY, CountersManager.DIRECTORY_PROPERTY)) {
+            final String value = System.getProperty(property);
+            if (value != null) {
+                command.add("-D" + property + "=" + value); // counters off (or moved) for the bench: for its responders too
             }
         }
         command.addAll(transport.jvmArguments());

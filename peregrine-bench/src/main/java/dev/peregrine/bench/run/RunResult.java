@@ -1,6 +1,11 @@
 package dev.peregrine.bench.run;
 
+import dev.peregrine.bench.stat.RunCounter;
+import dev.peregrine.bench.stat.RunCounters;
+
 import org.HdrHistogram.Histogram;
+
+import java.util.List;
 
 /**
  * One measured (or failed, or skipped) run: a scenario, a transport, a message size and, for fixed-rate
@@ -26,14 +31,14 @@ import org.HdrHistogram.Histogram;
  * @param replySize bytes of each reply; {@code size} for an echo
  * @param recovery throughput over a stream with a recovery layer: each filled gap's recovery latency in
  *     nanoseconds, in the measured window; null for other runs
- * @param peregrineCounters the Peregrine counters of the responder's process at the end of the run, as a JSON
- *     array ({@code dev.peregrine.bench.stat.RunCounters}), or null
+ * @param peregrineCounters the Peregrine counters of the responder's process at the end of the run
+ *     ({@link RunCounters#read}), or null
  */
 public record RunResult(String scenario, String transport, String path, boolean peregrine, int size, long messages,
                         long rate, int clients, Histogram rtt, double throughputMsgsPerSecond,
                         double clientAllocatedPerMessage, double responderAllocatedPerMessage,
                         RuntimeCounters clientRuntime, RuntimeCounters responderRuntime, Status status, String note,
-                        int replySize, Histogram recovery, String peregrineCounters) {
+                        int replySize, Histogram recovery, List<RunCounter> peregrineCounters) {
     /**
      * A run without recovery latencies.
      *
@@ -121,10 +126,10 @@ public record RunResult(String scenario, String transport, String path, boolean 
     /**
      * The same result with the Peregrine counters at the end of the run.
      *
-     * @param counters a JSON array, or null
+     * @param counters the counters, or null
      * @return the new result
      */
-    public RunResult withPeregrineCounters(final String counters) {
+    public RunResult withPeregrineCounters(final List<RunCounter> counters) {
         return new RunResult(scenario, transport, path, peregrine, size, messages, rate, clients, rtt,
             throughputMsgsPerSecond, clientAllocatedPerMessage, responderAllocatedPerMessage, clientRuntime,
             responderRuntime, status, note, replySize, recovery, counters);

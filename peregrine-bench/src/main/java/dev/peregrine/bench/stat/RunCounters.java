@@ -19,14 +19,14 @@ public final class RunCounters {
     }
 
     /**
-     * Reads a process's counters from its file, as a JSON array of
-     * {@code {"type":"peregrine_tcp_bytes_in_total","label":"transport=tcp-1","value":123}} objects, leaving out the
-     * reactor's (they describe the process, not the run) and the zeros.
+     * Reads a process's counters from its file, leaving out the reactor's (they describe the process, not the run)
+     * and the zeros.
      *
      * @param pid the process, e.g. the responder's JVM
-     * @return the array, or null if the process has no counters file (counters off, or not a Peregrine process)
+     * @return the counters in the file's order, or null if the process has no counters file (counters off, or not a
+     *     Peregrine process)
      */
-    public static String json(final long pid) {
+    public static List<RunCounter> read(final long pid) {
         final Path file = CountersDirectory.configuredDirectory().resolve(pid + CountersManager.FILE_SUFFIX);
         if (!Files.isRegularFile(file)) {
             return null;
@@ -37,12 +37,13 @@ public final class RunCounters {
         } catch (final RuntimeException ex) {
             return null; // removed or unreadable: the run's numbers stand without it
         }
-        final List<CountersSnapshot.Entry> explaining = new ArrayList<>();
+        final List<RunCounter> counters = new ArrayList<>();
         for (final CountersSnapshot.Entry entry : entries) {
-            if (entry.value() != 0 && !CounterTypes.name(entry.typeId()).startsWith("peregrine_reactor_")) {
-                explaining.add(entry);
+            final String type = CounterTypes.name(entry.typeId());
+            if (entry.value() != 0 && !type.startsWith("peregrine_reactor_")) {
+                counters.add(new RunCounter(type, entry.label(), entry.value()));
             }
         }
-        return StatFormats.jsonArray(explaining);
+        return List.copyOf(counters);
     }
 }

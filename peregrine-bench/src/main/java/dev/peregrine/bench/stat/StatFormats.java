@@ -83,21 +83,6 @@ final class StatFormats {
         return write(out);
     }
 
-    /**
-     * Some counters as a JSON array of {@code {"type":..,"label":..,"value":..}} objects.
-     *
-     * @param entries the counters
-     * @return the JSON text
-     */
-    static String jsonArray(final List<CountersSnapshot.Entry> entries) {
-        final ArrayNode out = MAPPER.createArrayNode();
-        for (final CountersSnapshot.Entry entry : entries) {
-            out.addObject().put("type", CounterTypes.name(entry.typeId())).put("label", entry.label())
-                .put("value", entry.value());
-        }
-        return write(out);
-    }
-
     private static String write(final JsonNode node) {
         try {
             return MAPPER.writeValueAsString(node);
