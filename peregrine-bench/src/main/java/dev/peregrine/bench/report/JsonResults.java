@@ -1,9 +1,19 @@
 package dev.peregrine.bench.report;
 
-import dev.peregrine.bench.run.RecoveryLatency;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamWriteFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.DecimalNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.peregrine.bench.run.RunResult;
 import org.HdrHistogram.Histogram;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -21,8 +31,15 @@ import java.util.Locale;
  * {@code ok} or {@code partial} (interrupted, stopped by an error or by the time limit: the numbers cover
  * what was measured), and {@code note} says why, or what else the numbers need to be read with, such as
  * messages a lossy transport lost. Runs without numbers (failed, unavailable) are left out.
+ *
+ * <p>Jackson writes every object (its tree model, so the fields keep this order) and the layout is kept: an
+ * array has one run per line; decimals have a fixed number of places ({@code 0.00}, {@code 50000.0}), never an
+ * exponent.
  */
 public final class JsonResults {
+    private static final ObjectMapper MAPPER = JsonMapper.builder()
+        .enable(StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN).build();
+
     private JsonResults() {
     }
 
@@ -38,11 +55,7 @@ public final class JsonResults {
         if (measured.size() == 1) {
             return object(measured.get(0)) + "\n";
         }
-        final StringBuilder out = new StringBuilder("[");
-        for (int i = 0; i < measured.size(); i++) {
-            out.append(i == 0 ? "\n  " : ",\n  ").append(object(measured.get(i)));
-        }
-        return out.append(measured.isEmpty() ? "]\n" : "\n]\n").toString();
+        return array(measured.stream().map(JsonResults::node).toList());
     }
 
     /**
@@ -52,32 +65,36 @@ public final class JsonResults {
      * @return the object
      */
     public static String object(final RunResult result) {
-        final StringBuilder out = new StringBuilder("{");
-        out.append("\"transport\":").append(string(result.transport()));
-        out.append(",\"size\":").append(result.size());
+        return write(node(result));
+    }
+
+    private static ObjectNode node(final RunResult result) {
+        final ObjectNode out = MAPPER.createObjectNode();
+        out.put("transport", result.transport());
+        out.put("size", result.size());
         if (result.replySize() != result.size()) {
-            out.append(",\"reply_size\":").append(result.replySize());
+            out.put("reply_size", result.replySize());
         }
-        out.append(",\"messages\":").append(result.messages());
-        out.append(",\"rate\":").append(result.rate() > 0 ? Long.toString(result.rate()) : "null");
-        out.append(",\"rtt_ns\":");
+        out.put("messages", result.messages());
+        out.put("rate", result.rate() > 0 ? Long.valueOf(result.rate()) : null);
         if (result.hasLatency()) {
             final Histogram rtt = result.rtt();
-            out.append("{\"mean\":").append(decimal(rtt.getMean(), 1));
+            final ObjectNode latency = out.putObject("rtt_ns");
+            latency.set("mean", decimal(rtt.getMean(), 1));
             for (final LatencyTable.Percentile p : LatencyTable.PERCENTILES) {
-                out.append(",\"").append(p.jsonKey()).append("\":").append(rtt.getValueAtPercentile(p.percentile()));
+                latency.put(p.jsonKey(), rtt.getValueAtPercentile(p.percentile()));
             }
-            out.append(",\"max\":").append(rtt.getMaxValue()).append('}');
+            latency.put("max", rtt.getMaxValue());
         } else {
-            out.append("null");
+            out.putNull("rtt_ns");
         }
-        out.append(",\"allocated_bytes_per_message\":").append(decimal(result.clientAllocatedPerMessage(), 2));
-        out.append(",\"scenario\":").append(string(result.scenario()));
-        out.append(",\"clients\":").append(result.clients());
-        out.append(",\"throughput_msgs_per_s\":").append(decimal(result.throughputMsgsPerSecond(), 1));
-        out.append(",\"status\":").append(string(result.status().name().toLowerCase(Locale.ROOT)));
-        out.append(",\"note\":").append(string(result.note()));
-        return out.append('}').toString();
+        out.set("allocated_bytes_per_message", decimal(result.clientAllocatedPerMessage(), 2));
+        out.put("scenario", result.scenario());
+        out.put("clients", result.clients());
+        out.set("throughput_msgs_per_s", decimal(result.throughputMsgsPerSecond(), 1));
+        out.put("status", result.status().name().toLowerCase(Locale.ROOT));
+        out.put("note", result.note());
+        return out;
     }
 
     /**
@@ -90,7 +107,7 @@ public final class JsonResults {
      * }</pre>
      * where {@code recovery}, for a stream with a recovery layer (MoldUDP64), is
      * {@code {"gaps":..,"p50_ns":..,"p99_ns":..,"p999_ns":..,"max_ns":..}}: the gaps filled in the measured windows
-     * and their recovery latency;
+     * and their recovery latency (null percentiles when no gap was filled);
      * the C floor's row first ({@code "transport":"tcp-stream-c","floor":true}, with {@code "status":"skipped"}
      * and the reason in {@code note} when it did not run). Transport rows without numbers are left out, as
      * in {@link #toJson}.
@@ -100,69 +117,75 @@ public final class JsonResults {
      * @return the array
      */
     public static String throughput(final List<ThroughputRows.Row> rows, final int batch) {
-        final List<ThroughputRows.Row> shown = rows.stream().filter(r -> r.floor() || r.measured()).toList();
-        final StringBuilder out = new StringBuilder("[");
-        for (int i = 0; i < shown.size(); i++) {
-            final ThroughputRows.Row r = shown.get(i);
+        final List<ObjectNode> nodes = new ArrayList<>();
+        for (final ThroughputRows.Row r : rows) {
+            if (!r.floor() && !r.measured()) {
+                continue;
+            }
             final ThroughputRows.Row floor = ThroughputRows.floorFor(rows, r.size());
-            out.append(i == 0 ? "\n  " : ",\n  ").append('{');
-            out.append("\"transport\":").append(string(r.transport()));
-            out.append(",\"size\":").append(r.size());
-            out.append(",\"messages\":").append(r.messages());
-            out.append(",\"rate\":null,\"rtt_ns\":null");
-            out.append(",\"allocated_bytes_per_message\":").append(decimal(r.senderAllocated(), 2));
-            out.append(",\"scenario\":\"throughput\",\"clients\":1");
-            out.append(",\"throughput_msgs_per_s\":").append(decimal(r.median(), 1));
-            out.append(",\"status\":").append(string(r.floor() && !r.measured() ? "skipped"
-                : r.status().name().toLowerCase(Locale.ROOT)));
-            out.append(",\"note\":").append(string(r.note()));
-            out.append(",\"rounds\":").append(r.rounds());
-            out.append(",\"throughput_msgs_per_s_min\":").append(decimal(r.min(), 1));
-            out.append(",\"throughput_msgs_per_s_max\":").append(decimal(r.max(), 1));
-            out.append(",\"bytes_per_s\":").append(decimal(r.bytesPerSecond(), 1));
-            out.append(",\"ratio_to_tcp_stream_c\":").append(floor == null ? "null"
+            final ObjectNode out = MAPPER.createObjectNode();
+            out.put("transport", r.transport());
+            out.put("size", r.size());
+            out.put("messages", r.messages());
+            out.putNull("rate");
+            out.putNull("rtt_ns");
+            out.set("allocated_bytes_per_message", decimal(r.senderAllocated(), 2));
+            out.put("scenario", "throughput");
+            out.put("clients", 1);
+            out.set("throughput_msgs_per_s", decimal(r.median(), 1));
+            out.put("status", r.floor() && !r.measured() ? "skipped" : r.status().name().toLowerCase(Locale.ROOT));
+            out.put("note", r.note());
+            out.put("rounds", r.rounds());
+            out.set("throughput_msgs_per_s_min", decimal(r.min(), 1));
+            out.set("throughput_msgs_per_s_max", decimal(r.max(), 1));
+            out.set("bytes_per_s", decimal(r.bytesPerSecond(), 1));
+            out.set("ratio_to_tcp_stream_c", floor == null ? NullNode.getInstance()
                 : decimal(r.median() / floor.median(), 6));
-            out.append(",\"floor\":").append(r.floor());
-            out.append(",\"batch\":").append(r.floor() ? "null" : Integer.toString(batch));
-            out.append(",\"recovery\":").append(RecoveryLatency.json(r.recovery()));
-            out.append('}');
+            out.put("floor", r.floor());
+            out.put("batch", r.floor() ? null : Integer.valueOf(batch));
+            out.set("recovery", recovery(r.recovery()));
+            nodes.add(out);
         }
-        return out.append(shown.isEmpty() ? "]\n" : "\n]\n").toString();
+        return array(nodes);
     }
 
-    private static String decimal(final double value, final int decimals) {
-        return Double.isNaN(value) || Double.isInfinite(value) ? "null"
-            : String.format(Locale.ROOT, "%." + decimals + "f", value);
+    private static JsonNode recovery(final Histogram histogram) {
+        if (histogram == null) {
+            return NullNode.getInstance();
+        }
+        final boolean any = histogram.getTotalCount() > 0;
+        final ObjectNode out = MAPPER.createObjectNode();
+        out.put("gaps", histogram.getTotalCount());
+        out.put("p50_ns", any ? Long.valueOf(histogram.getValueAtPercentile(50)) : null);
+        out.put("p99_ns", any ? Long.valueOf(histogram.getValueAtPercentile(99)) : null);
+        out.put("p999_ns", any ? Long.valueOf(histogram.getValueAtPercentile(99.9)) : null);
+        out.put("max_ns", any ? Long.valueOf(histogram.getMaxValue()) : null);
+        return out;
+    }
+
+    /** An array with one element per line, as the hand-written writer laid it out, so runs stay greppable. */
+    private static String array(final List<ObjectNode> nodes) {
+        final StringBuilder out = new StringBuilder("[");
+        for (int i = 0; i < nodes.size(); i++) {
+            out.append(i == 0 ? "\n  " : ",\n  ").append(write(nodes.get(i)));
+        }
+        return out.append(nodes.isEmpty() ? "]\n" : "\n]\n").toString();
+    }
+
+    private static String write(final JsonNode node) {
+        try {
+            return MAPPER.writeValueAsString(node);
+        } catch (final JsonProcessingException ex) {
+            throw new IllegalStateException("a JSON tree could not be written: " + ex.getMessage(), ex);
+        }
     }
 
     /**
-     * A JSON string literal.
-     *
-     * @param text the text, or null
-     * @return the quoted, escaped literal, or {@code null}
+     * A number with a fixed count of decimals, rounded half up as {@code %.Nf} does, or null when not measured.
+     * A {@link DecimalNode} is written as it is, trailing zeros included ({@code 0.00}).
      */
-    public static String string(final String text) {
-        if (text == null) {
-            return "null";
-        }
-        final StringBuilder out = new StringBuilder(text.length() + 2).append('"');
-        for (int i = 0; i < text.length(); i++) {
-            final char c = text.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format(Locale.ROOT, "\\u%04x", (int)c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        return out.append('"').toString();
+    private static JsonNode decimal(final double value, final int decimals) {
+        return Double.isNaN(value) || Double.isInfinite(value) ? NullNode.getInstance()
+            : DecimalNode.valueOf(BigDecimal.valueOf(value).setScale(decimals, RoundingMode.HALF_UP));
     }
 }

@@ -6,13 +6,12 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
-import java.util.Locale;
 import java.util.zip.DataFormatException;
 
 /**
  * Recovery latency of a stream with a recovery layer (MoldUDP64): one value per gap filled, from its
  * detection to the arrival of its last message, in nanoseconds. This class ships such a histogram from the
- * receiver's JVM in one token, merges rounds, and shows it as text and JSON.
+ * receiver's JVM in one token, and merges rounds; the report shows it as text and JSON.
  */
 public final class RecoveryLatency {
     private RecoveryLatency() {
@@ -75,24 +74,5 @@ public final class RecoveryLatency {
             }
         }
         return sum;
-    }
-
-    /**
-     * The JSON object of a histogram: {@code {"gaps":..,"p50_ns":..,"p99_ns":..,"p999_ns":..,"max_ns":..}},
-     * with null percentiles when no gap was filled.
-     *
-     * @param histogram the histogram, or null
-     * @return the object, or {@code null}
-     */
-    public static String json(final Histogram histogram) {
-        if (histogram == null) {
-            return "null";
-        }
-        final boolean any = histogram.getTotalCount() > 0;
-        return String.format(Locale.ROOT, "{\"gaps\":%d,\"p50_ns\":%s,\"p99_ns\":%s,\"p999_ns\":%s,\"max_ns\":%s}",
-            histogram.getTotalCount(), any ? Long.toString(histogram.getValueAtPercentile(50)) : "null",
-            any ? Long.toString(histogram.getValueAtPercentile(99)) : "null",
-            any ? Long.toString(histogram.getValueAtPercentile(99.9)) : "null",
-            any ? Long.toString(histogram.getMaxValue()) : "null");
     }
 }

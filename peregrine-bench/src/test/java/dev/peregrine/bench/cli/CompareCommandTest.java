@@ -1,6 +1,7 @@
 package dev.peregrine.bench.cli;
 
-import dev.peregrine.bench.testing.TinyJson;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.peregrine.bench.testing.Json;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -12,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -35,7 +35,6 @@ class CompareCommandTest {
     }
 
     @Test
-    @SuppressWarnings("unchecked")
     void shouldCompareEveryTransportListingTheUnavailableAndTheFailed() throws Exception {
         final Path report = folder.resolve("r.html");
         final Path json = folder.resolve("r.json");
@@ -50,8 +49,10 @@ class CompareCommandTest {
         assertThat(html).contains("data-scenario=\"pingpong\" data-series=\"1\"", "data-transport=\"test-mem\"",
             "needs more cores than this machine has", "connection refused by design",
             "test-only in-memory rings &lt;between&gt; threads &amp; &quot;quotes&quot;");
-        final Object parsed = TinyJson.parse(Files.readString(json));
-        assertThat((Map<String, Object>)parsed).containsEntry("transport", "test-mem").containsEntry("messages", 3000.0);
+        final JsonNode parsed = Json.read(json);
+        assertThat(parsed.isObject()).isTrue();
+        assertThat(parsed.get("transport").asText()).isEqualTo("test-mem");
+        assertThat(parsed.get("messages").asLong()).isEqualTo(3000);
     }
 
     @Test
@@ -76,7 +77,6 @@ class CompareCommandTest {
     }
 
     @Test
-    @SuppressWarnings("unchecked")
     void shouldWritePingPongJsonAndHgrm() throws Exception {
         final Path json = folder.resolve("p.json");
         final Path hgrm = folder.resolve("p.hgrm");
@@ -86,9 +86,9 @@ class CompareCommandTest {
             "--hgrm", hgrm.toString());
 
         assertThat(out).contains("~ one way", "round trip", "rate=20000");
-        final List<Map<String, Object>> runs = (List<Map<String, Object>>)TinyJson.parse(Files.readString(json));
-        assertThat(runs).extracting(r -> r.get("size")).containsExactly(32.0, 64.0);
-        assertThat(runs).allSatisfy(r -> assertThat(r).containsEntry("rate", 20_000.0));
+        final List<JsonNode> runs = Json.read(json).valueStream().toList();
+        assertThat(runs).extracting(r -> r.get("size").asInt()).containsExactly(32, 64);
+        assertThat(runs).allSatisfy(r -> assertThat(r.get("rate").asLong()).isEqualTo(20_000));
         final Path first = folder.resolve("p-pingpong-test-mem-32-r20000.hgrm");
         assertThat(Files.readString(first)).contains("Value     Percentile TotalCount 1/(1-Percentile)", "#[Max     =");
     }
