@@ -1,5 +1,6 @@
 package dev.peregrine.mold;
 
+import dev.peregrine.counters.CountersManager;
 import dev.peregrine.reactor.BusySpinIdleStrategy;
 import dev.peregrine.reactor.NanoClock;
 import dev.peregrine.reactor.Reactor;
@@ -36,10 +37,19 @@ final class MoldFixture {
     }
 
     static Reactor reactor(final NanoClock clock) {
-        return new Reactor(new ReactorOptions().idleStrategy(new BusySpinIdleStrategy()).clock(clock)
+        return new Reactor(options(clock));
+    }
+
+    /** A reactor whose counters go to the given manager, e.g. a file the test reads. */
+    static Reactor reactor(final NanoClock clock, final CountersManager counters) {
+        return new Reactor(options(clock).counters(counters));
+    }
+
+    private static ReactorOptions options(final NanoClock clock) {
+        return new ReactorOptions().idleStrategy(new BusySpinIdleStrategy()).clock(clock)
             .errorHandler(error -> {
                 throw new AssertionError("unexpected error reported to the reactor", error);
-            }));
+            });
     }
 
     static InetSocketAddress loopback(final int port) {

@@ -1,14 +1,20 @@
 package dev.peregrine.mold;
 
+import dev.peregrine.counters.CountersManager;
+import dev.peregrine.counters.CountersReader;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.testkit.AllocationMeter;
 import dev.peregrine.udp.UdpOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -30,7 +36,7 @@ class MoldUDP64AllocationTest {
     private static final int WINDOWS = 20;
 
     @Test
-    void shouldAllocateNothingPerMessageOnPublisherSubscriberAndRequestServer() {
+    void shouldAllocateNothingPerMessageOnPublisherSubscriberAndRequestServer(@TempDir final Path dir) {
         final long[] dataPackets = new long[1];
         final long[] dropped = new long[1];
         final boolean[] droppedLast = new boolean[1];
@@ -38,7 +44,9 @@ class MoldUDP64AllocationTest {
         final long[] outOfOrder = new long[1];
         final long[] iterations = new long[1];
         final MoldFixture.ManualClock clock = new MoldFixture.ManualClock();
-        try (Reactor reactor = MoldFixture.reactor(clock);
+        try (CountersManager counters = CountersManager.create(dir.resolve("alloc.counters"), 64, 0);
+             Reactor reactor = MoldFixture.reactor(clock, counters);
+             CountersReader reader = CountersReader.of(counters);
              MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory("ALLOC", 1 << 17, 1 << 23)) {
             final MoldUDP64RequestServer server = new MoldUDP64RequestServer(reactor, store,
                 new UdpOptions().localAddress(MoldFixture.loopback(0)).busyPoll(BUSY_POLL), MoldUDP64Layout.DEFAULT_MAX_PAYLOAD, 1_000_000, 1000);
@@ -104,7 +112,20 @@ class MoldUDP64AllocationTest {
             assertThat(subscriber.duplicates()).isZero();
             assertThat(server.answers()).isEqualTo(dropped[0]);
             assertThat(publisher.heartbeatsSent()).as("one per ten messages, and the last one").isEqualTo(messages / 10 + 1);
-            assertThat(allocated).isZero();
+            assertThat(allocated).as("counters on, in a file").isZero();
+            reactor.doWork(); // the subscriber publishes its counters once per cycle
+            final Map<String, Long> expected = new TreeMap<>();
+            expected.put("peregrine_mold_next_expected_sequence", messages + 1);
+            expected.put("peregrine_mold_gaps_total", dropped[0]);
+            expected.put("peregrine_mold_requests_total", dropped[0]);
+            expected.put("peregrine_mold_recovered_total", dropped[0]);
+            expected.put("peregrine_mold_duplicates_total", 0L);
+            expected.put("peregrine_mold_malformed_total", 0L);
+            expected.put("peregrine_mold_state", (long)MoldUDP64SubscriberState.SYNCHRONISED.ordinal());
+            expected.put("peregrine_mold_server_requests_total", dropped[0]);
+            expected.put("peregrine_mold_server_rate_limited_total", 0L);
+            expected.put("peregrine_mold_server_retransmitted_total", dropped[0]);
+            assertThat(MoldUDP64CountersTest.moldCounters(reader)).isEqualTo(expected);
         }
     }
 

@@ -3,9 +3,7 @@ package dev.peregrine.mold;
 import dev.peregrine.counters.CounterTypes;
 import dev.peregrine.counters.CountersManager;
 import dev.peregrine.counters.CountersReader;
-import dev.peregrine.reactor.BusySpinIdleStrategy;
 import dev.peregrine.reactor.Reactor;
-import dev.peregrine.reactor.ReactorOptions;
 import dev.peregrine.udp.UdpOptions;
 
 import org.junit.jupiter.api.Test;
@@ -43,18 +41,11 @@ class MoldUDP64CountersTest {
     @TempDir
     Path dir;
 
-    private Reactor reactor(final CountersManager counters) {
-        return new Reactor(new ReactorOptions().idleStrategy(new BusySpinIdleStrategy()).clock(clock).counters(counters)
-            .errorHandler(error -> {
-                throw new AssertionError("unexpected error reported to the reactor", error);
-            }));
-    }
-
     @Test
     void shouldCountGapRequestRecoveryDuplicatesMalformedAndStateOfAScriptedFeed() throws Exception {
         final List<Long> delivered = new ArrayList<>();
         try (CountersManager counters = CountersManager.create(dir.resolve("mold.counters"), 64, 0);
-             Reactor reactor = reactor(counters);
+             Reactor reactor = MoldFixture.reactor(clock, counters);
              CountersReader reader = CountersReader.open(counters.file());
              DatagramChannel requestServer = capture()) {
             final MoldUDP64Subscriber subscriber = new MoldUDP64Subscriber(reactor, new MoldUDP64SubscriberOptions()
@@ -89,7 +80,7 @@ class MoldUDP64CountersTest {
     @Test
     void shouldCountRequestsRateLimitedAndRetransmittedOfAScriptedRequestRun() throws IOException {
         try (CountersManager counters = CountersManager.create(dir.resolve("mold-server.counters"), 64, 0);
-             Reactor reactor = reactor(counters);
+             Reactor reactor = MoldFixture.reactor(clock, counters);
              CountersReader reader = CountersReader.open(counters.file());
              DatagramChannel client = capture();
              MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory("FEED", 1 << 16, 1 << 20)) {
@@ -133,8 +124,8 @@ class MoldUDP64CountersTest {
         return expected;
     }
 
-    /** Every MoldUDP64 counter by name: each test runs one subscriber or one request server. */
-    private static Map<String, Long> moldCounters(final CountersReader reader) {
+    /** Every MoldUDP64 counter by name, for a file with at most one subscriber and one request server. */
+    static Map<String, Long> moldCounters(final CountersReader reader) {
         final Map<String, Long> counters = new TreeMap<>();
         reader.forEach((id, typeId, label, value) -> {
             final String name = CounterTypes.name(typeId);

@@ -116,6 +116,7 @@ class UdpEndpointTest {
         assertThat(server.send(message, 0, 70_000)).isEqualTo(SendResult.MESSAGE_TOO_LARGE);
     }
 
+    /** The reactor keeps the process-wide counters (on unless -Dperegrine.counters=off), so this is with counters on. */
     @ParameterizedTest(name = "connectedReadWrite={0}")
     @ValueSource(booleans = {false, true})
     void shouldReceiveAndSendWithoutAllocatingInSteadyState(final boolean connectedReadWrite) {
