@@ -5,7 +5,7 @@
  * shared-memory channels through one message-driven API ({@link dev.peregrine.channel}). The module
  * depends on {@code java.base} and {@code jdk.jfr} (the JDK's flight recorder, for its events) only,
  * uses no {@code sun.misc.Unsafe}, no {@code jdk.internal} and no JNI; native calls (thread affinity,
- * futex) go through the FFM API and need {@code --enable-native-access=dev.peregrine.core} (or
+ * futex, the native UDP socket) go through the FFM API and need {@code --enable-native-access=dev.peregrine.core} (or
  * {@code ALL-UNNAMED} on the class path) to run without a warning.
  */
 module dev.peregrine.core {

@@ -14,6 +14,7 @@ import dev.peregrine.reactor.SelectHandler;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
@@ -21,6 +22,7 @@ import java.net.PortUnreachableException;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.MembershipKey;
@@ -35,7 +37,9 @@ import java.nio.channels.SelectionKey;
  * drains up to {@link UdpOptions#receiveBatch} datagrams, so a burst costs one readiness event. With
  * {@link UdpOptions#busyPoll} the endpoint is polled every cycle instead of waiting for the selector.
  * With {@link UdpOptions#connectedReadWrite} a connected endpoint reads and writes its socket like a C
- * program with {@code recv}/{@code send}: no source address per datagram, the sender is the peer.
+ * program with {@code recv}/{@code send}: no source address per datagram, the sender is the peer. With
+ * {@link UdpOptions#nativeSocket} as well, {@code recv}/{@code send} are called through the FFM API rather than
+ * through the {@link DatagramChannel} (Linux, native access; see {@link #isNativeSocket()}).
  *
  * <p>Sending copies the message into a direct buffer and writes it in one system call; a full socket
  * buffer is reported as {@link SendResult#BACK_PRESSURED}, nothing is queued.
@@ -50,6 +54,7 @@ import java.nio.channels.SelectionKey;
  */
 public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable {
     private final DatagramChannel channel;
+    private final UdpNativeSocket socket;
     private final DatagramHandler handler;
     private final ErrorHandler errorHandler;
     private final InetSocketAddress remoteAddress;
@@ -75,9 +80,10 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     private CloseReason closeReason;
     private String closeDetail;
 
-    private UdpEndpoint(final DatagramChannel channel, final UdpOptions options, final DatagramHandler handler,
-        final ErrorHandler errorHandler, final CountersManager counters) throws IOException {
+    private UdpEndpoint(final DatagramChannel channel, final UdpNativeSocket socket, final UdpOptions options,
+        final DatagramHandler handler, final ErrorHandler errorHandler, final CountersManager counters) throws IOException {
         this.channel = channel;
+        this.socket = socket;
         this.handler = handler;
         this.errorHandler = errorHandler;
         this.remoteAddress = options.remoteAddress();
@@ -89,7 +95,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         this.receiveBatch = options.receiveBatch();
         this.busyPoll = options.busyPoll();
         this.connectedReadWrite = options.connectedReadWrite();
-        this.localAddress = (InetSocketAddress)channel.getLocalAddress();
+        this.localAddress = socket != null ? socket.localAddress() : (InetSocketAddress)channel.getLocalAddress();
         final String label = "udp=" + localAddress + (remoteAddress == null ? "" : " remote=" + remoteAddress);
         this.datagramsReceived = counters.allocate(CounterTypes.UDP_DATAGRAMS_IN, label);
         this.datagramsSent = counters.allocate(CounterTypes.UDP_DATAGRAMS_OUT, label);
@@ -105,6 +111,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
      * @param handler receives datagrams
      * @return the endpoint
      * @throws UncheckedIOException if the socket cannot be opened, bound or connected (the address is named)
+     * @throws IllegalArgumentException if an address is IPv6 while {@link UdpOptions#nativeSocket} applies
      */
     public static UdpEndpoint open(final Reactor reactor, final UdpOptions options, final DatagramHandler handler) {
         if (reactor == null || options == null || handler == null) {
@@ -112,6 +119,15 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         }
         if (options.connectedReadWrite() && options.remoteAddress() == null) {
             throw new IllegalArgumentException("connectedReadWrite=true remoteAddress=null: reading a socket needs a connected peer");
+        }
+        final boolean nativeSocket = options.nativeSocket() && options.busyPoll() && options.connectedReadWrite();
+        if (nativeSocket && (options.remoteAddress().getAddress() instanceof Inet6Address
+            || options.localAddress().getAddress() instanceof Inet6Address && !options.localAddress().getAddress().isAnyLocalAddress())) {
+            throw new IllegalArgumentException("nativeSocket=true local=" + options.localAddress() + " remote="
+                + options.remoteAddress() + ": the native UDP socket is IPv4 only");
+        }
+        if (nativeSocket && options.multicastInterface() == null && UdpNativeSocket.unavailableReason() == null) {
+            return openNative(reactor, options, handler);
         }
         DatagramChannel channel = null;
         UdpEndpoint endpoint = null;
@@ -134,7 +150,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             if (options.remoteAddress() != null) {
                 channel.connect(options.remoteAddress());
             }
-            endpoint = new UdpEndpoint(channel, options, handler, reactor.errorHandler(), reactor.counters());
+            endpoint = new UdpEndpoint(channel, null, options, handler, reactor.errorHandler(), reactor.counters());
             endpoint.attach(reactor);
             return endpoint;
         } catch (final IOException ex) {
@@ -148,6 +164,47 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             }
             throw ex;
         }
+    }
+
+    private static UdpEndpoint openNative(final Reactor reactor, final UdpOptions options, final DatagramHandler handler) {
+        UdpNativeSocket socket = null;
+        UdpEndpoint endpoint = null;
+        try {
+            socket = UdpNativeSocket.open(options);
+            endpoint = new UdpEndpoint(null, socket, options, handler, reactor.errorHandler(), reactor.counters());
+            endpoint.attach(reactor);
+            return endpoint;
+        } catch (final IOException ex) {
+            throw new UncheckedIOException("cannot open UDP socket local=" + options.localAddress()
+                + " remote=" + options.remoteAddress() + ": " + ex.getMessage(), ex); // open() closed what it opened
+        } catch (final RuntimeException ex) {
+            if (socket != null) {
+                socket.close();
+            }
+            if (endpoint != null) {
+                endpoint.closeCounters(); // made, then not attached (a closed reactor): its slots go back
+            }
+            throw ex;
+        }
+    }
+
+    /**
+     * Why {@link UdpOptions#nativeSocket} cannot be honoured in this process (decided once, when first asked).
+     *
+     * @return null where it can (Linux x86_64 or aarch64 with native access), otherwise the reason in one sentence
+     */
+    public static String nativeSocketUnavailableReason() {
+        return UdpNativeSocket.unavailableReason();
+    }
+
+    /**
+     * Whether this endpoint's socket is driven with {@code recv}/{@code send} through the FFM API
+     * ({@link UdpOptions#nativeSocket} honoured) rather than through a {@link DatagramChannel}.
+     *
+     * @return true for the native socket
+     */
+    public boolean isNativeSocket() {
+        return socket != null;
     }
 
     private void attach(final Reactor reactor) {
@@ -169,6 +226,9 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
      */
     public MembershipKey join(final InetAddress group, final NetworkInterface networkInterface) {
         final NetworkInterface nif = networkInterface != null ? networkInterface : multicastInterface;
+        if (channel == null) {
+            throw new IllegalStateException("nativeSocket=true: a native connected endpoint joins no group");
+        }
         if (group == null || !group.isMulticastAddress() || nif == null) {
             throw new IllegalArgumentException("group=" + group + " networkInterface=" + nif);
         }
@@ -221,6 +281,9 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             return SendResult.MESSAGE_TOO_LARGE;
         }
         MemorySegment.copy(buffer, offset, sendSegment, 0, length);
+        if (socket != null) {
+            return writeNative(length, target);
+        }
         sendBuffer.clear().limit(length);
         return write(sendBuffer, target);
     }
@@ -247,6 +310,9 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         }
         if (target == null && remoteAddress == null) {
             return SendResult.NOT_CONNECTED;
+        }
+        if (socket != null) {
+            return writeNative(length, target);
         }
         sendBuffer.clear().limit(length);
         return write(sendBuffer, target);
@@ -281,6 +347,36 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         }
     }
 
+    /** {@link #write} on the native socket: the same outcomes for the same conditions. */
+    private long writeNative(final int length, final InetSocketAddress target) {
+        if (length == 0) {
+            throw new IllegalArgumentException("length=0: an empty datagram is never sent (the JDK's DatagramChannel"
+                + " cannot, and a connected endpoint reads one as nothing)");
+        }
+        if (closed) {
+            return SendResult.CLOSED;
+        }
+        if (target != null && target != remoteAddress && !target.equals(remoteAddress)) {
+            throw new AlreadyConnectedException(); // what DatagramChannel.send does to a connected channel
+        }
+        final long sent = socket.send(sendSegment, length);
+        if (sent >= 0) {
+            datagramsSent.increment();
+            return sent;
+        }
+        if (sent == -UdpNativeSocket.EAGAIN) {
+            drops.increment();
+            return SendResult.BACK_PRESSURED;
+        }
+        sendErrors++;
+        if (sent != -UdpNativeSocket.ECONNREFUSED) { // a refused port is an outcome, as PortUnreachableException is
+            final String error = UdpNativeSocket.describe((int)-sent);
+            errorHandler.onError(new UncheckedIOException("UDP send from " + localAddress + " to " + remoteAddress
+                + " failed: " + error, new IOException(error)));
+        }
+        return SendResult.NOT_CONNECTED;
+    }
+
     @Override
     public void onSelected(final SelectionKey key, final long nowNs) {
         receive(nowNs);
@@ -299,6 +395,9 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
      * @return the number of datagrams handled
      */
     public int receive(final long nowNs) {
+        if (socket != null) {
+            return receiveNative(nowNs);
+        }
         int received = 0;
         final ByteBuffer buffer = receiveBuffer;
         while (received < receiveBatch && !closed) {
@@ -324,11 +423,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             received++;
             final int length = buffer.position();
             if (length == buffer.capacity()) {
-                truncated.increment(); // the kernel cut it to fit: never hand a partial datagram on
-                if (FrameRejectedEvent.enabled()) {
-                    FrameRejectedEvent.emit("udp", 0, sender, localAddress, "datagram of " + length
-                        + " bytes or more filled the whole receive buffer and was dropped as truncated");
-                }
+                truncated(sender, length, false);
                 continue;
             }
             datagramsReceived.increment();
@@ -339,6 +434,54 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             }
         }
         return received;
+    }
+
+    /** {@link #receive} on the native socket: {@code recv(MSG_TRUNC)} tells a cut datagram's real length. */
+    private int receiveNative(final long nowNs) {
+        int received = 0;
+        final long capacity = receiveBuffer.capacity();
+        while (received < receiveBatch && !closed) {
+            final long length = socket.receive(receiveSegment, capacity);
+            if (length <= 0) {
+                if (length == 0 || length == -UdpNativeSocket.EAGAIN) {
+                    break; // nothing queued; an empty datagram is consumed as on the JDK path
+                }
+                receiveErrors++;
+                if (length == -UdpNativeSocket.ECONNREFUSED) {
+                    continue; // an earlier send hit a closed port; the socket itself is fine
+                }
+                final String error = UdpNativeSocket.describe((int)-length);
+                errorHandler.onError(new UncheckedIOException("UDP read on " + localAddress + " from " + remoteAddress
+                    + " failed: " + error, new IOException(error)));
+                return received;
+            }
+            received++;
+            if (length > capacity) {
+                truncated(remoteAddress, length, true);
+                continue;
+            }
+            datagramsReceived.increment();
+            try {
+                handler.onDatagram(this, receiveSegment, 0, (int)length, remoteAddress, nowNs);
+            } catch (final Throwable ex) {
+                handlerFailed(ex); // closes the endpoint: the loop stops here, the rest of the batch is not handed on
+            }
+        }
+        return received;
+    }
+
+    /**
+     * The kernel cut a datagram to fit: never hand a partial datagram on.
+     *
+     * @param length the datagram's real length when {@code exact} (native {@code MSG_TRUNC}), else the bytes read
+     */
+    private void truncated(final InetSocketAddress sender, final long length, final boolean exact) {
+        truncated.increment();
+        if (FrameRejectedEvent.enabled()) {
+            FrameRejectedEvent.emit("udp", 0, sender, localAddress, "datagram of " + length + (exact
+                ? " bytes exceeded the " + receiveBuffer.capacity() + "-byte receive buffer"
+                : " bytes or more filled the whole receive buffer") + " and was dropped as truncated");
+        }
     }
 
     private void closeCounters() {
@@ -391,7 +534,8 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     }
 
     /**
-     * Longest datagram this endpoint sends, and longest-but-one it receives.
+     * Longest datagram this endpoint sends, and longest-but-one it receives (longest, on a
+     * {@linkplain #isNativeSocket() native socket}).
      *
      * @return bytes
      */
@@ -402,7 +546,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     /**
      * The underlying channel, for socket options not covered by {@link UdpOptions}.
      *
-     * @return the channel
+     * @return the channel, or null on a {@linkplain #isNativeSocket() native socket}
      */
     public DatagramChannel channel() {
         return channel;
@@ -522,7 +666,11 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         } else if (key != null) {
             key.cancel();
         }
-        closeQuietly(channel);
+        if (socket != null) {
+            socket.close();
+        } else {
+            closeQuietly(channel);
+        }
         try {
             handler.onClosed(this, reason, detail);
         } catch (final Throwable ex) {

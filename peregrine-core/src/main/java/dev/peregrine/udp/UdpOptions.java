@@ -28,6 +28,7 @@ public final class UdpOptions {
     private int receiveBatch = 64;
     private boolean busyPoll;
     private boolean connectedReadWrite;
+    private boolean nativeSocket;
 
     /** Creates options with the defaults. */
     public UdpOptions() {
@@ -198,6 +199,39 @@ public final class UdpOptions {
         return this;
     }
 
+    /**
+     * Drives the socket of a {@link #busyPoll} + {@link #connectedReadWrite} endpoint with the C library's
+     * {@code recv(2)}/{@code send(2)} called through the FFM API as critical downcalls, instead of the JDK's
+     * {@link java.nio.channels.DatagramChannel}, whose read and write paths (locks, state checks, the
+     * {@code NativeThread} bookkeeping that makes a blocked read interruptible) cost a small round trip
+     * most of a microsecond on top of the system calls. The socket is opened with {@code socket(2)}
+     * ({@code SOCK_NONBLOCK | SOCK_CLOEXEC}), given SO_REUSEADDR, SO_RCVBUF, SO_SNDBUF and the multicast TTL
+     * and loopback as these options say, bound, connected, and closed with {@code close(2)} exactly once.
+     *
+     * <p>Receiving passes {@code MSG_TRUNC}, so a datagram longer than {@link #datagramBuffer} is known
+     * exactly: it is dropped and counted as truncated, while one of exactly {@code datagramBuffer} bytes
+     * arrives whole (the JDK path cannot tell the two apart and drops both). Everything else is as on the
+     * JDK path: a full send buffer is {@link dev.peregrine.channel.SendResult#BACK_PRESSURED}, a peer's closed
+     * port {@link dev.peregrine.channel.SendResult#NOT_CONNECTED}, the counters, the handler rules and the
+     * truncation event are the same.
+     *
+     * <p>Off by default because it takes what the JDK path does not: native access
+     * ({@code --enable-native-access=dev.peregrine.core}, or {@code ALL-UNNAMED} on the class path), IPv4 only
+     * (an IPv6 address is rejected by {@link UdpEndpoint#open} with an {@link IllegalArgumentException}), no
+     * {@link #multicastInterface}, and {@link UdpEndpoint#channel()} is then null (no other JDK socket option
+     * can be set, no group joined). Honoured only for {@link #busyPoll} + {@link #connectedReadWrite}
+     * endpoints on Linux (x86_64, aarch64) with native access; elsewhere the endpoint uses the
+     * {@code DatagramChannel} and {@link UdpEndpoint#nativeSocketUnavailableReason()} says why
+     * ({@link UdpEndpoint#isNativeSocket()} tells which path an endpoint took).
+     *
+     * @param nativeSocket true to use the native socket where it is available
+     * @return this
+     */
+    public UdpOptions nativeSocket(final boolean nativeSocket) {
+        this.nativeSocket = nativeSocket;
+        return this;
+    }
+
     InetSocketAddress localAddress() {
         return localAddress;
     }
@@ -244,6 +278,10 @@ public final class UdpOptions {
 
     boolean connectedReadWrite() {
         return connectedReadWrite;
+    }
+
+    boolean nativeSocket() {
+        return nativeSocket;
     }
 
     boolean ipv6() {

@@ -31,7 +31,9 @@ import java.util.function.LongConsumer;
  * {@link UdpOptions#connectedReadWrite} (read(2)/write(2), no source address per datagram), and each is
  * polled by a thread of its own calling {@link UdpEndpoint#receive} in a loop, so no readiness system
  * call ({@code epoll_wait} of the reactor's {@code selectNow}) sits between two reads. The client writes
- * its message straight into the endpoint's send buffer.
+ * its message straight into the endpoint's send buffer. Those endpoints ask for {@link UdpOptions#nativeSocket}
+ * ({@code recv}/{@code send} through the FFM API) unless {@code -Dperegrine.udp.native=false} says otherwise
+ * (forwarded to a responder JVM); {@link #description()} says which path ran.
  *
  * <p>Otherwise the responder is an unconnected endpoint on a backing-off reactor thread that echoes each
  * datagram to its sender, and the client's connected endpoint waits for the selector.
@@ -44,6 +46,8 @@ import java.util.function.LongConsumer;
 public final class PeregrineUdpBench implements BenchTransport {
     /** Largest UDP payload over IPv4. */
     static final int MAX_UDP_PAYLOAD = 65_507;
+    /** System property: {@code false} keeps the busy-spin endpoints on the JDK's DatagramChannel, to compare. */
+    static final String NATIVE_PROPERTY = "peregrine.udp.native";
     static final ValueLayout.OfLong SEQUENCE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
 
     /** Creates the adapter (service loader). */
@@ -61,7 +65,28 @@ public final class PeregrineUdpBench implements BenchTransport {
             + " (connectedReadWrite: read/write, no address), each polled by its own spinning thread without a selector;"
             + " otherwise a backing-off responder reactor echoing to the sender; a reply of another size is sent from a buffer"
             + " of its own with the sequence copied in; load, shared topology: one unconnected endpoint on one responder"
-            + " reactor answers every client by its address, the clients' endpoints share one reactor polled by one thread";
+            + " reactor answers every client by its address, the clients' endpoints share one reactor polled by one thread;"
+            + " busy-spin socket path: " + nativePath();
+    }
+
+    /** Which socket path the busy-spin endpoints take in this JVM, in words. */
+    static String nativePath() {
+        if (!nativeSocket()) {
+            return "JDK DatagramChannel (-D" + NATIVE_PROPERTY + "=false)";
+        }
+        final String reason = UdpEndpoint.nativeSocketUnavailableReason();
+        return reason == null ? "native recv/send through FFM (UdpOptions.nativeSocket; -D" + NATIVE_PROPERTY
+            + "=false for the JDK DatagramChannel)" : "JDK DatagramChannel, native socket unavailable: " + reason;
+    }
+
+    static boolean nativeSocket() {
+        return Boolean.parseBoolean(System.getProperty(NATIVE_PROPERTY, "true"));
+    }
+
+    @Override
+    public List<String> jvmArguments() {
+        final String setting = System.getProperty(NATIVE_PROPERTY);
+        return setting == null ? List.of() : List.of("-D" + NATIVE_PROPERTY + "=" + setting);
     }
 
     @Override
@@ -90,7 +115,9 @@ public final class PeregrineUdpBench implements BenchTransport {
     }
 
     static UdpOptions options(final BenchConfig config) {
-        return new UdpOptions().busyPoll(config.busySpin()).receiveBufferSize(4 << 20).sendBufferSize(4 << 20);
+        // nativeSocket applies to the busy-polled connectedReadWrite endpoints only; the others ignore it
+        return new UdpOptions().busyPoll(config.busySpin()).receiveBufferSize(4 << 20).sendBufferSize(4 << 20)
+            .nativeSocket(nativeSocket());
     }
 
     @Override

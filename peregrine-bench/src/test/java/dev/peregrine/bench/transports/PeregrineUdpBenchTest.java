@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * 30 000 in-process round trips through each UDP adapter: each echoed once, in order, and nothing allocated per
@@ -97,5 +98,27 @@ class PeregrineUdpBenchTest {
             assertThat(expected).isEqualTo(1600);
         }
         assertThat(responder.messages()).as("each message echoed once").isEqualTo(1600);
+    }
+
+    /** The busy-spin endpoints take the native socket where it is available, unless the property says no; the description says which. */
+    @SuppressWarnings("try") // the responder only has to run while the client connects
+    @ParameterizedTest(name = "peregrine.udp.native={0}")
+    @CsvSource({"true", "false"})
+    void shouldTakeTheNativeSocketUnlessTheSystemPropertySaysNoAndSayWhichPathRan(final boolean nativeSocket) throws Exception {
+        assumeTrue(dev.peregrine.udp.UdpEndpoint.nativeSocketUnavailableReason() == null,
+            dev.peregrine.udp.UdpEndpoint::nativeSocketUnavailableReason);
+        final PeregrineUdpBench transport = new PeregrineUdpBench();
+        final BenchConfig config = new BenchConfig("127.0.0.1", freePorts(6), 256, Path.of("target"), true);
+        System.setProperty(PeregrineUdpBench.NATIVE_PROPERTY, Boolean.toString(nativeSocket));
+        try (Responder responder = transport.startResponder(config); PingClient client = transport.connect(config)) {
+            assertThat(((PeregrineUdpBench.Client)client).endpoint.isNativeSocket()).isEqualTo(nativeSocket);
+            assertThat(transport.description()).contains(nativeSocket ? "busy-spin socket path: native recv/send through FFM"
+                : "busy-spin socket path: JDK DatagramChannel (-Dperegrine.udp.native=false)");
+            assertThat(transport.jvmArguments()).containsExactly("-Dperegrine.udp.native=" + nativeSocket);
+            client.send(1);
+            assertThat(client.receive()).isEqualTo(1);
+        } finally {
+            System.clearProperty(PeregrineUdpBench.NATIVE_PROPERTY);
+        }
     }
 }
