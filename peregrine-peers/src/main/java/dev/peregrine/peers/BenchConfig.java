@@ -13,8 +13,11 @@ import java.nio.file.Path;
  * @param busySpin whether waiting sides spin (lowest latency) rather than back off
  * @param replySize bytes of each responder's answer (its first 8 bytes carry the ping's sequence number), at
  *     least 16; equal to {@code size} for an echo
+ * @param respondEvery the responder answers only the messages whose message number is a multiple of this
+ *     ({@link #answers(long, int)}), at least 1; 1 to answer every message
  */
-public record BenchConfig(String host, int port, int size, Path directory, boolean busySpin, int replySize) {
+public record BenchConfig(String host, int port, int size, Path directory, boolean busySpin, int replySize,
+                          int respondEvery) {
     /** The smallest message: an 8-byte sequence number and an 8-byte timestamp. */
     public static final int MIN_SIZE = 16;
     /** The largest message or reply. */
@@ -33,12 +36,30 @@ public record BenchConfig(String host, int port, int size, Path directory, boole
             throw new IllegalArgumentException("replySize=" + replySize + " must be in [" + MIN_SIZE + ", " + MAX_SIZE
                 + "]");
         }
+        if (respondEvery < 1) {
+            throw new IllegalArgumentException("respondEvery=" + respondEvery + " must be at least 1");
+        }
         if (port < 0 || port > 65536 - PORTS_PER_RESPONDER) {
             throw new IllegalArgumentException("port=" + port);
         }
         if (host == null || directory == null) {
             throw new IllegalArgumentException("host=" + host + " directory=" + directory);
         }
+    }
+
+    /**
+     * A configuration whose responder answers every message.
+     *
+     * @param host the address
+     * @param port the first port
+     * @param size message size in bytes
+     * @param directory a folder for the transport's files
+     * @param busySpin whether waiting sides spin
+     * @param replySize bytes of each answer
+     */
+    public BenchConfig(final String host, final int port, final int size, final Path directory, final boolean busySpin,
+                       final int replySize) {
+        this(host, port, size, directory, busySpin, replySize, 1);
     }
 
     /**
@@ -61,7 +82,32 @@ public record BenchConfig(String host, int port, int size, Path directory, boole
      * @return the new configuration
      */
     public BenchConfig withReplySize(final int bytes) {
-        return new BenchConfig(host, port, size, directory, busySpin, bytes);
+        return new BenchConfig(host, port, size, directory, busySpin, bytes, respondEvery);
+    }
+
+    /**
+     * The same configuration with a responder that answers only every {@code n}th message.
+     *
+     * @param n answer the messages whose message number is a multiple of {@code n}; 1 for every message
+     * @return the new configuration
+     */
+    public BenchConfig withRespondEvery(final int n) {
+        return new BenchConfig(host, port, size, directory, busySpin, replySize, n);
+    }
+
+    /**
+     * Whether a responder told to answer every {@code n}th message answers the one with {@code sequence}: when
+     * its message number, the low 32 bits of the sequence, is a multiple of {@code n}. The low bits, because a
+     * benchmark client that shares a connection's thread with others may carry its own index in the high 32 bits
+     * (as {@code bench load} does): every client's answered messages are then the same numbers, {@code 0, n, 2n,
+     * ...}. One mask and one remainder: cheap enough for a responder's hot path.
+     *
+     * @param sequence the message's sequence number
+     * @param n the period, at least 1
+     * @return true if the message is answered
+     */
+    public static boolean answers(final long sequence, final int n) {
+        return (sequence & 0xFFFF_FFFFL) % n == 0;
     }
 
     /**

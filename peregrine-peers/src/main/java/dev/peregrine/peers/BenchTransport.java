@@ -13,7 +13,8 @@ import java.util.List;
  * API, the first 8 bytes carry the sequence number (little-endian) and are echoed unchanged, waiting sides
  * busy-spin when {@link BenchConfig#busySpin()} is set, and nothing allocates per message in steady state.
  * A responder answers each message with {@link BenchConfig#replySize()} bytes (by default the message itself)
- * carrying the message's sequence number in its first 8 bytes; the client checks every reply's length.
+ * carrying the message's sequence number in its first 8 bytes; the client checks every reply's length. With
+ * {@link BenchConfig#respondEvery()} above 1 it answers only every Nth message ({@link #supportsRespondEvery()}).
  */
 public interface BenchTransport {
     /**
@@ -137,6 +138,18 @@ public interface BenchTransport {
      * @return true if asymmetric replies are implemented
      */
     default boolean supportsReplySize() {
+        return false;
+    }
+
+    /**
+     * Whether the responder answers only the messages {@link BenchConfig#answers(long, int)} picks when
+     * {@link BenchConfig#respondEvery()} is above 1 (it still reads every message, and the answers keep their
+     * order), so that a client can send far faster than answers come back. A transport that cannot is reported
+     * unavailable for such a run.
+     *
+     * @return true if answering every Nth message is implemented
+     */
+    default boolean supportsRespondEvery() {
         return false;
     }
 

@@ -5,7 +5,8 @@ package dev.peregrine.peers;
  */
 public interface Responder extends AutoCloseable {
     /**
-     * Messages echoed so far.
+     * Messages handled so far: each echoed or answered, or, with {@link BenchConfig#respondEvery()} above 1, read
+     * and left unanswered by design.
      *
      * @return the count
      */

@@ -169,6 +169,29 @@ abstract class BenchTransportConformanceTest {
         }
     }
 
+    @ParameterizedTest(name = "size={0} replySize={1}")
+    @org.junit.jupiter.params.provider.CsvSource({"64, 64", "16, 64"})
+    void shouldAnswerOnlyEveryTenthMessageInOrderWhenAskedTo(final int size, final int replySize) throws Exception {
+        final BenchTransport transport = transport();
+        assumeTrue(transport.supportsRespondEvery(), () -> transport.name() + " does not answer every Nth message");
+        final BenchConfig config = config(size).withReplySize(replySize).withRespondEvery(10);
+        assumeTrue(transport.unavailableReason(config) == null, () -> transport.unavailableReason(config));
+        final long client = 3L << 32; // a client index in the high bits, as bench load's shared loop sends them
+        try (Responder responder = transport.startResponder(config); PingClient pinger = transport.connect(config)) {
+            for (long n = 0; n < 1_000; n++) {
+                pinger.send(client | n);
+            }
+            for (long n = 0; n < 1_000; n += 10) { // 0, 10, 20, ...: written out here, not asked of the code under test
+                assertThat(pinger.receive()).isEqualTo(client | n);
+            }
+            pinger.send(client | 1_001); // not answered
+            pinger.send(client | 1_010); // answered: had anything else come back, it would come before this one
+            assertThat(pinger.receive()).isEqualTo(client | 1_010);
+            assertThat(pinger.poll()).isEqualTo(-1);
+            assertThat(responder.messages()).as("messages read, answered or not").isEqualTo(1_002);
+        }
+    }
+
     @Test
     void shouldRejectAReplyOfAnotherLengthThanConfigured() throws Exception {
         final BenchTransport transport = transport();

@@ -162,7 +162,7 @@ public final class CompareCommand implements Callable<Integer> {
             }
             if (full && !session.stopping()) {
                 LoadCommand.run(session, chosen, List.of(loadSize), clients, rates, loadSeconds, 1,
-                    LoadCommand.Topology.SHARED, common);
+                    LoadCommand.Topology.SHARED, 1, common);
                 streamFloors.addAll(streamFloors(out));
                 ThroughputCommand.run(session, chosen, sizes, null, 100_000,
                     new ThroughputRunner.Window(1, throughputSeconds), common);

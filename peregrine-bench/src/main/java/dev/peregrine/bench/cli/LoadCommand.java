@@ -122,6 +122,15 @@ public final class LoadCommand implements Callable<Integer> {
             + " ${DEFAULT-VALUE}).")
     double loss;
 
+    @Range(min = 1, max = Integer.MAX_VALUE)
+    @Option(names = "--respond-every", defaultValue = "1", paramLabel = "N",
+        description = "AsyncTCP's high-rate scenario: each client sends every message at its rate, the responder answers"
+            + " only every Nth (message numbers 0, N, 2N, ...), and latency is taken on the answered ones from their"
+            + " intended send time; the rate each client sustained is shown beside the rate offered, and a run that"
+            + " sustained less than 95% of it is reported partial. Transports: peregrine-tcp, netty, nio, socket; with"
+            + " --topology shared only (default: ${DEFAULT-VALUE}, every message).")
+    int respondEvery;
+
     @Option(names = "--seed", defaultValue = "1", paramLabel = "S",
         description = "Seed of the --loss draws: client k draws from S + k, so a run's losses repeat (default:"
             + " ${DEFAULT-VALUE}).")
@@ -132,13 +141,17 @@ public final class LoadCommand implements Callable<Integer> {
         final PrintStream out = System.out;
         final List<BenchTransport> named = CommonOptions.transports(transports);
         final List<BenchTransport> chosen = withLoss(named); // a wrong --loss is answered before anything starts
+        if (respondEvery > 1 && topology == Topology.PER_CLIENT && clients > 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--respond-every=" + respondEvery + " runs"
+                + " its clients on one thread: use --topology shared (the default), or --clients 1");
+        }
         final Integer relaunched = Relaunch.ifNeeded(spec, named);
         if (relaunched != null) {
             return relaunched;
         }
         try (BenchSession session = new BenchSession(out, System.err, common.quiet, false)) {
             out.println(topologyNote(topology, clients));
-            run(session, chosen, sizes, clients, rates, seconds, warmupSeconds, topology, common);
+            run(session, chosen, sizes, clients, rates, seconds, warmupSeconds, topology, respondEvery, common);
             for (final BenchTransport transport : chosen) {
                 if (transport instanceof LossyLoadTransport lossy) {
                     out.println("--loss " + loss + " --seed " + seed + ": the " + transport.name() + " clients dropped "
@@ -185,11 +198,12 @@ public final class LoadCommand implements Callable<Integer> {
      * @param seconds measured seconds per rate
      * @param warmupSeconds warm-up seconds per rate
      * @param topology how clients and responders are laid out on threads
+     * @param respondEvery the responder answers every Nth message; 1 for all
      * @param common the common options
      */
     static void run(final BenchSession session, final List<BenchTransport> chosen, final List<Integer> sizes,
                     final int clients, final List<Long> rates, final double seconds, final double warmupSeconds,
-                    final Topology topology, final CommonOptions common) {
+                    final Topology topology, final int respondEvery, final CommonOptions common) {
         final boolean shared = topology == Topology.SHARED;
         // shared: a client thread and a responder thread, whatever the number of clients
         final boolean spinByDefault = (shared ? 2 : 2 * clients) <= Runtime.getRuntime().availableProcessors();
@@ -204,7 +218,7 @@ public final class LoadCommand implements Callable<Integer> {
                     session.pingpong(new RunSpec("load", transport, size, messages, warmup, rate, clients,
                         common.inProcess, -1, common.responderCpu(), common.busySpin(spinByDefault), common.host)
                         .withTimeLimit(3 * seconds + 5) // a transport that cannot keep up ends early, marked partial
-                        .withSharedResponder(shared));
+                        .withSharedResponder(shared).withRespondEvery(respondEvery));
                 }
             }
         }

@@ -54,6 +54,11 @@ public final class ResponderCommand implements Callable<Integer> {
         description = "Bytes of each answer, its first 8 the sequence; -1 to echo each message as it came.")
     int replySize;
 
+    @Range(min = 1)
+    @Option(names = "--respond-every", defaultValue = "1", paramLabel = "N",
+        description = "Answer only the messages whose number (the sequence's low 32 bits) is a multiple of N; 1 for all.")
+    int respondEvery;
+
     @Option(names = "--dir", required = true, description = "Folder for the transport's files.")
     Path dir;
 
@@ -121,7 +126,7 @@ public final class ResponderCommand implements Callable<Integer> {
         try {
             final BenchTransport bench = Transports.byName(transport);
             final List<BenchConfig> configs = RunEnvironment.forResponders(
-                new BenchConfig(host, port, size, dir, busySpin, replySize < 0 ? size : replySize), count);
+                new BenchConfig(host, port, size, dir, busySpin, replySize < 0 ? size : replySize, respondEvery), count);
             RunEnvironment.createFolders(configs);
             for (final BenchConfig config : configs) {
                 responders.add(shared ? bench.startSharedResponder(config) : bench.startResponder(config));

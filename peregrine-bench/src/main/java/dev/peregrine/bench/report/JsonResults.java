@@ -28,7 +28,11 @@ import java.util.Locale;
  *  "status":"ok","note":null}
  * }</pre>
  * one object for one run, an array for several; a run whose replies have another size than its messages
- * ({@code --reply-size}) has {@code "reply_size":N} after {@code size}. {@code rate} is null for one message in flight,
+ * ({@code --reply-size}) has {@code "reply_size":N} after {@code size}. A fixed-rate run whose clients' sustained
+ * rate was measured ({@code bench load}, one client thread) has {@code "sent_rate":..} after {@code rate}: messages per
+ * second each client sent, to read beside the rate offered; one whose responder answered only every Nth message
+ * ({@code --respond-every}) then has {@code "respond_every":N}, and its {@code messages} and {@code rtt_ns} are of
+ * the answered ones. {@code rate} is null for one message in flight,
  * {@code rtt_ns} null for throughput runs, and any value that was not measured is null. {@code status} is
  * {@code ok} or {@code partial} (interrupted, stopped by an error or by the time limit: the numbers cover
  * what was measured), and {@code note} says why, or what else the numbers need to be read with, such as
@@ -82,6 +86,12 @@ public final class JsonResults {
         }
         out.put("messages", result.messages());
         out.put("rate", result.rate() > 0 ? Long.valueOf(result.rate()) : null);
+        if (!Double.isNaN(result.sentRate())) {
+            out.set("sent_rate", decimal(result.sentRate(), 1));
+        }
+        if (result.respondEvery() > 1) {
+            out.put("respond_every", result.respondEvery());
+        }
         if (result.hasLatency()) {
             final Histogram rtt = result.rtt();
             final ObjectNode latency = out.putObject("rtt_ns");

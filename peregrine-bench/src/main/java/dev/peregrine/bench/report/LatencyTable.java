@@ -47,6 +47,8 @@ public final class LatencyTable {
             .append(result.replySize() != result.size() ? " reply-size=" + result.replySize() : "")
             .append(result.rate() > 0 ? " rate=" + result.rate() + " msg/s per client (latency from intended send time)"
                 : " one message in flight")
+            .append(result.respondEvery() > 1 ? " respond-every=" + result.respondEvery() + " (latency of the answered"
+                + " messages)" : "")
             .append(result.clients() > 1 ? " clients=" + result.clients() : "").append('\n');
         if (result.status() == RunResult.Status.FAILED || result.status() == RunResult.Status.UNAVAILABLE) {
             out.append("  ").append(result.status()).append(": ").append(result.note()).append('\n');
@@ -68,6 +70,10 @@ public final class LatencyTable {
                 out.append(String.format(Locale.ROOT, "   (%.0f msg/s)", result.throughputMsgsPerSecond()));
             }
             out.append('\n');
+            if (!Double.isNaN(result.sentRate())) {
+                out.append(String.format(Locale.ROOT, "  sustained: %.0f msg/s per client of %d offered (%.1f%%)%n",
+                    result.sentRate(), result.rate(), 100.0 * result.sentRate() / result.rate()));
+            }
         } else {
             out.append(String.format(Locale.ROOT, "  throughput: %s msg/s, %s MB/s over %d messages%n",
                 number(result.throughputMsgsPerSecond(), 0),

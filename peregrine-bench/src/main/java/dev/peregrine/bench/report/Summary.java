@@ -81,7 +81,7 @@ public final class Summary {
     public static Table load(final List<RunResult> results) {
         final Table table = new Table("Load: concurrent clients at fixed rates, latency from the intended send time"
             + " (microseconds, coordinated omission corrected)",
-            List.of("transport", "size", "clients", "rate/client", "p50", "p90", "p99", "p99.9", "max",
+            List.of("transport", "size", "clients", "rate/client", "sent/client", "p50", "p90", "p99", "p99.9", "max",
                 "msg/s (all)", "status"));
         final Map<String, Integer> footnotes = new LinkedHashMap<>();
         for (final Map.Entry<String, List<RunResult>> group : byPath(results, "load").entrySet()) {
@@ -89,17 +89,26 @@ public final class Summary {
             for (final RunResult r : group.getValue()) {
                 if (!r.hasLatency()) {
                     table.row(List.of(name(r), Integer.toString(r.size()), Integer.toString(r.clients()),
-                        Long.toString(r.rate()), "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", status(table, footnotes, r)));
+                        rate(r), "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", status(table, footnotes, r)));
                     continue;
                 }
                 table.row(List.of(name(r), Integer.toString(r.size()), Integer.toString(r.clients()),
-                    Long.toString(r.rate()), us(r.rtt().getValueAtPercentile(50)), us(r.rtt().getValueAtPercentile(90)),
+                    rate(r), LatencyTable.number(r.sentRate(), 0), us(r.rtt().getValueAtPercentile(50)),
+                    us(r.rtt().getValueAtPercentile(90)),
                     us(r.rtt().getValueAtPercentile(99)), us(r.rtt().getValueAtPercentile(99.9)),
                     us(r.rtt().getMaxValue()), LatencyTable.number(r.throughputMsgsPerSecond(), 0),
                     status(table, footnotes, r)));
             }
         }
+        table.note("rate/client is the rate offered, sent/client the rate each client sustained (n/a: not measured, one"
+            + " client per thread); a rate shown as R/N had only every Nth message answered (--respond-every), the"
+            + " percentiles and msg/s are of the answered ones.");
         return table;
+    }
+
+    /** The offered rate, with the responder's period when it answered only every Nth message. */
+    private static String rate(final RunResult r) {
+        return r.respondEvery() > 1 ? r.rate() + "/" + r.respondEvery() : Long.toString(r.rate());
     }
 
     /**

@@ -22,6 +22,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * they never end the whole benchmark.
  */
 public final class BenchRunner {
+    /** A run answered every Nth message whose clients sustained less than this share of their rate did not keep up. */
+    static final double KEPT_UP = 0.95;
+
     private final Progress progress;
     private final AtomicReference<ClientRun[]> live = new AtomicReference<>();
     private final AtomicReference<SharedClientsRun> liveShared = new AtomicReference<>();
@@ -87,11 +90,17 @@ public final class BenchRunner {
             final int responderCount = shared ? 1 : spec.clients();
             final int port = RunEnvironment.freePorts(spec.host(), BenchConfig.PORTS_PER_RESPONDER * responderCount);
             final BenchConfig base = new BenchConfig(spec.host(), port, spec.size(), folder, spec.busySpin(),
-                spec.replySize());
+                spec.replySize(), spec.respondEvery());
             if (base.asymmetric() && !transport.supportsReplySize()) {
                 return noNumbers(spec, RunResult.Status.UNAVAILABLE, transport.name() + " cannot answer with a reply"
                     + " of another size than the message (--reply-size=" + spec.replySize() + ", --size=" + spec.size()
                     + ")");
+            }
+            if (spec.respondEvery() > 1) {
+                final String why = respondEveryUnavailable(spec, shared);
+                if (why != null) {
+                    return noNumbers(spec, RunResult.Status.UNAVAILABLE, why);
+                }
             }
             final String unavailable = transport.unavailableReason(base);
             if (unavailable != null) {
@@ -104,7 +113,9 @@ public final class BenchRunner {
                 ? LocalResponderSide.start(transport, configs, spec.responderCpu(), shared)
                 : ChildResponderSide.start(transport, base, responderCount, spec.responderCpu(),
                     shared ? List.of("--shared") : List.of())) {
-                return shared ? measureShared(spec, configs.get(0), responders)
+                // one client answered every Nth message: the shared loop, whose bursts keep a high rate and which
+                // measures the rate it sustained
+                return shared || spec.respondEvery() > 1 ? measureShared(spec, configs.get(0), responders)
                     : measure(spec, configs, responders);
             }
         } catch (final Exception | LinkageError ex) {
@@ -113,6 +124,23 @@ public final class BenchRunner {
             progress.endLine();
             RunEnvironment.deleteFolder(folder);
         }
+    }
+
+    /** Why a run whose responder answers every Nth message cannot run as asked, or null if it can. */
+    private static String respondEveryUnavailable(final RunSpec spec, final boolean shared) {
+        final BenchTransport transport = spec.transport();
+        if (!transport.supportsRespondEvery()) {
+            return transport.name() + " cannot answer only every Nth message (--respond-every=" + spec.respondEvery()
+                + "); peregrine-tcp, netty, nio and socket can";
+        }
+        if (spec.rate() <= 0) {
+            return "--respond-every=" + spec.respondEvery() + " needs a fixed rate (bench load)";
+        }
+        if (!shared && spec.clients() > 1) {
+            return "--respond-every=" + spec.respondEvery() + " runs with --topology shared (one client thread), not"
+                + " with a thread per client";
+        }
+        return null;
     }
 
     private RunResult measure(final RunSpec spec, final List<BenchConfig> configs, final ResponderSide responders)
@@ -191,8 +219,8 @@ public final class BenchRunner {
             final Histogram all = clients.all();
             return result(spec, new Measured(all, clients.allocatedBefore < 0 || clients.allocatedAfter < 0 ? -1
                 : clients.allocatedAfter - clients.allocatedBefore, clients.lostAfter - clients.lostBefore,
-                clients.startNs, clients.endNs, error == null ? null : interruption(error, all)), before, after,
-                clientRuntime).withPeregrineCounters(peregrineCounters(spec, responders));
+                clients.startNs, clients.endNs, error == null ? null : interruption(error, all), clients.sentRate),
+                before, after, clientRuntime).withPeregrineCounters(peregrineCounters(spec, responders));
         } finally {
             liveShared.set(null);
             clients.loopStop();
@@ -293,12 +321,16 @@ public final class BenchRunner {
                 note = interruption(error, all);
             }
         }
-        return result(spec, new Measured(all, allocationKnown ? allocated : -1, lost, firstStart, lastEnd, note), before,
-            after, clientRuntime);
+        return result(spec, new Measured(all, allocationKnown ? allocated : -1, lost, firstStart, lastEnd, note,
+            Double.NaN), before, after, clientRuntime);
     }
 
-    /** What the clients measured: every latency, bytes they allocated (-1 if unknown), losses, when, and why it ended early. */
-    private record Measured(Histogram all, long allocated, long lost, long firstStart, long lastEnd, String note) {
+    /**
+     * What the clients measured: every latency, bytes they allocated (-1 if unknown), losses, when, why it ended
+     * early, and the rate each client sustained (NaN if not measured).
+     */
+    private record Measured(Histogram all, long allocated, long lost, long firstStart, long lastEnd, String note,
+                            double sentRate) {
     }
 
     private RunResult result(final RunSpec spec, final Measured clients, final ResponderStats before,
@@ -307,9 +339,17 @@ public final class BenchRunner {
         final long lost = clients.lost();
         String note = clients.note();
         final long measured = all.getTotalCount();
-        if (note == null && measured + lost < spec.messages() * spec.clients()) {
+        if (note == null && measured + lost < spec.answeredMessages()) {
             note = "time limit of " + LatencyTable.number(spec.timeLimitSeconds(), 1) + " s reached: " + (measured + lost)
-                + " of " + spec.messages() * spec.clients() + " messages measured";
+                + " of " + spec.answeredMessages() + " messages measured";
+        }
+        final double sentRate = clients.sentRate();
+        // only where the scenario asks for it (--respond-every): elsewhere the sustained rate is shown, not judged, so
+        // that a load run's status stays what it was on a machine whose other work slows the client thread
+        if (spec.respondEvery() > 1 && sentRate < KEPT_UP * spec.rate()) { // false for NaN: not measured
+            final String behind = "could not keep up: sustained " + LatencyTable.number(sentRate, 0) + " msg/s of "
+                + spec.rate() + " offered" + (spec.clients() > 1 ? " per client" : "");
+            note = note == null ? behind : note + "; " + behind;
         }
         if (measured == 0) {
             return noNumbers(spec, RunResult.Status.FAILED, note != null ? note
@@ -330,13 +370,14 @@ public final class BenchRunner {
             Transports.isPeregrine(spec.transport()), spec.size(), measured, spec.rate(), spec.clients(), all,
             throughput, clientPerMessage, responderPerMessage, clientRuntime, responderRuntime,
             note == null ? RunResult.Status.OK : RunResult.Status.PARTIAL,
-            note == null ? loss : loss == null ? note : note + "; " + loss, spec.replySize());
+            note == null ? loss : loss == null ? note : note + "; " + loss, spec.replySize())
+            .withSending(spec.respondEvery(), sentRate);
     }
 
     private static RunResult noNumbers(final RunSpec spec, final RunResult.Status status, final String note) {
         return RunResult.withoutNumbers(spec.scenario(), spec.transport().name(), spec.transport().path(),
             Transports.isPeregrine(spec.transport()), spec.size(), spec.rate(), spec.clients(), status, note)
-            .withReplySize(spec.replySize());
+            .withReplySize(spec.replySize()).withSending(spec.respondEvery(), Double.NaN);
     }
 
     /** One client thread: connect, warm up, wait, measure. */

@@ -97,6 +97,9 @@ public final class ChildResponderSide implements ResponderSide {
         if (config.asymmetric()) {
             command.add("--reply-size=" + config.replySize());
         }
+        if (config.respondEvery() > 1) {
+            command.add("--respond-every=" + config.respondEvery());
+        }
         command.add("--dir=" + config.directory());
         command.add("--count=" + count);
         command.add("--cpu=" + cpu);

@@ -38,7 +38,7 @@ public final class RunEnvironment {
      */
     public static BenchConfig forResponder(final BenchConfig base, final int index) {
         return new BenchConfig(base.host(), base.port() + BenchConfig.PORTS_PER_RESPONDER * index, base.size(),
-            base.directory().resolve("r" + index), base.busySpin(), base.replySize());
+            base.directory().resolve("r" + index), base.busySpin(), base.replySize(), base.respondEvery());
     }
 
     /**

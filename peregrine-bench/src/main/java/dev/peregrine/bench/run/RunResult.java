@@ -33,12 +33,50 @@ import java.util.List;
  *     nanoseconds, in the measured window; null for other runs
  * @param peregrineCounters the Peregrine counters of the responder's process at the end of the run
  *     ({@link RunCounters#read}), or null
+ * @param respondEvery the responder answered only every Nth message, and {@code rtt} holds those; 1 for all
+ * @param sentRate messages per second each client sustained at a fixed rate (sent over the time it took), to
+ *     read beside {@code rate}; NaN when not measured
  */
 public record RunResult(String scenario, String transport, String path, boolean peregrine, int size, long messages,
                         long rate, int clients, Histogram rtt, double throughputMsgsPerSecond,
                         double clientAllocatedPerMessage, double responderAllocatedPerMessage,
                         RuntimeCounters clientRuntime, RuntimeCounters responderRuntime, Status status, String note,
-                        int replySize, Histogram recovery, List<RunCounter> peregrineCounters) {
+                        int replySize, Histogram recovery, List<RunCounter> peregrineCounters, int respondEvery,
+                        double sentRate) {
+    /**
+     * A run whose responder answered every message, without a sustained rate.
+     *
+     * @param scenario the scenario
+     * @param transport the transport
+     * @param path its path
+     * @param peregrine whether it is Peregrine's own
+     * @param size the size
+     * @param messages messages measured
+     * @param rate the rate or 0
+     * @param clients the clients
+     * @param rtt round-trip latencies, or null
+     * @param throughputMsgsPerSecond messages per second, or NaN
+     * @param clientAllocatedPerMessage client bytes per message, or NaN
+     * @param responderAllocatedPerMessage responder bytes per message, or NaN
+     * @param clientRuntime the client JVM's JIT/GC
+     * @param responderRuntime the responder JVM's JIT/GC
+     * @param status what happened
+     * @param note the reason, or null
+     * @param replySize bytes of each reply
+     * @param recovery recovery latencies, or null
+     * @param peregrineCounters the responder's counters, or null
+     */
+    public RunResult(final String scenario, final String transport, final String path, final boolean peregrine,
+                     final int size, final long messages, final long rate, final int clients, final Histogram rtt,
+                     final double throughputMsgsPerSecond, final double clientAllocatedPerMessage,
+                     final double responderAllocatedPerMessage, final RuntimeCounters clientRuntime,
+                     final RuntimeCounters responderRuntime, final Status status, final String note, final int replySize,
+                     final Histogram recovery, final List<RunCounter> peregrineCounters) {
+        this(scenario, transport, path, peregrine, size, messages, rate, clients, rtt, throughputMsgsPerSecond,
+            clientAllocatedPerMessage, responderAllocatedPerMessage, clientRuntime, responderRuntime, status, note,
+            replySize, recovery, peregrineCounters, 1, Double.NaN);
+    }
+
     /**
      * A run without recovery latencies.
      *
@@ -108,7 +146,7 @@ public record RunResult(String scenario, String transport, String path, boolean 
     public RunResult withReplySize(final int bytes) {
         return new RunResult(scenario, transport, path, peregrine, size, messages, rate, clients, rtt,
             throughputMsgsPerSecond, clientAllocatedPerMessage, responderAllocatedPerMessage, clientRuntime,
-            responderRuntime, status, note, bytes, recovery, peregrineCounters);
+            responderRuntime, status, note, bytes, recovery, peregrineCounters, respondEvery, sentRate);
     }
 
     /**
@@ -120,7 +158,7 @@ public record RunResult(String scenario, String transport, String path, boolean 
     public RunResult withRecovery(final Histogram latencies) {
         return new RunResult(scenario, transport, path, peregrine, size, messages, rate, clients, rtt,
             throughputMsgsPerSecond, clientAllocatedPerMessage, responderAllocatedPerMessage, clientRuntime,
-            responderRuntime, status, note, replySize, latencies, peregrineCounters);
+            responderRuntime, status, note, replySize, latencies, peregrineCounters, respondEvery, sentRate);
     }
 
     /**
@@ -132,7 +170,20 @@ public record RunResult(String scenario, String transport, String path, boolean 
     public RunResult withPeregrineCounters(final List<RunCounter> counters) {
         return new RunResult(scenario, transport, path, peregrine, size, messages, rate, clients, rtt,
             throughputMsgsPerSecond, clientAllocatedPerMessage, responderAllocatedPerMessage, clientRuntime,
-            responderRuntime, status, note, replySize, recovery, counters);
+            responderRuntime, status, note, replySize, recovery, counters, respondEvery, sentRate);
+    }
+
+    /**
+     * The same result with how the client sent: the responder's period and the rate the clients sustained.
+     *
+     * @param every the responder answered every {@code every}th message; 1 for all
+     * @param sustained messages per second per client, or NaN
+     * @return the new result
+     */
+    public RunResult withSending(final int every, final double sustained) {
+        return new RunResult(scenario, transport, path, peregrine, size, messages, rate, clients, rtt,
+            throughputMsgsPerSecond, clientAllocatedPerMessage, responderAllocatedPerMessage, clientRuntime,
+            responderRuntime, status, note, replySize, recovery, peregrineCounters, every, sustained);
     }
 
     /**
@@ -148,7 +199,10 @@ public record RunResult(String scenario, String transport, String path, boolean 
     public enum Status {
         /** Measured to the end. */
         OK,
-        /** Interrupted (Ctrl-C) or stopped by an error after measuring part of it: numbers cover what was measured. */
+        /**
+         * Interrupted (Ctrl-C), stopped by an error or the time limit after measuring part of it, or unable to keep
+         * up with its rate: numbers cover what was measured.
+         */
         PARTIAL,
         /** Failed before measuring anything useful. */
         FAILED,
@@ -189,9 +243,11 @@ public record RunResult(String scenario, String transport, String path, boolean 
     /**
      * A short label for tables and file names: {@code tcp size=256} plus the rate when fixed.
      *
-     * @return the label, with {@code reply=N} when the reply size differs
+     * @return the label, with {@code reply=N} when the reply size differs and {@code respond-every=N} when not
+     *     every message was answered
      */
     public String label() {
-        return transport + " size=" + size + (replySize != size ? " reply=" + replySize : "") + (rate > 0 ? " rate=" + rate + "/s" : "") + (clients > 1 ? " clients=" + clients : "");
+        return transport + " size=" + size + (replySize != size ? " reply=" + replySize : "") + (rate > 0 ? " rate=" + rate + "/s" : "")
+            + (respondEvery > 1 ? " respond-every=" + respondEvery : "") + (clients > 1 ? " clients=" + clients : "");
     }
 }

@@ -22,10 +22,40 @@ import dev.peregrine.peers.BenchTransport;
  * @param replySize bytes of each responder's answer; {@code size} for an echo
  * @param sharedResponder whether the clients run on one thread against one responder that serves them all
  *     ({@code bench load}'s default topology), rather than each on a thread of its own with its own responder
+ * @param respondEvery the responder answers only messages whose number is a multiple of this, and latency is
+ *     taken on those ({@code bench load --respond-every}); 1 for every message
  */
 public record RunSpec(String scenario, BenchTransport transport, int size, long messages, long warmup, long rate,
                       int clients, boolean inProcess, int clientCpu, int responderCpu, boolean busySpin,
-                      String host, double timeLimitSeconds, int replySize, boolean sharedResponder) {
+                      String host, double timeLimitSeconds, int replySize, boolean sharedResponder,
+                      int respondEvery) {
+    /**
+     * A run whose responder answers every message.
+     *
+     * @param scenario the scenario
+     * @param transport the transport
+     * @param size the size
+     * @param messages messages per client
+     * @param warmup warm-up messages per client
+     * @param rate rate per client or 0
+     * @param clients clients
+     * @param inProcess responder in this JVM
+     * @param clientCpu client CPU or -1
+     * @param responderCpu responder CPU or -1
+     * @param busySpin spin while waiting
+     * @param host the address
+     * @param timeLimitSeconds the time limit, 0 for none
+     * @param replySize the reply size
+     * @param sharedResponder one client thread and one responder for all clients
+     */
+    public RunSpec(final String scenario, final BenchTransport transport, final int size, final long messages,
+                   final long warmup, final long rate, final int clients, final boolean inProcess, final int clientCpu,
+                   final int responderCpu, final boolean busySpin, final String host, final double timeLimitSeconds,
+                   final int replySize, final boolean sharedResponder) {
+        this(scenario, transport, size, messages, warmup, rate, clients, inProcess, clientCpu, responderCpu, busySpin,
+            host, timeLimitSeconds, replySize, sharedResponder, 1);
+    }
+
     /**
      * A run with a client thread and a responder per client.
      *
@@ -107,7 +137,7 @@ public record RunSpec(String scenario, BenchTransport transport, int size, long 
      */
     public RunSpec withTimeLimit(final double seconds) {
         return new RunSpec(scenario, transport, size, messages, warmup, rate, clients, inProcess, clientCpu,
-            responderCpu, busySpin, host, seconds, replySize, sharedResponder);
+            responderCpu, busySpin, host, seconds, replySize, sharedResponder, respondEvery);
     }
 
     /**
@@ -118,7 +148,7 @@ public record RunSpec(String scenario, BenchTransport transport, int size, long 
      */
     public RunSpec withReplySize(final int bytes) {
         return new RunSpec(scenario, transport, size, messages, warmup, rate, clients, inProcess, clientCpu,
-            responderCpu, busySpin, host, timeLimitSeconds, bytes, sharedResponder);
+            responderCpu, busySpin, host, timeLimitSeconds, bytes, sharedResponder, respondEvery);
     }
 
     /**
@@ -130,7 +160,39 @@ public record RunSpec(String scenario, BenchTransport transport, int size, long 
      */
     public RunSpec withSharedResponder(final boolean shared) {
         return new RunSpec(scenario, transport, size, messages, warmup, rate, clients, inProcess, clientCpu,
-            responderCpu, busySpin, host, timeLimitSeconds, replySize, shared);
+            responderCpu, busySpin, host, timeLimitSeconds, replySize, shared, respondEvery);
+    }
+
+    /**
+     * The same run with a responder that answers only every {@code n}th message.
+     *
+     * @param n the period, 1 for every message
+     * @return the new spec
+     */
+    public RunSpec withRespondEvery(final int n) {
+        return new RunSpec(scenario, transport, size, messages, warmup, rate, clients, inProcess, clientCpu,
+            responderCpu, busySpin, host, timeLimitSeconds, replySize, sharedResponder, n);
+    }
+
+    /**
+     * The messages whose answers are measured, all clients together: every one, or with {@link #respondEvery}
+     * above 1 those numbered {@code warmup .. warmup + messages - 1} that are multiples of it.
+     *
+     * @return the count
+     */
+    public long answeredMessages() {
+        return clients * (answeredBelow(warmup + messages, respondEvery) - answeredBelow(warmup, respondEvery));
+    }
+
+    /**
+     * How many of the message numbers {@code 0 .. n - 1} are multiples of {@code every}.
+     *
+     * @param n the end, exclusive, not negative
+     * @param every the period
+     * @return {@code ceil(n / every)}
+     */
+    public static long answeredBelow(final long n, final int every) {
+        return (n + every - 1) / every;
     }
     /**
      * Checks the values.
@@ -148,6 +210,9 @@ public record RunSpec(String scenario, BenchTransport transport, int size, long 
         if (clients < 1) {
             throw new IllegalArgumentException("clients=" + clients);
         }
+        if (respondEvery < 1) {
+            throw new IllegalArgumentException("respondEvery=" + respondEvery + " must be at least 1");
+        }
         if (timeLimitSeconds < 0 || Double.isNaN(timeLimitSeconds)) {
             throw new IllegalArgumentException("timeLimitSeconds=" + timeLimitSeconds);
         }
@@ -156,11 +221,12 @@ public record RunSpec(String scenario, BenchTransport transport, int size, long 
     /**
      * The run's label for progress and tables.
      *
-     * @return e.g. {@code tcp size=256 rate=10000/s}, with {@code reply=N} when the reply size differs
+     * @return e.g. {@code tcp size=256 rate=10000/s}, with {@code reply=N} when the reply size differs and
+     *     {@code respond-every=N} when not every message is answered
      */
     public String label() {
         return transport.name() + " size=" + size + (replySize != size ? " reply=" + replySize : "")
-            + (rate > 0 ? " rate=" + rate + "/s" : "")
+            + (rate > 0 ? " rate=" + rate + "/s" : "") + (respondEvery > 1 ? " respond-every=" + respondEvery : "")
             + (clients > 1 ? " clients=" + clients : "");
     }
 }

@@ -1,5 +1,6 @@
 package dev.peregrine.bench.run;
 
+import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.PingClient;
 import org.HdrHistogram.Histogram;
 
@@ -19,7 +20,14 @@ import java.util.concurrent.TimeUnit;
  * staggered: client {@code k} of {@code n} starts {@code k/n} of its interval after the first, so that the
  * clients' messages do not all fall due in the same instant.
  *
- * <p>Nothing here allocates per message: the intended send times go to arrays sized up front, one per client.
+ * <p>With a period {@code N} above 1 ({@code --respond-every}) the responder answers only the messages whose
+ * number is a multiple of {@code N} ({@link BenchConfig#answers}): every client still sends every message on its
+ * schedule, awaits an answer for those only, in order and each exactly once, and records their latency from
+ * their intended send time, so a sender that falls behind shows as latency. Each client's sent messages and
+ * the time of its last send give the rate it {@linkplain #sentRate sustained}.
+ *
+ * <p>Nothing here allocates per message: a message's intended send time is its schedule, computed again when
+ * its answer comes.
  */
 public final class SharedClientLoop {
     /** The most sends one client makes in one turn when it is behind its schedule. */
@@ -29,8 +37,10 @@ public final class SharedClientLoop {
 
     private final PingClient[] clients;
     private final double[] intervalNs;
-    private final long[][] intended;
+    private final int capacity;
+    private final int respondEvery;
     private final long[] sent;
+    private final long[] lastSendNs;
     private final long[] received;
     private final long[] limit;
     private final long[] lastEchoNs;
@@ -54,9 +64,25 @@ public final class SharedClientLoop {
      */
     public SharedClientLoop(final PingClient[] clients, final long[] rates, final int capacity, final Progress progress,
                             final boolean spin, final boolean lossy) {
-        if (clients.length == 0 || rates.length != clients.length || capacity < 1) {
+        this(clients, rates, capacity, progress, spin, lossy, 1);
+    }
+
+    /**
+     * Creates the loop for a responder that answers only every {@code respondEvery}th message.
+     *
+     * @param clients the connected clients, all used only by the thread that calls {@link #run}
+     * @param rates messages per second of each client
+     * @param capacity the most messages a client sends in one {@link #run}
+     * @param progress where progress is counted (all clients together), or null
+     * @param spin whether to busy-spin when no client had work (else yield)
+     * @param lossy whether a missing echo is a loss to count rather than an error
+     * @param respondEvery the responder answers the messages whose number is a multiple of this; 1 for all
+     */
+    public SharedClientLoop(final PingClient[] clients, final long[] rates, final int capacity, final Progress progress,
+                            final boolean spin, final boolean lossy, final int respondEvery) {
+        if (clients.length == 0 || rates.length != clients.length || capacity < 1 || respondEvery < 1) {
             throw new IllegalArgumentException("clients=" + clients.length + " rates=" + rates.length + " capacity="
-                + capacity);
+                + capacity + " respondEvery=" + respondEvery);
         }
         this.clients = clients.clone();
         this.intervalNs = new double[clients.length];
@@ -66,8 +92,10 @@ public final class SharedClientLoop {
             }
             intervalNs[k] = 1e9 / rates[k];
         }
-        this.intended = new long[clients.length][capacity];
+        this.capacity = capacity;
+        this.respondEvery = respondEvery;
         this.sent = new long[clients.length];
+        this.lastSendNs = new long[clients.length];
         this.received = new long[clients.length];
         this.limit = new long[clients.length];
         this.lastEchoNs = new long[clients.length];
@@ -100,7 +128,33 @@ public final class SharedClientLoop {
     }
 
     /**
-     * Messages echoed or counted lost in the last {@link #run} by one client.
+     * Messages one client sent in the last {@link #run}.
+     *
+     * @param client the client's index
+     * @return the count
+     */
+    public long sent(final int client) {
+        return sent[client];
+    }
+
+    /**
+     * The rate one client sustained in the last {@link #run}: its messages sent over the time from its first
+     * message's intended send time to its last send, plus one interval (the time its last message stands for). A
+     * client that kept to its schedule shows its rate; one that fell behind shows less.
+     *
+     * @param client the client's index
+     * @return messages per second, or NaN if it sent none
+     */
+    public double sentRate(final int client) {
+        if (sent[client] == 0) {
+            return Double.NaN;
+        }
+        return sent[client] * 1e9 / (lastSendNs[client] - startNs[client] + intervalNs[client]);
+    }
+
+    /**
+     * Messages echoed or counted lost in the last {@link #run} by one client (with a period above 1, the
+     * messages not to be answered count as completed once the client is past them).
      *
      * @param client the client's index
      * @return the count
@@ -121,7 +175,12 @@ public final class SharedClientLoop {
         if (n >= sent[client]) {
             throw new IllegalArgumentException("client=" + client + " n=" + n + " sent=" + sent[client]);
         }
-        return intended[client][n];
+        return intendedNs(client, n);
+    }
+
+    /** The schedule of client {@code k}: when its message {@code index} of this run is due. */
+    private long intendedNs(final int k, final long index) {
+        return startNs[k] + (long)(index * intervalNs[k]);
     }
 
     /**
@@ -170,9 +229,8 @@ public final class SharedClientLoop {
                 + (histograms == null ? 0 : histograms.length) + " clients=" + n);
         }
         for (final long count : counts) {
-            if (count < 0 || count > intended[0].length || first + count > 1L << 32) {
-                throw new IllegalArgumentException("first=" + first + " count=" + count + " capacity="
-                    + intended[0].length);
+            if (count < 0 || count > capacity || first + count > 1L << 32) {
+                throw new IllegalArgumentException("first=" + first + " count=" + count + " capacity=" + capacity);
             }
         }
         final long start = System.nanoTime();
@@ -182,6 +240,7 @@ public final class SharedClientLoop {
             limit[k] = counts[k];
             lastEchoNs[k] = start;
             startNs[k] = start + (long)(intervalNs[k] * k / n);
+            lastSendNs[k] = startNs[k];
         }
         long total = 0;
         int idle = 0;
@@ -231,13 +290,11 @@ public final class SharedClientLoop {
      */
     private boolean step(final int k, final long now, final long first, final Histogram histogram) {
         boolean worked = false;
-        final long[] times = intended[k];
         for (int burst = 0; burst < MAX_SENDS_PER_TURN && sent[k] < limit[k]; burst++) {
-            final long due = startNs[k] + (long)(sent[k] * intervalNs[k]);
+            final long due = intendedNs(k, sent[k]); // late sends keep their schedule: the delay is the system's
             if (now - due < 0) {
                 break;
             }
-            times[(int)sent[k]] = due; // late sends keep their schedule: the delay is the system's
             if (received[k] == sent[k]) {
                 lastEchoNs[k] = now; // nothing was outstanding: the wait for an echo starts now
             }
@@ -245,30 +302,35 @@ public final class SharedClientLoop {
             sent[k]++;
             worked = true;
         }
+        if (worked) {
+            lastSendNs[k] = now;
+            skipUnanswered(k, first);
+        }
         boolean echoes = false;
         long echoed;
         while ((echoed = clients[k].poll()) >= 0) { // every echo waiting: they cannot come faster than they were sent
             echoes = true;
             final long index = echoed - sequence(k, first);
             if (echoed >>> 32 != k) {
-                throw outOfOrder(k, first + received[k], echoed); // another client's echo
+                throw outOfOrder(k, expected(k, first), echoed); // another client's echo
             }
             if (index != received[k]) {
-                if (!lossy || index >= sent[k]) {
-                    throw outOfOrder(k, first + received[k], echoed);
+                if (!lossy || index >= sent[k] || !BenchConfig.answers(echoed, respondEvery)) {
+                    throw outOfOrder(k, expected(k, first), echoed);
                 }
                 if (index > received[k]) {
-                    lost += index - received[k]; // skipped: their echoes did not come back in order
+                    lost += answered(first + received[k], first + index); // skipped: not back in order
                     received[k] = index;
                 }
             }
             if (index == received[k]) { // else the late echo of a message already counted lost
-                final long latency = System.nanoTime() - times[(int)index];
+                final long latency = System.nanoTime() - intendedNs(k, index);
                 if (histogram != null) {
                     histogram.recordValue(Math.max(0, Math.min(latency, PingPongLoop.HIGHEST_TRACKABLE_NS)));
                 }
                 received[k]++;
                 lastEchoNs[k] = now;
+                skipUnanswered(k, first);
             }
         }
         if (echoes) {
@@ -276,8 +338,7 @@ public final class SharedClientLoop {
         }
         if (received[k] < sent[k]) {
             if (lossy && sent[k] == limit[k] && now - lastEchoNs[k] > PingPongLoop.LOSS_WAIT_NS) {
-                final long missing = sent[k] - received[k]; // nothing more to send, and nothing more came back
-                lost += missing;
+                lost += answered(first + received[k], first + sent[k]); // nothing more to send, nothing came back
                 received[k] = sent[k];
             } else if (now - lastEchoNs[k] > PingPongLoop.NO_ECHO_TIMEOUT_NS) {
                 throw new IllegalStateException("client " + k + ": no echo of sequence=" + (first + received[k])
@@ -285,6 +346,28 @@ public final class SharedClientLoop {
             }
         }
         return worked;
+    }
+
+    /**
+     * Moves client {@code k}'s count of completed messages past the sent ones that are not to be answered, so
+     * that it stops at the next one whose answer is awaited (or at what was sent). Constant time: the next
+     * answered number is the next multiple of the period.
+     */
+    private void skipUnanswered(final int k, final long first) {
+        if (respondEvery > 1 && received[k] < sent[k]) {
+            final long next = RunSpec.answeredBelow(first + received[k], respondEvery) * respondEvery - first;
+            received[k] = Math.min(sent[k], next);
+        }
+    }
+
+    /** The message number client {@code k} awaits an answer for next: the next one past those completed that is answered. */
+    private long expected(final int k, final long first) {
+        return RunSpec.answeredBelow(first + received[k], respondEvery) * respondEvery;
+    }
+
+    /** How many of the message numbers {@code from .. to - 1} are answered. */
+    private long answered(final long from, final long to) {
+        return RunSpec.answeredBelow(to, respondEvery) - RunSpec.answeredBelow(from, respondEvery);
     }
 
     private static IllegalStateException outOfOrder(final int client, final long expected, final long echoed) {

@@ -12,7 +12,8 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The client side of {@code bench load}'s default topology: one thread connects every client to the one
  * responder, warms up, waits for the go, and measures them all with a {@link SharedClientLoop}, each client at
- * the run's rate on its own schedule and into its own histogram.
+ * the run's rate on its own schedule and into its own histogram. It also runs a single client whose responder
+ * answers only every Nth message ({@link RunSpec#respondEvery()}): that needs the loop's bursts and sustained rate.
  */
 final class SharedClientsRun implements Runnable {
     final RunSpec spec;
@@ -31,6 +32,8 @@ final class SharedClientsRun implements Runnable {
     volatile long lostAfter;
     volatile long startNs;
     volatile long endNs;
+    /** The rate each client sustained on average in the measurement, messages per second; NaN if unknown. */
+    volatile double sentRate = Double.NaN;
 
     SharedClientsRun(final RunSpec spec, final BenchConfig config, final Progress progress, final CountDownLatch go,
                      final boolean stopRequested) {
@@ -67,6 +70,20 @@ final class SharedClientsRun implements Runnable {
         return all;
     }
 
+    /** The clients' sustained rates, averaged over those that sent anything; NaN if none did. */
+    private static double meanSentRate(final SharedClientLoop loop, final int clients) {
+        double sum = 0;
+        int counted = 0;
+        for (int k = 0; k < clients; k++) {
+            final double rate = loop.sentRate(k);
+            if (!Double.isNaN(rate)) {
+                sum += rate;
+                counted++;
+            }
+        }
+        return counted == 0 ? Double.NaN : sum / counted;
+    }
+
     @Override
     public void run() {
         if (spec.clientCpu() >= 0) {
@@ -81,7 +98,8 @@ final class SharedClientsRun implements Runnable {
             final long[] rates = new long[spec.clients()];
             java.util.Arrays.fill(rates, spec.rate());
             final SharedClientLoop shared = new SharedClientLoop(clients.toArray(new PingClient[0]), rates,
-                (int)Math.max(spec.warmup(), spec.messages()), progress, spec.busySpin(), spec.transport().lossy());
+                (int)Math.max(spec.warmup(), spec.messages()), progress, spec.busySpin(), spec.transport().lossy(),
+                spec.respondEvery());
             loop = shared;
             if (stopRequested) {
                 shared.requestStop();
@@ -104,6 +122,7 @@ final class SharedClientsRun implements Runnable {
                 allocatedAfter = ThreadAllocation.currentThread();
                 lostAfter = shared.lost();
                 endNs = System.nanoTime();
+                sentRate = meanSentRate(shared, spec.clients());
             }
         } catch (final Throwable ex) {
             error.compareAndSet(null, ex);

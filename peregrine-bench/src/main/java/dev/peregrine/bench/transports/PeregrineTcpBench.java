@@ -83,6 +83,11 @@ public final class PeregrineTcpBench implements BenchTransport {
     }
 
     @Override
+    public boolean supportsRespondEvery() {
+        return true;
+    }
+
+    @Override
     public boolean supportsStream() {
         return true;
     }

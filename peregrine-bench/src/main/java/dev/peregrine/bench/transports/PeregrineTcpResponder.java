@@ -9,10 +9,13 @@ import dev.peregrine.tcp.TcpTransport;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 
 /**
  * The echo side: a reactor on its own thread (busy-spinning when the run asks for it) that sends every
- * message back on the channel it came from, for any number of clients.
+ * message back on the channel it came from, for any number of clients (with a period above 1, only every Nth:
+ * {@link BenchConfig#answers}).
  *
  * <p>A client that sends faster than it reads its echoes is slowed, not dropped: once more than half the
  * channel's outbound buffer waits, the responder stops reading that channel ({@link TcpTransport#pauseReading})
@@ -20,12 +23,16 @@ import java.lang.foreign.MemorySegment;
  * stays bounded on both sides.
  */
 final class PeregrineTcpResponder extends ReactorResponder {
+    private static final ValueLayout.OfLong SEQUENCE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
     private final Reactor reactor;
     private final TcpTransport transport;
     private final long pauseAbove;
     private final long resumeBelow;
     /** Bytes of each answer, or -1 to echo each message as it came. */
     private final int replySize;
+    /** Answer only the messages {@link BenchConfig#answers} picks with this period; 1 for all. */
+    private final int respondEvery;
     private volatile long pauses;
 
     private PeregrineTcpResponder(final BenchConfig config, final boolean manyConnections) {
@@ -35,6 +42,7 @@ final class PeregrineTcpResponder extends ReactorResponder {
         this.pauseAbove = options.outboundBufferSize() / 2;
         this.resumeBelow = options.outboundBufferSize() / 8;
         this.replySize = config.asymmetric() ? config.replySize() : -1;
+        this.respondEvery = config.respondEvery();
     }
 
     static PeregrineTcpResponder start(final BenchConfig config) throws IOException, InterruptedException {
@@ -66,6 +74,10 @@ final class PeregrineTcpResponder extends ReactorResponder {
 
     @Override
     public void onMessage(final long channelId, final MemorySegment buffer, final long offset, final int length) {
+        if (respondEvery > 1 && !BenchConfig.answers(buffer.get(SEQUENCE, offset), respondEvery)) {
+            echoed(); // read, and left unanswered by design
+            return;
+        }
         final long result = replySize < 0 ? transport.send(channelId, buffer, offset, length)
             : reply(channelId, buffer, offset, length);
         if (result == SendResult.BACK_PRESSURED) {

@@ -106,6 +106,23 @@ class JsonResultsTest {
         assertThat(JsonResults.throughput(throughputRows(), 16)).isEqualTo(golden("golden-tp.json"));
     }
 
+    /**
+     * A load run's sustained rate after {@code rate}, and the responder's period when it answered every Nth message
+     * (golden bytes written by hand from the layout above, not by this writer).
+     */
+    @Test
+    void shouldNameTheRateSustainedBesideTheRateOfferedAndThePeriodAnswered() throws IOException {
+        final RunResult respondEvery = new RunResult("load", "peregrine-tcp", "tcp", true, 24, 5000, 1_000_000, 1,
+            Fixtures.histogram(1_000), 1000.0, 0.0, Double.NaN, RuntimeCounters.UNKNOWN, RuntimeCounters.UNKNOWN,
+            RunResult.Status.PARTIAL, "could not keep up: sustained 812346 msg/s of 1000000 offered")
+            .withSending(1000, 812_345.678);
+        final RunResult everyMessage = new RunResult("load", "nio", "tcp", false, 64, 1000, 10_000, 5,
+            Fixtures.histogram(1_000), 50_000.0, 0.0, Double.NaN, RuntimeCounters.UNKNOWN, RuntimeCounters.UNKNOWN,
+            RunResult.Status.OK, null).withSending(1, 10_000.0);
+
+        assertThat(JsonResults.toJson(List.of(respondEvery, everyMessage))).isEqualTo(golden("golden-respond.json"));
+    }
+
     private static List<ThroughputRows.Row> throughputRows() {
         final Histogram recovery = new Histogram(3);
         recovery.recordValue(1500);

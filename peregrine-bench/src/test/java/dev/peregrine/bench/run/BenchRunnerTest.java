@@ -44,6 +44,46 @@ class BenchRunnerTest {
     }
 
     @Test
+    void shouldMeasureOnlyTheAnsweredMessagesAndNameTheRateSustained() {
+        for (final int clients : new int[] {1, 3}) {
+            // each client's numbers 5000 .. 24999: the multiples of 10 among them are answered, 2000
+            final RunResult result = new BenchRunner(progress).pingpong(spec(InMemoryBenchTransport.NAME, 20_000, clients,
+                true).withSharedResponder(true).withRespondEvery(10));
+
+            assertThat(result.messages()).as(result.note()).isEqualTo(clients * 2_000L);
+            assertThat(result.rtt().getTotalCount()).isEqualTo(clients * 2_000L);
+            assertThat(result.respondEvery()).isEqualTo(10);
+            assertThat(result.sentRate()).isPositive().isLessThanOrEqualTo(20_000.0);
+            // whether this machine kept up is not for a unit test to assert; that the status says which, it is
+            assertThat(result.status()).as(result.note()).isEqualTo(result.sentRate() >= 0.95 * 20_000
+                ? RunResult.Status.OK : RunResult.Status.PARTIAL);
+        }
+    }
+
+    @Test
+    void shouldReportARunThatCouldNotKeepUpAsPartialWithTheRateItSustained() {
+        // a message every nanosecond: no machine sends that through this loop
+        final RunResult result = new BenchRunner(progress).pingpong(new RunSpec("load",
+            Transports.byName(InMemoryBenchTransport.NAME), 64, 200_000, 0, 1_000_000_000L, 1, true, -1, -1, false,
+            "127.0.0.1").withSharedResponder(true).withRespondEvery(1000));
+
+        assertThat(result.status()).isEqualTo(RunResult.Status.PARTIAL);
+        assertThat(result.note()).matches("could not keep up: sustained \\d+ msg/s of 1000000000 offered");
+        assertThat(result.messages()).as("every answer still measured").isEqualTo(200);
+        assertThat(result.sentRate()).isPositive().isLessThan(0.95e9);
+    }
+
+    @Test
+    void shouldReportATransportThatAnswersEveryMessageUnavailableForRespondEvery() {
+        final RunResult result = new BenchRunner(progress).pingpong(spec("peregrine-udp", 20_000, 1, true)
+            .withRespondEvery(10));
+
+        assertThat(result.status()).isEqualTo(RunResult.Status.UNAVAILABLE);
+        assertThat(result.note()).isEqualTo("peregrine-udp cannot answer only every Nth message (--respond-every=10);"
+            + " peregrine-tcp, netty, nio and socket can");
+    }
+
+    @Test
     void shouldRunSeveralClientsAtAFixedRate() {
         final RunResult result = new BenchRunner(progress).pingpong(spec(InMemoryBenchTransport.NAME, 20_000, 3, true));
 

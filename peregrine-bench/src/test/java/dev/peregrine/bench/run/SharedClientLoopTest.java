@@ -23,13 +23,20 @@ class SharedClientLoopTest {
         final List<Long> sent = new ArrayList<>();
         boolean recording = true;
         long dropSequence = -1;
+        /** Answer only messages numbered by a multiple of this (low 32 bits), as a responder told --respond-every. */
+        long every = 1;
+        /** A message to answer although it is not a multiple of {@link #every}, or to answer twice if it is. */
+        long extraSequence = -1;
 
         @Override
         public void send(final long sequence) {
             if (recording) {
                 sent.add(sequence);
             }
-            if (sequence != dropSequence) {
+            if (sequence != dropSequence && (sequence & 0xFFFF_FFFFL) % every == 0) {
+                answerTo.ring[(int)(answerTo.tail++ & (ring.length - 1))] = sequence;
+            }
+            if (sequence == extraSequence) {
                 answerTo.ring[(int)(answerTo.tail++ & (ring.length - 1))] = sequence;
             }
         }
@@ -106,6 +113,59 @@ class SharedClientLoopTest {
             .isInstanceOf(IllegalStateException.class)
             .hasMessageStartingWith("client 1: echo out of order: expected sequence=")
             .hasMessageContaining("of client 2");
+    }
+
+    @Test
+    void shouldRecordOnlyTheAnsweredMessagesWhenTheResponderAnswersEveryTenth() {
+        final ImmediateEcho[] clients = clients(3);
+        for (final ImmediateEcho client : clients) {
+            client.every = 10;
+        }
+        final long[] rates = {100_000, 200_000, 300_000};
+        final SharedClientLoop loop = new SharedClientLoop(clients, rates, 1000, null, false, false, 10);
+        final Histogram[] histograms = histograms(3);
+
+        // numbers 5 .. 1004 of each client: 10, 20, ..., 1000 are answered, 100 of them
+        assertThat(loop.run(5, 1000, histograms, 0)).as("messages completed, answered or not").isEqualTo(3000);
+
+        for (int k = 0; k < 3; k++) {
+            assertThat(loop.completed(k)).isEqualTo(1000);
+            assertThat(loop.sent(k)).isEqualTo(1000);
+            assertThat(clients[k].sent).hasSize(1000);
+            assertThat(histograms[k].getTotalCount()).as("client %d's latencies", k).isEqualTo(100);
+            // sent over the time it took from its first intended send: never more than the schedule allows
+            assertThat(loop.sentRate(k)).as("client %d", k).isPositive().isLessThanOrEqualTo(rates[k]);
+        }
+    }
+
+    @Test
+    void shouldFailWhenAnAnswerIsMissingDuplicatedOrOfAMessageNotToBeAnswered() {
+        final long[] rates = {100_000};
+
+        final ImmediateEcho[] missing = clients(1);
+        missing[0].every = 10;
+        missing[0].dropSequence = 20;
+        assertThatThrownBy(() -> new SharedClientLoop(missing, rates, 100, null, false, false, 10).run(0, 100, null, 0))
+            .hasMessage("client 0: echo out of order: expected sequence=20 got=30");
+
+        final ImmediateEcho[] duplicated = clients(1);
+        duplicated[0].every = 10;
+        duplicated[0].extraSequence = 20;
+        assertThatThrownBy(() -> new SharedClientLoop(duplicated, rates, 100, null, false, false, 10).run(0, 100, null, 0))
+            .hasMessage("client 0: echo out of order: expected sequence=30 got=20");
+
+        final ImmediateEcho[] unanswered = clients(1);
+        unanswered[0].every = 10;
+        unanswered[0].extraSequence = 25;
+        assertThatThrownBy(() -> new SharedClientLoop(unanswered, rates, 100, null, false, false, 10).run(0, 100, null, 0))
+            .hasMessage("client 0: echo out of order: expected sequence=30 got=25");
+
+        // on a lossy transport too: an answer to a message not to be answered is no loss, it is wrong
+        final ImmediateEcho[] lossy = clients(1);
+        lossy[0].every = 10;
+        lossy[0].extraSequence = 25;
+        assertThatThrownBy(() -> new SharedClientLoop(lossy, rates, 100, null, false, true, 10).run(0, 100, null, 0))
+            .hasMessage("client 0: echo out of order: expected sequence=30 got=25");
     }
 
     @Test

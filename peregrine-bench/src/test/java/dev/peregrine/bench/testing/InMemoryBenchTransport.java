@@ -75,15 +75,21 @@ public final class InMemoryBenchTransport implements BenchTransport {
     }
 
     @Override
+    public boolean supportsRespondEvery() {
+        return true;
+    }
+
+    @Override
     public Responder startResponder(final BenchConfig config) {
         final AtomicReference<LongRing[][]> connections = new AtomicReference<>(new LongRing[0][]);
         CONNECTIONS.put(config.port(), connections);
         final AtomicLong echoed = new AtomicLong();
+        final int every = config.respondEvery();
         final Thread thread = new Thread(() -> {
             while (!Thread.currentThread().isInterrupted()) {
                 boolean worked = false;
                 for (final LongRing[] rings : connections.get()) {
-                    final int work = echo(rings, echoed);
+                    final int work = echo(rings, echoed, every);
                     if (work < 0) {
                         return;
                     }
@@ -114,11 +120,18 @@ public final class InMemoryBenchTransport implements BenchTransport {
         };
     }
 
-    /** Echoes one message of one connection: 1 if it did, 0 if none waited, -1 if interrupted. */
-    private static int echo(final LongRing[] rings, final AtomicLong echoed) {
+    /**
+     * Echoes one message of one connection (with {@code every} above 1, only a message numbered, in the low 32 bits,
+     * by a multiple of it): 1 if it took one, 0 if none waited, -1 if interrupted.
+     */
+    private static int echo(final LongRing[] rings, final AtomicLong echoed, final int every) {
         final long sequence = rings[0].poll();
         if (sequence < 0) {
             return 0;
+        }
+        if ((sequence & 0xFFFF_FFFFL) % every != 0) {
+            echoed.lazySet(echoed.get() + 1); // taken, and left unanswered by design
+            return 1;
         }
         final long drop = dropEvery;
         if (drop > 0 && sequence % drop == drop - 1) {

@@ -68,6 +68,11 @@ public final class NettyBenchTransport implements BenchTransport {
     }
 
     @Override
+    public boolean supportsRespondEvery() {
+        return true;
+    }
+
+    @Override
     public boolean supportsStream() {
         return true;
     }

@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A server bootstrap on one event-loop thread (acceptor and connections share it) that echoes every whole
  * frame, header included (or answers it with a frame of the reply size carrying its sequence), and flushes
- * once per read.
+ * once per read; with a period above 1 it answers only every Nth frame and releases the others.
  */
 final class NettyResponder implements Responder {
     private final EventLoopGroup group;
@@ -39,7 +39,7 @@ final class NettyResponder implements Responder {
     static NettyResponder start(final BenchConfig config) throws InterruptedException {
         final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1,
             new DefaultThreadFactory("netty-responder", true), NettyIo.handlerFactory(config.busySpin()));
-        final Echo echo = new Echo(config.asymmetric() ? config.replySize() : -1);
+        final Echo echo = new Echo(config.asymmetric() ? config.replySize() : -1, config.respondEvery());
         try {
             final Channel server = new ServerBootstrap()
                 .group(group)
@@ -83,14 +83,25 @@ final class NettyResponder implements Responder {
         private final AtomicLong messages = new AtomicLong();
         /** Bytes of each answer, or -1 to echo each frame as it came. */
         private final int replySize;
+        /** Answer only the frames {@link BenchConfig#answers} picks with this period; 1 for all. */
+        private final int respondEvery;
 
-        Echo(final int replySize) {
+        Echo(final int replySize, final int respondEvery) {
             this.replySize = replySize;
+            this.respondEvery = respondEvery;
         }
 
         @Override
         public void channelRead(final ChannelHandlerContext ctx, final Object msg) {
             messages.lazySet(messages.get() + 1);
+            if (respondEvery > 1) {
+                final ByteBuf frame = (ByteBuf) msg;
+                if (!BenchConfig.answers(frame.getLongLE(frame.readerIndex() + TcpFrameLayout.SEQUENCE_OFFSET),
+                    respondEvery)) {
+                    frame.release(); // read, and left unanswered by design
+                    return;
+                }
+            }
             if (replySize < 0) {
                 ctx.write(msg, ctx.voidPromise());
                 return;

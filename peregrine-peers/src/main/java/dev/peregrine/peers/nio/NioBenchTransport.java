@@ -65,6 +65,11 @@ public final class NioBenchTransport implements BenchTransport {
     }
 
     @Override
+    public boolean supportsRespondEvery() {
+        return true;
+    }
+
+    @Override
     public boolean supportsStream() {
         return true;
     }

@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One thread that polls the listening channel for new connections and every connection for frames, echoing
- * all whole frames of one read with one write.
+ * all whole frames of one read with one write (with a period above 1, only every Nth, copied together).
  */
 final class NioResponder implements Responder {
     private final ServerSocketChannel server;
@@ -25,25 +25,29 @@ final class NioResponder implements Responder {
     private final Thread thread;
     /** Bytes of each answer, or -1 to echo each frame as it came. */
     private final int replySize;
-    /** Where answers of {@link #replySize} bytes are gathered, or null for echoes. */
+    /** Answer only the frames {@link BenchConfig#answers} picks with this period; 1 for all. */
+    private final int respondEvery;
+    /** Where answers are gathered (replies of {@link #replySize} bytes, or every Nth echo), or null to echo in place. */
     private final ByteBuffer replies;
     private SocketChannel[] channels = new SocketChannel[0];
     private NioFrameReader[] readers = new NioFrameReader[0];
     private ByteBuffer[] views = new ByteBuffer[0];
     private volatile boolean running = true;
 
-    private NioResponder(final ServerSocketChannel server, final IdleStrategy idle, final int replySize) {
+    private NioResponder(final ServerSocketChannel server, final IdleStrategy idle, final int replySize,
+                         final int respondEvery, final int largest) {
         this.server = server;
         this.idle = idle;
         this.replySize = replySize;
-        this.replies = replySize < 0 ? null
-            : ByteBuffer.allocateDirect(Math.max(NioBenchTransport.BUFFER_SIZE, TcpFrameLayout.HEADER_LENGTH + replySize));
+        this.respondEvery = respondEvery;
+        this.replies = replySize < 0 && respondEvery == 1 ? null
+            : ByteBuffer.allocateDirect(Math.max(NioBenchTransport.BUFFER_SIZE, TcpFrameLayout.HEADER_LENGTH + largest));
         this.thread = PeerSupport.start("nio-responder", this::run);
     }
 
     static NioResponder start(final BenchConfig config) throws IOException {
         return new NioResponder(NioBenchTransport.listen(config), PeerSupport.idleStrategy(config),
-            config.asymmetric() ? config.replySize() : -1);
+            config.asymmetric() ? config.replySize() : -1, config.respondEvery(), config.largest());
     }
 
     private void run() {
@@ -115,36 +119,50 @@ final class NioResponder implements Responder {
         return frames;
     }
 
-    /** Answers every whole frame read with a frame of {@link #replySize} bytes carrying its sequence, in one write. */
+    /**
+     * Answers the whole frames read that are to be answered (all, or every Nth) with a frame of
+     * {@link #replySize} bytes carrying its sequence, or with a copy of the frame, gathered into one write.
+     */
     private int reply(final NioFrameReader reader, final SocketChannel channel) {
-        final int frameLength = TcpFrameLayout.HEADER_LENGTH + replySize;
         replies.clear();
         int frames = 0;
-        int gathered = 0;
+        int pending = 0;
         long sequence;
         while ((sequence = reader.next()) >= 0) {
-            if (replies.remaining() < frameLength) {
-                writeReplies(channel, gathered);
-                gathered = 0;
-            }
-            // the rest of the reply is whatever the buffer holds: its content is not part of the contract
-            replies.putInt(replies.position(), replySize);
-            replies.putLong(replies.position() + TcpFrameLayout.SEQUENCE_OFFSET, Long.reverseBytes(sequence));
-            replies.position(replies.position() + frameLength);
-            gathered++;
             frames++;
+            pending++;
+            if (respondEvery > 1 && !BenchConfig.answers(sequence, respondEvery)) {
+                continue; // read, and left unanswered by design
+            }
+            final int payloadLength = replySize < 0 ? reader.lastPayloadLength() : replySize;
+            final int frameLength = TcpFrameLayout.HEADER_LENGTH + payloadLength;
+            if (replies.remaining() < frameLength) {
+                writeReplies(channel, pending - 1);
+                pending = 1;
+            }
+            if (replySize < 0) {
+                replies.put(replies.position(), reader.buffer(), reader.readIndex() - frameLength, frameLength);
+            } else {
+                // the rest of the reply is whatever the buffer holds: its content is not part of the contract
+                replies.putInt(replies.position(), replySize);
+                replies.putLong(replies.position() + TcpFrameLayout.SEQUENCE_OFFSET, Long.reverseBytes(sequence));
+            }
+            replies.position(replies.position() + frameLength);
         }
-        if (gathered > 0) {
-            writeReplies(channel, gathered);
+        if (pending > 0) {
+            writeReplies(channel, pending);
         }
         return frames;
     }
 
+    /** Writes what is gathered (maybe nothing), counting {@code count} frames handled. */
     private void writeReplies(final SocketChannel channel, final int count) {
         // counted before the answers leave, so a client that has its answer also sees it counted
         messages.lazySet(messages.get() + count);
         replies.flip();
-        NioWriter.writeFully(channel, replies, false);
+        if (replies.hasRemaining()) {
+            NioWriter.writeFully(channel, replies, false);
+        }
         replies.clear();
     }
 

@@ -66,6 +66,11 @@ public final class SocketBenchTransport implements BenchTransport {
     }
 
     @Override
+    public boolean supportsRespondEvery() {
+        return true;
+    }
+
+    @Override
     public boolean supportsStream() {
         return true;
     }

@@ -15,7 +15,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Accepts on one thread and echoes each connection's frames on a thread of its own, blocking in read.
+ * Accepts on one thread and echoes each connection's frames on a thread of its own, blocking in read (with a
+ * period above 1, only every Nth frame).
  */
 final class SocketResponder implements Responder {
     private final ServerSocket server;
@@ -25,12 +26,15 @@ final class SocketResponder implements Responder {
     private final int size;
     /** Bytes of each answer, or -1 to echo each frame as it came. */
     private final int replySize;
+    /** Answer only the frames {@link BenchConfig#answers} picks with this period; 1 for all. */
+    private final int respondEvery;
     private volatile boolean closed;
 
-    private SocketResponder(final ServerSocket server, final int size, final int replySize) {
+    private SocketResponder(final ServerSocket server, final int size, final int replySize, final int respondEvery) {
         this.server = server;
         this.size = size;
         this.replySize = replySize;
+        this.respondEvery = respondEvery;
     }
 
     static SocketResponder start(final BenchConfig config) throws IOException {
@@ -43,7 +47,7 @@ final class SocketResponder implements Responder {
             throw new IOException("cannot listen on " + config.host() + ":" + config.port(), ex);
         }
         final SocketResponder responder = new SocketResponder(server, config.size(),
-            config.asymmetric() ? config.replySize() : -1);
+            config.asymmetric() ? config.replySize() : -1, config.respondEvery());
         responder.threads.add(PeerSupport.start("socket-acceptor", responder::acceptLoop));
         return responder;
     }
@@ -73,6 +77,10 @@ final class SocketResponder implements Responder {
             while (!closed) {
                 reader.read();
                 final int length = reader.payloadLength();
+                if (respondEvery > 1 && !BenchConfig.answers(TcpFrameLayout.sequence(reader.payload(), 0), respondEvery)) {
+                    messages.incrementAndGet(); // read, and left unanswered by design
+                    continue;
+                }
                 // an echo, or a reply of replySize bytes whose first 8 are the message's sequence
                 final int answer = replySize < 0 ? length : replySize;
                 if (TcpFrameLayout.HEADER_LENGTH + answer > frame.length) {
