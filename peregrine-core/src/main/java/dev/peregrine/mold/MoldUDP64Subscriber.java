@@ -6,6 +6,7 @@ import dev.peregrine.internal.jfr.MoldGapDetectedEvent;
 import dev.peregrine.internal.jfr.MoldGapFilledEvent;
 import dev.peregrine.internal.jfr.MoldGapUnrecoverableEvent;
 import dev.peregrine.reactor.ErrorHandler;
+import dev.peregrine.reactor.NanoClock;
 import dev.peregrine.reactor.Pollable;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.udp.DatagramHandler;
@@ -28,7 +29,11 @@ import java.net.InetSocketAddress;
  * that follows the measured round trip of answered requests and doubles for each repeat
  * ({@link MoldUDP64SubscriberOptions#requestTimeoutNs}). When a gap is filled the buffered messages that became
  * contiguous are delivered at once. When the buffer is full a packet is dropped and its messages are
- * requested like lost ones ({@link #bufferOverflows()}). The subscriber is
+ * requested like lost ones ({@link #bufferOverflows()}). While a gap is open, the times of recovery (a gap's
+ * detection and filling, a request's sending, an answer's arrival) are read from the reactor's clock for the packet
+ * at hand rather than taken from the cycle's one clock read: a cycle hands on up to a receive batch of packets, each
+ * with its listener calls, so by its last packet the cycle's clock can be hundreds of microseconds old, which would
+ * lengthen every recovery time and round trip measured from it (and so the request timeout). The subscriber is
  * {@link MoldUDP64SubscriberState#SYNCHRONISED} again only once the highest sequence number seen is reached.
  *
  * <p>A gap that cannot be filled (the server answers with later messages only, or never answers through
@@ -55,6 +60,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     private static final int MIN_GAP_RECORDS = 64;
 
     private final Reactor reactor;
+    private final NanoClock clock;
     private final MoldUDP64Listener listener;
     private final ErrorHandler errorHandler;
     private final UdpEndpoint feed;
@@ -109,6 +115,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             throw new IllegalArgumentException("reactor=" + reactor + " options=" + options + " listener=" + listener);
         }
         this.reactor = reactor;
+        this.clock = reactor.clock();
         this.listener = listener;
         this.errorHandler = reactor.errorHandler();
         this.requestServer = options.requestServer();
@@ -226,8 +233,10 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         }
         final long end = sequence + count;
         final long known = Math.max(highestSeen, nextExpected);
+        // recovery is timed from this packet's own clock read: the cycle's may be a receive batch old by now
+        final long eventNs = sequence > known || gaps.count > 0 ? clock.nanoTime() : nowNs;
         if (sequence > known) {
-            gaps.add(known, sequence, nowNs);
+            gaps.add(known, sequence, eventNs);
             if (!answer) {
                 gapsDetected++;
                 MoldGapDetectedEvent.emit(feedLabel, known, sequence - known);
@@ -250,7 +259,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
                         return 0;
                     }
                 }
-                keep(buffer, offset, length, sequence, count, known, answer, nowNs);
+                keep(buffer, offset, length, sequence, count, known, answer, eventNs);
             }
             if (state == MoldUDP64SubscriberState.FAILED) {
                 return deliveredNow;
@@ -259,7 +268,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         if (answer) {
             answerMessages = Math.max(answerMessages, count);
             if (gaps.count > 0) {
-                final long roundTripNs = gaps.answered(sequence, nowNs);
+                final long roundTripNs = gaps.answered(sequence, eventNs);
                 if (roundTripNs >= 0) {
                     timeout.sample(roundTripNs);
                 }
@@ -269,7 +278,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             deliveredNow += drain();
         }
         if (gaps.count > 0 && state != MoldUDP64SubscriberState.FAILED) {
-            gaps.trimBelow(nextExpected, nowNs);
+            gaps.trimBelow(nextExpected, eventNs);
         }
         if (state == MoldUDP64SubscriberState.FAILED) {
             return deliveredNow;
@@ -279,7 +288,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         } else {
             changeState(MoldUDP64SubscriberState.RECOVERING);
             if (state != MoldUDP64SubscriberState.FAILED) {
-                issueRequests(nowNs);
+                issueRequests();
             }
         }
         return deliveredNow;
@@ -458,14 +467,15 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             || nowNs - nextTimeoutNs < 0) {
             return 0; // a busy feed runs many cycles between two timeouts: they skip the scan
         }
+        final long timeNs = clock.nanoTime(); // a request's time is its own: the cycle's clock may be a receive batch old
         int work = 0;
         boolean waiting = false;
-        long earliest = nowNs;
+        long earliest = timeNs;
         for (int i = 0; i < gaps.count; i++) {
             if (!gaps.inFlight[i]) {
                 continue;
             }
-            if (nowNs - gaps.sentNs[i] >= timeout.waitNs(gaps.attempts[i])) {
+            if (timeNs - gaps.sentNs[i] >= timeout.waitNs(gaps.attempts[i])) {
                 if (gaps.attempts[i] >= requestAttempts) {
                     giveUp(gaps.from[i], gaps.to[i] - gaps.from[i],
                         requestServer == null ? MoldUDP64GapReason.NO_REQUEST_SERVER : MoldUDP64GapReason.NO_ANSWER);
@@ -475,7 +485,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
                     return work + 1;
                 }
                 retries++;
-                sendRequest(i, nowNs);
+                sendRequest(i, timeNs);
                 work++;
             }
             final long due = gaps.sentNs[i] + timeout.waitNs(gaps.attempts[i]);
@@ -485,23 +495,28 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             }
         }
         nextTimeoutNs = earliest; // nothing waiting: look again next cycle
-        return work + issueRequests(nowNs);
+        return work + issueRequests();
     }
 
     /**
      * Asks for the lowest gaps without a request in flight, as far as the in-flight bound allows. Once an
      * answer has shown how many messages one holds, a longer gap is asked for in parts of that many, one
-     * request each, so that its answers come back together rather than one per round trip.
+     * request each, so that its answers come back together rather than one per round trip. The requests are
+     * timed from a clock read of their own: they may follow a long delivery from the reorder buffer.
      */
-    private int issueRequests(final long nowNs) {
+    private int issueRequests() {
         int inFlight = gaps.inFlightCount();
         int sent = 0;
+        long sendNs = 0;
         for (int i = 0; i < gaps.count && inFlight < maxRequestsInFlight; i++) {
             if (!gaps.inFlight[i]) {
                 if (answerMessages > 0 && gaps.to[i] - gaps.from[i] > answerMessages && !gaps.full()) {
                     gaps.splitPart(i, gaps.from[i] + answerMessages);
                 }
-                sendRequest(i, nowNs);
+                if (sent == 0) {
+                    sendNs = clock.nanoTime();
+                }
+                sendRequest(i, sendNs);
                 inFlight++;
                 sent++;
             }

@@ -382,6 +382,29 @@ class MoldUDP64SubscriberTest {
     }
 
     @Test
+    void shouldTimeRecoveryAndRoundTripsFromThePacketAtHandNotFromTheStartOfALongCycle() {
+        subscriber(new MoldUDP64SubscriberOptions());
+        feed(packet(SESSION, 1, 1, numbered(1, 1)));
+        final long cycleStartNs = clock.now;
+        clock.now += 400_000L; // the cycle has handed on a receive batch of packets since it read the clock
+        final byte[] pastGap = packet(SESSION, 3, 1, numbered(3, 1));
+        subscriber.onPacket(MemorySegment.ofArray(pastGap), 0, pastGap.length, false, cycleStartNs);
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(2, 1));
+        clock.now += 100_000L;
+        answer(packet(SESSION, 2, 1, numbered(2, 1)));
+
+        assertThat(subscriber.lastRecoveryNs()).as("from the packet that showed the gap to its answer, not from the cycle's start")
+            .isEqualTo(100_000L);
+        feed(packet(SESSION, 5, 1, numbered(5, 1)));
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(4, 1));
+        clock.now += 299_000L; // a round trip of 100 us: wait 100 + 4 * 50 = 300 us (from the cycle's start: 1.5 ms)
+        assertThat(nothingReceived(reactor, requestServer)).isTrue();
+        clock.now += 1_000L;
+        assertThat(hex(receive(reactor, requestServer))).as("sent again after the round trip measured").isEqualTo(request(4, 1));
+        assertThat(subscriber.retries()).isEqualTo(1);
+    }
+
+    @Test
     void shouldStartFromGivenSequenceAndRequestEarlierMessages() {
         subscriber(new MoldUDP64SubscriberOptions().startSequence(1));
         feed(packet(SESSION, 100, 0));
