@@ -1,14 +1,12 @@
 package dev.peregrine.bench.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.peregrine.bench.testing.CliRun;
 import dev.peregrine.bench.testing.Json;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,20 +25,10 @@ class LoadRespondEveryTest {
     private String err;
 
     private String run(final String... args) {
-        final PrintStream saved = System.out;
-        final PrintStream savedErr = System.err;
-        final ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        final ByteArrayOutputStream capturedErr = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        System.setErr(new PrintStream(capturedErr, true, StandardCharsets.UTF_8));
-        try {
-            code = Main.commandLine().execute(args);
-        } finally {
-            System.setOut(saved);
-            System.setErr(savedErr);
-        }
-        err = capturedErr.toString(StandardCharsets.UTF_8);
-        return captured.toString(StandardCharsets.UTF_8);
+        final CliRun run = CliRun.execute(args);
+        code = run.code();
+        err = run.err();
+        return run.out();
     }
 
     @Test
