@@ -1,5 +1,7 @@
 package dev.peregrine.peers;
 
+import dev.peregrine.peers.support.BenchMessageLayout;
+
 import java.nio.file.Path;
 
 /**
@@ -8,18 +10,29 @@ import java.nio.file.Path;
  *
  * @param host the address to listen on and connect to (loopback for local runs)
  * @param port the first port; a transport may use {@code port} to {@code port + PORTS_PER_RESPONDER - 1}
- * @param size message size in bytes, at least 16 (sequence number and timestamp)
+ * @param size message size in bytes, at least {@link #MIN_PINGPONG_SIZE}; {@code bench load} and {@code bench
+ *     throughput} ask for {@link #MIN_SIZE}
  * @param directory a folder for files the transport needs (shared-memory rings, Aeron's directory)
  * @param busySpin whether waiting sides spin (lowest latency) rather than back off
- * @param replySize bytes of each responder's answer (its first 8 bytes carry the ping's sequence number), at
- *     least 16; equal to {@code size} for an echo
+ * @param replySize bytes of each responder's answer (its first {@link #sequenceLength()} bytes carry the ping's
+ *     sequence number), at least {@link #MIN_PINGPONG_SIZE}; equal to {@code size} for an echo
  * @param respondEvery the responder answers only the messages whose message number is a multiple of this
- *     ({@link #answers(long, int)}), at least 1; 1 to answer every message
+ *     ({@link #answers(long, int)}), at least 1; 1 to answer every message; above 1 only with a {@code size} of at
+ *     least {@link #MIN_SIZE} (the clients that need it carry their index in the sequence's high 32 bits)
  */
 public record BenchConfig(String host, int port, int size, Path directory, boolean busySpin, int replySize,
                           int respondEvery) {
-    /** The smallest message: an 8-byte sequence number and an 8-byte timestamp. */
+    /**
+     * The smallest message of a run with many messages in flight ({@code bench load}, {@code bench throughput},
+     * {@code bench compare}): room for the full 64-bit sequence number, which those runs need whole.
+     */
     public static final int MIN_SIZE = 16;
+    /**
+     * The smallest message or reply of {@code bench pingpong}: a 32-bit sequence number (the client keeps each send
+     * time itself), enough for Jocket's scenario of a 4-byte ping answered by a 1024-byte pong. See
+     * {@link BenchMessageLayout}.
+     */
+    public static final int MIN_PINGPONG_SIZE = BenchMessageLayout.SHORT_SEQUENCE_LENGTH;
     /** The largest message or reply. */
     public static final int MAX_SIZE = 1 << 20;
     /** Consecutive ports a transport may use from {@link #port()} (MoldUDP64 takes six: feeds, publishers, re-requests). */
@@ -29,15 +42,20 @@ public record BenchConfig(String host, int port, int size, Path directory, boole
      * Checks the values.
      */
     public BenchConfig {
-        if (size < MIN_SIZE || size > MAX_SIZE) {
-            throw new IllegalArgumentException("size=" + size + " must be in [" + MIN_SIZE + ", " + MAX_SIZE + "]");
-        }
-        if (replySize < MIN_SIZE || replySize > MAX_SIZE) {
-            throw new IllegalArgumentException("replySize=" + replySize + " must be in [" + MIN_SIZE + ", " + MAX_SIZE
+        if (size < MIN_PINGPONG_SIZE || size > MAX_SIZE) {
+            throw new IllegalArgumentException("size=" + size + " must be in [" + MIN_PINGPONG_SIZE + ", " + MAX_SIZE
                 + "]");
+        }
+        if (replySize < MIN_PINGPONG_SIZE || replySize > MAX_SIZE) {
+            throw new IllegalArgumentException("replySize=" + replySize + " must be in [" + MIN_PINGPONG_SIZE + ", "
+                + MAX_SIZE + "]");
         }
         if (respondEvery < 1) {
             throw new IllegalArgumentException("respondEvery=" + respondEvery + " must be at least 1");
+        }
+        if (respondEvery > 1 && size < MIN_SIZE) {
+            throw new IllegalArgumentException("respondEvery=" + respondEvery + " needs size>=" + MIN_SIZE
+                + " (bench load's clients carry their index in the sequence's high 32 bits), size=" + size);
         }
         if (port < 0 || port > 65536 - PORTS_PER_RESPONDER) {
             throw new IllegalArgumentException("port=" + port);
@@ -108,6 +126,16 @@ public record BenchConfig(String host, int port, int size, Path directory, boole
      */
     public static boolean answers(final long sequence, final int n) {
         return (sequence & 0xFFFF_FFFFL) % n == 0;
+    }
+
+    /**
+     * Bytes of the sequence field at the start of every message and reply: 8, or 4 (the low 32 bits) when the
+     * message or the reply is shorter than 8 bytes. See {@link BenchMessageLayout}.
+     *
+     * @return {@link BenchMessageLayout#sequenceLength(int, int)} of the two sizes
+     */
+    public int sequenceLength() {
+        return BenchMessageLayout.sequenceLength(size, replySize);
     }
 
     /**

@@ -10,10 +10,12 @@ import java.util.List;
  * {@link BenchConfig}.
  *
  * <p>Contract for fairness: both sides move {@code size} bytes per message through the transport's normal
- * API, the first 8 bytes carry the sequence number (little-endian) and are echoed unchanged, waiting sides
+ * API, the first {@link BenchConfig#sequenceLength()} bytes carry the sequence number (little-endian; its low 32
+ * bits when the message or the reply is shorter than 8 bytes, see
+ * {@link dev.peregrine.peers.support.BenchMessageLayout}) and are echoed unchanged, waiting sides
  * busy-spin when {@link BenchConfig#busySpin()} is set, and nothing allocates per message in steady state.
  * A responder answers each message with {@link BenchConfig#replySize()} bytes (by default the message itself)
- * carrying the message's sequence number in its first 8 bytes; the client checks every reply's length. With
+ * carrying the message's sequence field; the client checks every reply's length and sequence. With
  * {@link BenchConfig#respondEvery()} above 1 it answers only every Nth message ({@link #supportsRespondEvery()}).
  */
 public interface BenchTransport {
@@ -132,7 +134,7 @@ public interface BenchTransport {
 
     /**
      * Whether the responder answers with {@link BenchConfig#replySize()} bytes when it differs from the message
-     * size (the first 8 bytes still carry the sequence), and the client checks every reply's length. A
+     * size (the reply still starts with the message's sequence field), and the client checks every reply's length. A
      * transport that cannot is reported unavailable for such a run.
      *
      * @return true if asymmetric replies are implemented

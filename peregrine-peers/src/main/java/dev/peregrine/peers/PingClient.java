@@ -5,7 +5,8 @@ package dev.peregrine.peers;
  */
 public interface PingClient extends AutoCloseable {
     /**
-     * Sends one message of the configured size carrying {@code sequence} in its first 8 bytes. Returns
+     * Sends one message of the configured size carrying {@code sequence} in its sequence field (the first
+     * {@link BenchConfig#sequenceLength()} bytes, so only its low 32 bits in a message shorter than 8). Returns
      * once the transport has taken it; spins only while the transport is back-pressured.
      *
      * @param sequence the sequence number to carry
@@ -15,7 +16,10 @@ public interface PingClient extends AutoCloseable {
     /**
      * Polls once for an echo, without blocking.
      *
-     * @return the sequence number of the echoed message, or -1 if none has arrived
+     * @return the sequence number of the echoed message, or -1 if none has arrived; from a 32-bit field, the
+     *     sequence nearest the last one sent with the echoed low bits
+     *     ({@link dev.peregrine.peers.support.BenchMessageLayout#widen}), so a wrong echo never equals the one
+     *     expected
      * @throws IllegalStateException if the reply is not {@link BenchConfig#replySize()} bytes long
      */
     long poll();

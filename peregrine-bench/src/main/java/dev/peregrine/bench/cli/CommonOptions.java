@@ -3,6 +3,7 @@ package dev.peregrine.bench.cli;
 import dev.peregrine.bench.report.JsonResults;
 import dev.peregrine.bench.run.RunResult;
 import dev.peregrine.bench.transports.Transports;
+import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -24,6 +25,13 @@ import java.util.stream.Collectors;
  * Options every {@code bench} scenario takes.
  */
 public final class CommonOptions implements Validated {
+    /**
+     * Why {@code --size} starts at {@link BenchConfig#MIN_SIZE} in every command but
+     * {@code bench pingpong}: said with the accepted range when a smaller size is refused.
+     */
+    public static final String IN_FLIGHT_SIZE_NOTE = "many messages in flight carry the full 64-bit sequence;"
+        + " bench pingpong accepts sizes from " + BenchConfig.MIN_PINGPONG_SIZE;
+
     @Spec(Spec.Target.MIXEE)
     CommandSpec mixee;
 

@@ -54,7 +54,7 @@ public final class CompareCommand implements Callable<Integer> {
         description = "Only these transports (default: every transport found).")
     List<String> transports = new ArrayList<>();
 
-    @Range(min = BenchConfig.MIN_SIZE, max = 1 << 20)
+    @Range(min = BenchConfig.MIN_SIZE, max = 1 << 20, note = CommonOptions.IN_FLIGHT_SIZE_NOTE)
     @Option(names = "--size", split = ",", defaultValue = "32,256", description = "Message sizes (default: ${DEFAULT-VALUE}).")
     List<Integer> sizes;
 
@@ -93,7 +93,7 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--load-seconds", defaultValue = "2", description = "Load: measured seconds per rate (default: ${DEFAULT-VALUE}).")
     double loadSeconds;
 
-    @Range(min = BenchConfig.MIN_SIZE, max = 1 << 20)
+    @Range(min = BenchConfig.MIN_SIZE, max = 1 << 20, note = CommonOptions.IN_FLIGHT_SIZE_NOTE)
     @Option(names = "--load-size", defaultValue = "256", description = "Load: message size (default: ${DEFAULT-VALUE}).")
     int loadSize;
 

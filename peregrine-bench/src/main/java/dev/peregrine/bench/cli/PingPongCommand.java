@@ -35,14 +35,16 @@ public final class PingPongCommand implements Callable<Integer> {
         description = "Transports to measure, e.g. tcp,socket,nio.")
     List<String> transports;
 
-    @Range(min = BenchConfig.MIN_SIZE, max = 1 << 20)
-    @Option(names = "--size", split = ",", defaultValue = "32,256", description = "Message sizes in bytes (default: ${DEFAULT-VALUE}).")
+    @Range(min = BenchConfig.MIN_PINGPONG_SIZE, max = 1 << 20)
+    @Option(names = "--size", split = ",", defaultValue = "32,256", description = "Message sizes in bytes, from 4: below"
+        + " 8 a message carries its sequence's low 32 bits, and the client keeps each send time itself (default:"
+        + " ${DEFAULT-VALUE}).")
     List<Integer> sizes;
 
-    @Range(min = BenchConfig.MIN_SIZE, max = BenchConfig.MAX_SIZE)
+    @Range(min = BenchConfig.MIN_PINGPONG_SIZE, max = BenchConfig.MAX_SIZE)
     @Option(names = "--reply-size", paramLabel = "N",
-        description = "Bytes of each responder's answer, its first 8 the message's sequence (default: the message's"
-            + " size, an echo).")
+        description = "Bytes of each responder's answer, from 4, starting with the message's sequence (8 bytes, or"
+            + " 4 when the message or the answer is shorter than 8) (default: the message's size, an echo).")
     Integer replySize;
 
     @Range(min = 1)

@@ -45,13 +45,15 @@ public final class ResponderCommand implements Callable<Integer> {
     @Option(names = "--port", required = true, description = "First port; responder i uses ports from port + 8i.")
     int port;
 
-    @Range(min = BenchConfig.MIN_SIZE, max = 1 << 20)
-    @Option(names = "--size", required = true, description = "Message size in bytes.")
+    @Range(min = BenchConfig.MIN_PINGPONG_SIZE, max = 1 << 20)
+    @Option(names = "--size", required = true, description = "Message size in bytes (bench pingpong's minimum: the"
+        + " bench that starts this has checked the size for its scenario).")
     int size;
 
     @Range(min = -1, max = BenchConfig.MAX_SIZE, note = "-1 to echo")
     @Option(names = "--reply-size", defaultValue = "-1",
-        description = "Bytes of each answer, its first 8 the sequence; -1 to echo each message as it came.")
+        description = "Bytes of each answer, starting with the message's sequence field; -1 to echo each message as"
+            + " it came.")
     int replySize;
 
     @Range(min = 1)

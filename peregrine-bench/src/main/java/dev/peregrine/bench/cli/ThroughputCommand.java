@@ -47,7 +47,7 @@ public final class ThroughputCommand implements Callable<Integer> {
         description = "Transports to measure.")
     List<String> transports;
 
-    @Range(min = BenchConfig.MIN_SIZE, max = 1 << 20)
+    @Range(min = BenchConfig.MIN_SIZE, max = 1 << 20, note = CommonOptions.IN_FLIGHT_SIZE_NOTE)
     @Option(names = "--size", split = ",", defaultValue = "32,256", description = "Message sizes (default: ${DEFAULT-VALUE}).")
     List<Integer> sizes;
 

@@ -1,5 +1,6 @@
 package dev.peregrine.bench.run;
 
+import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 
 /**
@@ -7,7 +8,8 @@ import dev.peregrine.peers.BenchTransport;
  *
  * @param scenario {@code pingpong}, {@code load} or {@code throughput}
  * @param transport the transport
- * @param size message size in bytes
+ * @param size message size in bytes: at least {@link BenchConfig#MIN_PINGPONG_SIZE} for {@code pingpong}, at least
+ *     {@link BenchConfig#MIN_SIZE} for the scenarios with many messages in flight
  * @param messages messages to measure per client
  * @param warmup messages to send first per client, not measured
  * @param rate messages per second per client, 0 for one in flight
@@ -216,6 +218,23 @@ public record RunSpec(String scenario, BenchTransport transport, int size, long 
         if (timeLimitSeconds < 0 || Double.isNaN(timeLimitSeconds)) {
             throw new IllegalArgumentException("timeLimitSeconds=" + timeLimitSeconds);
         }
+        if (size < minSize(scenario)) {
+            throw new IllegalArgumentException("size=" + size + " must be at least " + minSize(scenario)
+                + " for scenario=" + scenario + " (only pingpong carries a 32-bit sequence in a message of "
+                + BenchConfig.MIN_PINGPONG_SIZE + " bytes)");
+        }
+    }
+
+    /**
+     * The smallest message a scenario runs with.
+     *
+     * @param scenario the scenario
+     * @return {@link BenchConfig#MIN_PINGPONG_SIZE} for {@code pingpong} (one message in flight, or a schedule
+     *     indexed by sequence), else {@link BenchConfig#MIN_SIZE} (a full 64-bit sequence: {@code load} carries a
+     *     client's index in its high 32 bits, {@code throughput} checks order over billions of messages)
+     */
+    public static int minSize(final String scenario) {
+        return "pingpong".equals(scenario) ? BenchConfig.MIN_PINGPONG_SIZE : BenchConfig.MIN_SIZE;
     }
 
     /**

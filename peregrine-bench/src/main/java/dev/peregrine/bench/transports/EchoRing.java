@@ -1,21 +1,20 @@
 package dev.peregrine.bench.transports;
 
+import dev.peregrine.peers.support.BenchMessageLayout;
+
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 
 /**
- * The echoes a Peregrine TCP ping client has read and not yet handed to {@code poll()}: the sequence numbers
- * of the replies, in the order they came, so that several arriving in one duty cycle are all returned, one per
+ * The echoes a Peregrine TCP ping client has read and not yet handed to {@code poll()}: the sequence fields
+ * ({@link BenchMessageLayout}) of the replies, in the order they came, so that several arriving in one duty cycle are all returned, one per
  * poll. A reply of the wrong length, or one more than the ring holds, is kept as a failure for the polling
  * side to throw: thrown from {@code onMessage} it would only close the channel. Reactor thread only.
  */
 final class EchoRing {
-    private static final ValueLayout.OfLong SEQUENCE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-
     private final long[] ring;
     private final int mask;
     private final int replySize;
+    private final int sequenceLength;
     private long head;
     private long tail;
     private IllegalStateException failure;
@@ -23,14 +22,16 @@ final class EchoRing {
     /**
      * @param capacity echoes held before polling, a power of two
      * @param replySize the length every reply must have
+     * @param sequenceLength bytes of each reply's sequence field
      */
-    EchoRing(final int capacity, final int replySize) {
+    EchoRing(final int capacity, final int replySize, final int sequenceLength) {
         if (Integer.bitCount(capacity) != 1) {
             throw new IllegalArgumentException("capacity=" + capacity + " must be a power of two");
         }
         this.ring = new long[capacity];
         this.mask = capacity - 1;
         this.replySize = replySize;
+        this.sequenceLength = sequenceLength;
     }
 
     /** Keeps a reply's sequence number, or the reason it cannot. */
@@ -42,7 +43,7 @@ final class EchoRing {
             failure = new IllegalStateException("more than " + ring.length + " echoes waiting to be polled");
             return;
         }
-        final long sequence = length >= Long.BYTES ? buffer.get(SEQUENCE, offset) : -1;
+        final long sequence = length >= sequenceLength ? BenchMessageLayout.sequence(buffer, offset, sequenceLength) : -1;
         if (length != replySize) {
             failure = new IllegalStateException("reply of length=" + length + " to sequence=" + sequence
                 + ", expected replySize=" + replySize);
@@ -62,7 +63,7 @@ final class EchoRing {
         }
     }
 
-    /** The oldest echo; the ring must not be {@link #isEmpty() empty}. */
+    /** The oldest echo's sequence field; the ring must not be {@link #isEmpty() empty}. */
     long take() {
         return ring[(int)(head++ & mask)];
     }

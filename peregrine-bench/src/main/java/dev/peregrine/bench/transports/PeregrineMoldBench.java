@@ -17,6 +17,7 @@ import dev.peregrine.peers.RecoveringStreamTransport;
 import dev.peregrine.peers.StreamLoss;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
+import dev.peregrine.peers.support.BenchMessageLayout;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.udp.UdpOptions;
 
@@ -139,6 +140,7 @@ public final class PeregrineMoldBench implements RecoveringStreamTransport {
         final PeregrineUdpBench.EchoResponder responder = new PeregrineUdpBench.EchoResponder(reactor);
         final Side[] side = new Side[1];
         final MemorySegment reply = PeregrineUdpBench.replyBuffer(config);
+        final int sequenceLength = config.sequenceLength();
         side[0] = new Side(reactor, config, ECHO_SESSION, 0, 1, 3, 2, 4, 5, // before any thread runs the reactor
             new Unrecoverable("responder") {
                 @Override
@@ -147,7 +149,7 @@ public final class PeregrineMoldBench implements RecoveringStreamTransport {
                     if (reply == null) {
                         side[0].publisher.offer(buffer, offset, length);
                     } else {
-                        MemorySegment.copy(buffer, offset, reply, 0, Math.min(length, Long.BYTES));
+                        MemorySegment.copy(buffer, offset, reply, 0, Math.min(length, sequenceLength));
                         side[0].publisher.offer(reply, 0, (int)reply.byteSize());
                     }
                     responder.echoed++;
@@ -238,13 +240,17 @@ public final class PeregrineMoldBench implements RecoveringStreamTransport {
         Side side;
         private final EchoSequences received = new EchoSequences();
         private final int replySize;
+        /** Bytes of the sequence field ({@link BenchMessageLayout}). */
+        private final int sequenceLength;
         private IllegalStateException replyFailure;
         private long cycle;
+        private long lastSent;
 
         Client(final Reactor reactor, final int size, final int replySize, final boolean busySpin) {
             this.reactor = reactor;
             this.size = size;
             this.replySize = replySize;
+            this.sequenceLength = BenchMessageLayout.sequenceLength(size, replySize);
             this.busySpin = busySpin;
             this.message = Arena.ofAuto().allocate(size, 8);
         }
@@ -267,17 +273,18 @@ public final class PeregrineMoldBench implements RecoveringStreamTransport {
         void onMessage(final MemorySegment buffer, final long offset, final int length) {
             if (length != replySize && replyFailure == null) {
                 replyFailure = new IllegalStateException("reply of length=" + length + " to sequence="
-                    + (length >= 8 ? buffer.get(PeregrineUdpBench.SEQUENCE, offset) : -1) + ", expected replySize="
-                    + replySize);
-            } else if (length >= 8) {
-                received.add(buffer.get(PeregrineUdpBench.SEQUENCE, offset));
+                    + (length >= sequenceLength ? BenchMessageLayout.sequence(buffer, offset, sequenceLength) : -1)
+                    + ", expected replySize=" + replySize);
+            } else if (length >= sequenceLength) {
+                received.add(BenchMessageLayout.sequence(buffer, offset, sequenceLength));
             }
         }
 
         /** Adds the message to the packet being filled; {@link #poll()} sends it, with any sent before it. */
         @Override
         public void send(final long sequence) {
-            message.set(PeregrineUdpBench.SEQUENCE, 0, sequence);
+            BenchMessageLayout.putSequence(message, 0, sequenceLength, sequence);
+            lastSent = sequence;
             side.publisher.offer(message, 0, size); // a full packet goes out by itself
         }
 
@@ -296,7 +303,8 @@ public final class PeregrineMoldBench implements RecoveringStreamTransport {
                     throw replyFailure;
                 }
             }
-            return received.poll();
+            final long field = received.poll();
+            return field < 0 ? -1 : BenchMessageLayout.widen(field, lastSent, sequenceLength);
         }
 
         @Override

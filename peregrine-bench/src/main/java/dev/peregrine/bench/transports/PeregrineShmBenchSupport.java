@@ -6,6 +6,7 @@ import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.peers.StreamReceiver;
 import dev.peregrine.peers.StreamSender;
+import dev.peregrine.peers.support.BenchMessageLayout;
 import dev.peregrine.peers.support.ReplyLength;
 import dev.peregrine.reactor.BackoffIdleStrategy;
 import dev.peregrine.reactor.BusySpinIdleStrategy;
@@ -98,7 +99,7 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
     @Override
     public Responder startResponder(final BenchConfig config) {
         return new EchoResponder(new ShmServerSocket(address(config, "pp"), options(config)), waitStrategy(config),
-            config.asymmetric() ? config.replySize() : -1);
+            config.asymmetric() ? config.replySize() : -1, config.sequenceLength());
     }
 
     /**
@@ -128,7 +129,7 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
 
     @Override
     public PingClient connect(final BenchConfig config) {
-        return new Client(ShmSocket.connect(address(config, "pp"), options(config)), config.size(), config.replySize());
+        return new Client(ShmSocket.connect(address(config, "pp"), options(config)), config);
     }
 
     @Override
@@ -158,13 +159,17 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
         private final Thread thread;
         private final AtomicLong messages = new AtomicLong();
         private final int replySize;
+        /** Bytes of the sequence field a reply copies from its message. */
+        private final int sequenceLength;
         private volatile boolean running = true;
         private ShmRingWriter writer;
 
-        EchoResponder(final ShmServerSocket server, final ShmWaitStrategy wait, final int replySize) {
+        EchoResponder(final ShmServerSocket server, final ShmWaitStrategy wait, final int replySize,
+                      final int sequenceLength) {
             this.server = server;
             this.wait = wait;
             this.replySize = replySize;
+            this.sequenceLength = sequenceLength;
             this.thread = new Thread(this::run, "peregrine-shm-responder");
             thread.setDaemon(true);
             thread.start();
@@ -215,7 +220,7 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
         @Override
         public void onMessage(final MemorySegment buffer, final long offset, final int length) {
             final ShmRingWriter writer = this.writer;
-            // an echo, or a reply of replySize bytes whose first 8 are the message's sequence
+            // an echo, or a reply of replySize bytes that starts with the message's sequence field
             final int answer = replySize < 0 ? length : replySize;
             long index;
             while ((index = writer.tryClaim(answer)) < 0) {
@@ -224,7 +229,7 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
                 }
                 Thread.onSpinWait();
             }
-            MemorySegment.copy(buffer, offset, writer.buffer(), index, replySize < 0 ? length : Math.min(length, Long.BYTES));
+            MemorySegment.copy(buffer, offset, writer.buffer(), index, replySize < 0 ? length : Math.min(length, sequenceLength));
             writer.commit(index);
         }
 
@@ -252,15 +257,19 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
         private final ShmRingReader reader;
         private final int size;
         private final int replySize;
+        /** Bytes of the sequence field ({@link BenchMessageLayout}). */
+        private final int sequenceLength;
+        private long lastSent;
         private long received;
         private int receivedLength;
 
-        Client(final ShmSocket socket, final int size, final int replySize) {
+        Client(final ShmSocket socket, final BenchConfig config) {
             this.socket = socket;
             this.writer = socket.writer();
             this.reader = socket.reader();
-            this.size = size;
-            this.replySize = replySize;
+            this.size = config.size();
+            this.replySize = config.replySize();
+            this.sequenceLength = config.sequenceLength();
         }
 
         @Override
@@ -272,20 +281,22 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
                 }
                 Thread.onSpinWait();
             }
-            writer.buffer().set(SEQUENCE, index, sequence);
+            BenchMessageLayout.putSequence(writer.buffer(), index, sequenceLength, sequence);
             writer.commit(index);
+            lastSent = sequence;
         }
 
         @Override
         public long poll() {
             received = -1;
             reader.poll(this, 1);
-            return received < 0 ? -1 : ReplyLength.check(receivedLength, replySize, received);
+            return received < 0 ? -1 : BenchMessageLayout.widen(ReplyLength.check(receivedLength, replySize, received),
+                lastSent, sequenceLength);
         }
 
         @Override
         public void onMessage(final MemorySegment buffer, final long offset, final int length) {
-            received = buffer.get(SEQUENCE, offset);
+            received = BenchMessageLayout.sequence(buffer, offset, sequenceLength);
             receivedLength = length;
         }
 

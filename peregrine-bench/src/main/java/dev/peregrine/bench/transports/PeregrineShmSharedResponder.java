@@ -30,13 +30,16 @@ final class PeregrineShmSharedResponder extends ReactorResponder {
 
     private final Reactor reactor;
     private final ShmTransport transport;
-    /** The answer of another size than the message, its first 8 bytes the sequence; null to echo. */
+    /** The answer of another size than the message, starting with its sequence field; null to echo. */
     private final MemorySegment reply;
+    /** Bytes of the sequence field a reply copies from its message. */
+    private final int sequenceLength;
 
     private PeregrineShmSharedResponder(final ShmOptions options, final IdleStrategy idle, final BenchConfig config) {
         this.reactor = new Reactor(new ReactorOptions().name("peregrine-shm-responder").idleStrategy(idle));
         this.transport = new ShmTransport(reactor, options, this);
         this.reply = config.asymmetric() ? Arena.ofAuto().allocate(config.replySize(), 8) : null;
+        this.sequenceLength = config.sequenceLength();
     }
 
     /**
@@ -74,7 +77,7 @@ final class PeregrineShmSharedResponder extends ReactorResponder {
         if (reply == null) {
             result = transport.send(channelId, buffer, offset, length);
         } else {
-            MemorySegment.copy(buffer, offset, reply, 0, Math.min(length, Long.BYTES));
+            MemorySegment.copy(buffer, offset, reply, 0, Math.min(length, sequenceLength));
             result = transport.send(channelId, reply, 0, (int)reply.byteSize());
         }
         if (result == SendResult.BACK_PRESSURED) {

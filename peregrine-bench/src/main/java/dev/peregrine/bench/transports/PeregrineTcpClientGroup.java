@@ -5,14 +5,13 @@ import dev.peregrine.channel.CloseReason;
 import dev.peregrine.channel.SendResult;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.PingClient;
+import dev.peregrine.peers.support.BenchMessageLayout;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.tcp.TcpTransport;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.SocketAddress;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -23,13 +22,13 @@ import java.util.concurrent.TimeUnit;
  * of sequence numbers of their own. Sends take the same claim/commit path as {@link PeregrineTcpPingClient}.
  */
 final class PeregrineTcpClientGroup implements ChannelHandler {
-    private static final ValueLayout.OfLong SEQUENCE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-
     private final Reactor reactor;
     private final TcpTransport transport;
     private final Member[] members;
     private final int size;
     private final int replySize;
+    /** Bytes of the sequence field ({@link BenchMessageLayout}). */
+    private final int sequenceLength;
     private int connected;
     private int open;
     /** Duty cycles run so far: a member whose echoes are all taken runs one only if none ran since it last looked. */
@@ -40,6 +39,7 @@ final class PeregrineTcpClientGroup implements ChannelHandler {
     private PeregrineTcpClientGroup(final BenchConfig config, final int count) {
         this.size = config.size();
         this.replySize = config.replySize();
+        this.sequenceLength = config.sequenceLength();
         this.reactor = new Reactor(PeregrineTcpBench.reactorOptions(config, "peregrine-tcp-clients", count > 1));
         this.transport = new TcpTransport(reactor, PeregrineTcpBench.options(config, count > 1), this);
         this.members = new Member[count];
@@ -115,10 +115,11 @@ final class PeregrineTcpClientGroup implements ChannelHandler {
         String closed;
         private boolean released;
         private long seenCycle;
+        private long lastSent;
 
         Member(final long channelId, final int capacity) {
             this.channelId = channelId;
-            this.echoes = new EchoRing(capacity, replySize);
+            this.echoes = new EchoRing(capacity, replySize, sequenceLength);
         }
 
         void onMessage(final MemorySegment buffer, final long offset, final int length) {
@@ -136,7 +137,8 @@ final class PeregrineTcpClientGroup implements ChannelHandler {
             while (true) {
                 final long offset = transport.tryClaim(channelId, size);
                 if (offset >= 0) {
-                    transport.claimBuffer().set(SEQUENCE, offset, sequence);
+                    BenchMessageLayout.putSequence(transport.claimBuffer(), offset, sequenceLength, sequence);
+                    lastSent = sequence;
                     final long result = transport.commit();
                     if (result < 0) {
                         reactor.doWork();
@@ -169,7 +171,7 @@ final class PeregrineTcpClientGroup implements ChannelHandler {
                     return -1;
                 }
             }
-            return echoes.take();
+            return BenchMessageLayout.widen(echoes.take(), lastSent, sequenceLength);
         }
 
         /** The group's duty cycles so far, for tests. */

@@ -3,10 +3,10 @@ package dev.peregrine.bench.transports;
 import dev.peregrine.channel.SendResult;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.PingClient;
+import dev.peregrine.peers.support.BenchMessageLayout;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 /**
  * Sends with {@code tryClaim}/{@code commit} (the sequence written straight into the outbound buffer)
@@ -14,14 +14,17 @@ import java.lang.foreign.ValueLayout;
  * that several arriving in one cycle (with {@code --rate}) are all returned, one per poll.
  */
 final class PeregrineTcpPingClient extends PeregrineTcpClientSide implements PingClient {
-    private static final ValueLayout.OfLong SEQUENCE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
     private static final int RING_CAPACITY = 1 << 16;
 
     private final EchoRing echoes;
+    /** Bytes of the sequence field ({@link BenchMessageLayout}). */
+    private final int sequenceLength;
+    private long lastSent;
 
     PeregrineTcpPingClient(final BenchConfig config) throws IOException {
         super(config, "peregrine-tcp-client");
-        this.echoes = new EchoRing(RING_CAPACITY, config.replySize());
+        this.sequenceLength = config.sequenceLength();
+        this.echoes = new EchoRing(RING_CAPACITY, config.replySize(), sequenceLength);
     }
 
     @Override
@@ -29,7 +32,8 @@ final class PeregrineTcpPingClient extends PeregrineTcpClientSide implements Pin
         while (true) {
             final long offset = transport.tryClaim(channelId, size);
             if (offset >= 0) {
-                transport.claimBuffer().set(SEQUENCE, offset, sequence);
+                BenchMessageLayout.putSequence(transport.claimBuffer(), offset, sequenceLength, sequence);
+                lastSent = sequence;
                 final long result = transport.commit();
                 if (result < 0) {
                     reactor.doWork();
@@ -57,7 +61,7 @@ final class PeregrineTcpPingClient extends PeregrineTcpClientSide implements Pin
                 return -1;
             }
         }
-        return echoes.take();
+        return BenchMessageLayout.widen(echoes.take(), lastSent, sequenceLength);
     }
 
     @Override

@@ -31,6 +31,8 @@ final class PeregrineTcpResponder extends ReactorResponder {
     private final long resumeBelow;
     /** Bytes of each answer, or -1 to echo each message as it came. */
     private final int replySize;
+    /** Bytes of the sequence field an answer copies from its message. */
+    private final int sequenceLength;
     /** Answer only the messages {@link BenchConfig#answers} picks with this period; 1 for all. */
     private final int respondEvery;
     private volatile long pauses;
@@ -42,6 +44,7 @@ final class PeregrineTcpResponder extends ReactorResponder {
         this.pauseAbove = options.outboundBufferSize() / 2;
         this.resumeBelow = options.outboundBufferSize() / 8;
         this.replySize = config.asymmetric() ? config.replySize() : -1;
+        this.sequenceLength = config.sequenceLength();
         this.respondEvery = config.respondEvery();
     }
 
@@ -94,13 +97,13 @@ final class PeregrineTcpResponder extends ReactorResponder {
         }
     }
 
-    /** An answer of {@link #replySize} bytes written in place, its first 8 the message's sequence. */
+    /** An answer of {@link #replySize} bytes written in place, starting with the message's sequence field. */
     private long reply(final long channelId, final MemorySegment buffer, final long offset, final int length) {
         final long at = transport.tryClaim(channelId, replySize);
         if (at < 0) {
             return at;
         }
-        MemorySegment.copy(buffer, offset, transport.claimBuffer(), at, Math.min(length, Long.BYTES));
+        MemorySegment.copy(buffer, offset, transport.claimBuffer(), at, Math.min(length, sequenceLength));
         return transport.commit();
     }
 

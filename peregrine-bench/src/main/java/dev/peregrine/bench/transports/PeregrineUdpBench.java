@@ -7,6 +7,7 @@ import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.peers.StreamReceiver;
 import dev.peregrine.peers.StreamSender;
+import dev.peregrine.peers.support.BenchMessageLayout;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.reactor.ReactorOptions;
 import dev.peregrine.udp.UdpEndpoint;
@@ -135,13 +136,14 @@ public final class PeregrineUdpBench implements BenchTransport {
         final Reactor reactor = reactor(config, "peregrine-udp-responder");
         final EchoResponder responder = new EchoResponder(reactor);
         final MemorySegment reply = replyBuffer(config);
+        final int sequenceLength = config.sequenceLength();
         UdpEndpoint.open(reactor, options(config).localAddress(address(config, 0)), (endpoint, buffer, offset, length, sender, nowNs) -> {
             if (reply == null) {
                 while (endpoint.sendTo(buffer, offset, length, sender) == SendResult.BACK_PRESSURED) {
                     Thread.onSpinWait();
                 }
             } else {
-                MemorySegment.copy(buffer, offset, reply, 0, Math.min(length, Long.BYTES));
+                MemorySegment.copy(buffer, offset, reply, 0, Math.min(length, sequenceLength));
                 while (endpoint.sendTo(reply, 0, (int)reply.byteSize(), sender) == SendResult.BACK_PRESSURED) {
                     Thread.onSpinWait();
                 }
@@ -157,6 +159,7 @@ public final class PeregrineUdpBench implements BenchTransport {
         final Reactor reactor = reactor(config, "peregrine-udp-responder"); // owns the endpoint, never started
         final EchoResponder responder = new EchoResponder(reactor);
         final MemorySegment reply = replyBuffer(config);
+        final int sequenceLength = config.sequenceLength();
         final UdpEndpoint endpoint = UdpEndpoint.open(reactor, options(config).connectedReadWrite(true)
             .localAddress(address(config, 0)).remoteAddress(address(config, 1)), (source, buffer, offset, length, sender, nowNs) -> {
                 if (reply == null) {
@@ -164,7 +167,7 @@ public final class PeregrineUdpBench implements BenchTransport {
                         Thread.onSpinWait();
                     }
                 } else {
-                    MemorySegment.copy(buffer, offset, reply, 0, Math.min(length, Long.BYTES));
+                    MemorySegment.copy(buffer, offset, reply, 0, Math.min(length, sequenceLength));
                     while (source.send(reply, 0, (int)reply.byteSize()) == SendResult.BACK_PRESSURED) {
                         Thread.onSpinWait();
                     }
@@ -184,7 +187,7 @@ public final class PeregrineUdpBench implements BenchTransport {
 
     /**
      * The buffer a responder answers from when the reply size differs from the message's (the sequence is
-     * copied into its first 8 bytes), or null to echo each datagram as it came.
+     * field copied to its start), or null to echo each datagram as it came.
      *
      * @param config the run's configuration
      * @return the buffer, or null
@@ -311,6 +314,9 @@ public final class PeregrineUdpBench implements BenchTransport {
         UdpEndpoint endpoint;
         private final EchoSequences received = new EchoSequences();
         private final int replySize;
+        /** Bytes of the sequence field ({@link BenchMessageLayout}): 8 for a stream, whose sizes are equal. */
+        private final int sequenceLength;
+        private long lastSent;
         private IllegalStateException replyFailure;
 
         Client(final Reactor reactor, final int size, final int replySize) {
@@ -322,6 +328,7 @@ public final class PeregrineUdpBench implements BenchTransport {
             this.release = release;
             this.size = size;
             this.replySize = replySize;
+            this.sequenceLength = BenchMessageLayout.sequenceLength(size, replySize);
             this.message = Arena.ofAuto().allocate(size, 8);
         }
 
@@ -329,15 +336,18 @@ public final class PeregrineUdpBench implements BenchTransport {
             final InetSocketAddress sender, final long nowNs) {
             if (length != replySize && replyFailure == null) {
                 replyFailure = new IllegalStateException("reply of length=" + length + " to sequence="
-                    + (length >= 8 ? buffer.get(SEQUENCE, offset) : -1) + ", expected replySize=" + replySize);
-            } else if (length >= 8) {
-                received.add(buffer.get(SEQUENCE, offset));
+                    + (length >= sequenceLength ? BenchMessageLayout.sequence(buffer, offset, sequenceLength) : -1)
+                    + ", expected replySize=" + replySize);
+            } else if (length >= sequenceLength) {
+                received.add(BenchMessageLayout.sequence(buffer, offset, sequenceLength));
             }
         }
 
         @Override
         public void send(final long sequence) {
-            endpoint.sendBuffer().set(SEQUENCE, 0, sequence); // in place: no copy (the rest stays zero, as in message)
+            // in place: no copy (the rest stays zero, as in message)
+            BenchMessageLayout.putSequence(endpoint.sendBuffer(), 0, sequenceLength, sequence);
+            lastSent = sequence;
             while (endpoint.sendPrepared(size, null) == SendResult.BACK_PRESSURED) {
                 Thread.onSpinWait();
             }
@@ -345,7 +355,7 @@ public final class PeregrineUdpBench implements BenchTransport {
 
         @Override
         public boolean offer(final long sequence) {
-            message.set(SEQUENCE, 0, sequence);
+            BenchMessageLayout.putSequence(message, 0, sequenceLength, sequence);
             return endpoint.send(message, 0, size) >= 0;
         }
 
@@ -357,7 +367,8 @@ public final class PeregrineUdpBench implements BenchTransport {
                     throw replyFailure;
                 }
             }
-            return received.poll();
+            final long field = received.poll();
+            return field < 0 ? -1 : BenchMessageLayout.widen(field, lastSent, sequenceLength);
         }
 
         @Override

@@ -230,7 +230,7 @@ class CommandLineErrorsTest {
         assertThat(run(List.of("bench", "load", "--transport", "tcp", "--rates", "0")).err)
             .contains("'--rates'", "0 is out of range; expected 1 or more");
         assertThat(run(List.of("bench", "pingpong", "--transport", "tcp", "--size", "-1")).err)
-            .contains("'--size'", "-1 is out of range; expected 16 to 1048576");
+            .contains("'--size'", "-1 is out of range; expected 4 to 1048576");
         assertThat(run(List.of("mold", "publish", "--size", "5")).err).contains("'--size'", "expected 8 to 1450");
         assertThat(run(List.of("bench", "pingpong", "--transport", "tcp", "--rate", "0", "--time-limit", "0")).reached)
             .isEqualTo(1);

@@ -83,6 +83,26 @@ class PeregrineReplySizeTest {
         }
     }
 
+    /** Jocket's scenario: the 4-byte ping carries its sequence's low 32 bits, which wrap to 0 halfway through. */
+    @ParameterizedTest(name = "{0} busySpin={1}")
+    @CsvSource({"peregrine-tcp, false", "peregrine-tcp, true", "peregrine-shm, true", "peregrine-shm-packed, true",
+        "peregrine-shm-futex, false", "peregrine-shm-backoff, false", "peregrine-udp, false", "peregrine-udp, true",
+        "peregrine-mold, false"})
+    void shouldAnswerFourBytesWithAKilobyteCarryingTheLow32BitsOfTheSequence(final String name, final boolean busySpin)
+        throws Exception {
+        final BenchTransport transport = Transports.byName(name);
+        final BenchConfig config = new BenchConfig("127.0.0.1", freePorts(), 4, dir, busySpin, 1024);
+        Assumptions.assumeTrue(transport.unavailableReason(config) == null, () -> transport.unavailableReason(config));
+        final long first = (1L << 32) - ROUND_TRIPS / 2;
+        try (Responder responder = transport.startResponder(config); PingClient client = transport.connect(config)) {
+            for (long sequence = first; sequence < first + ROUND_TRIPS; sequence++) {
+                client.send(sequence);
+                assertThat(client.receive()).isEqualTo(sequence); // the client checks the length is 1024
+            }
+            awaitCount(responder, ROUND_TRIPS);
+        }
+    }
+
     /** Some responders count an answer just after it left: the count may trail the client by one answer. */
     private static void awaitCount(final Responder responder, final long expected) throws InterruptedException {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -106,6 +126,30 @@ class PeregrineReplySizeTest {
                 .hasMessageContaining("length=1024").hasMessageContaining("sequence=5")
                 .hasMessageContaining("expected replySize=2048");
             awaitCount(responder, 1);
+        }
+    }
+
+    /** The oracle is a plain blocking socket: four bytes out, a kilobyte back that starts with those four. */
+    @Test
+    void shouldPutAKilobyteFrameStartingWithThePingOnTheWireForAFourBytePing() throws Exception {
+        final BenchConfig config = new BenchConfig("127.0.0.1", freePorts(), 4, dir, false, 1024);
+        try (Responder responder = new PeregrineTcpBench().startResponder(config); Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(config.host(), config.port()));
+            final DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+            final DataInputStream in = new DataInputStream(socket.getInputStream());
+            final byte[][] pings = {{1, 2, 3, 4}, {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF}, {0, 0, 0, 0}};
+            for (final byte[] ping : pings) {
+                out.writeInt(4); // big-endian length, then the payload
+                out.write(ping);
+                out.flush();
+
+                assertThat(in.readInt()).isEqualTo(1024);
+                final byte[] reply = new byte[1024];
+                in.readFully(reply);
+                assertThat(java.util.Arrays.copyOf(reply, 4)).containsExactly(ping);
+            }
+            assertThat(in.available()).isZero();
+            assertThat(responder.messages()).isEqualTo(3);
         }
     }
 

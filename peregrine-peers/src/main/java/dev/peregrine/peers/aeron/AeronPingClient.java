@@ -2,6 +2,7 @@ package dev.peregrine.peers.aeron;
 
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.PingClient;
+import dev.peregrine.peers.support.BenchMessageLayout;
 import dev.peregrine.peers.support.ReplyLength;
 import io.aeron.Aeron;
 import io.aeron.FragmentAssembler;
@@ -27,14 +28,17 @@ final class AeronPingClient implements PingClient {
     private final FragmentHandler handler;
     private final int size;
     private final int replySize;
+    private final int sequenceLength;
+    private long lastSent;
     private long received;
     private int receivedLength;
 
-    private AeronPingClient(final Aeron aeron, final String pingChannel, final String pongChannel, final int size,
-        final int replySize) {
+    private AeronPingClient(final Aeron aeron, final String pingChannel, final String pongChannel,
+        final BenchConfig config) {
         this.aeron = aeron;
-        this.size = size;
-        this.replySize = replySize;
+        this.size = config.size();
+        this.replySize = config.replySize();
+        this.sequenceLength = config.sequenceLength();
         // an exclusive publication has a session of its own, which names this client's pongs
         this.pings = aeron.addExclusivePublication(pingChannel, AeronDriverSettings.PING_STREAM_ID);
         this.pongs = aeron.addSubscription(AeronDriverSettings.withSessionId(pongChannel, pings.sessionId()),
@@ -48,7 +52,7 @@ final class AeronPingClient implements PingClient {
     static AeronPingClient connect(final BenchConfig config, final String pingChannel, final String pongChannel) {
         final Aeron aeron = AeronConnections.connect(AeronDriverSettings.clientContext(config));
         try {
-            return new AeronPingClient(aeron, pingChannel, pongChannel, config.size(), config.replySize());
+            return new AeronPingClient(aeron, pingChannel, pongChannel, config);
         } catch (final RuntimeException ex) {
             aeron.close();
             throw ex;
@@ -56,13 +60,21 @@ final class AeronPingClient implements PingClient {
     }
 
     private void onPong(final DirectBuffer buffer, final int offset, final int length, final Header header) {
-        received = buffer.getLong(offset, ByteOrder.LITTLE_ENDIAN);
+        // the field as BenchMessageLayout lays it out: a 32-bit one unsigned, so never taken for "none"
+        received = sequenceLength == BenchMessageLayout.LONG_SEQUENCE_LENGTH
+            ? buffer.getLong(offset, ByteOrder.LITTLE_ENDIAN)
+            : buffer.getInt(offset, ByteOrder.LITTLE_ENDIAN) & 0xFFFF_FFFFL;
         receivedLength = length;
     }
 
     @Override
     public void send(final long sequence) {
-        message.putLong(0, sequence, ByteOrder.LITTLE_ENDIAN);
+        if (sequenceLength == BenchMessageLayout.LONG_SEQUENCE_LENGTH) {
+            message.putLong(0, sequence, ByteOrder.LITTLE_ENDIAN);
+        } else {
+            message.putInt(0, (int) sequence, ByteOrder.LITTLE_ENDIAN);
+        }
+        lastSent = sequence;
         if (!AeronConnections.offer(pings, message, 0, size)) {
             throw new IllegalStateException("publication closed: channel=" + pings.channel());
         }
@@ -72,7 +84,8 @@ final class AeronPingClient implements PingClient {
     public long poll() {
         received = -1;
         pongs.poll(handler, 1);
-        return received < 0 ? -1 : ReplyLength.check(receivedLength, replySize, received);
+        return received < 0 ? -1 : BenchMessageLayout.widen(ReplyLength.check(receivedLength, replySize, received),
+            lastSent, sequenceLength);
     }
 
     @Override

@@ -39,6 +39,8 @@ final class AeronResponder implements Responder {
     private final Thread thread;
     /** What a reply of another size than the message is sent from, or null to echo each message. */
     private final UnsafeBuffer reply;
+    /** Bytes of the sequence field a reply copies from its message. */
+    private final int sequenceLength;
     private volatile boolean running = true;
 
     private AeronResponder(final BenchConfig config, final MediaDriver driver, final Aeron aeron,
@@ -51,6 +53,7 @@ final class AeronResponder implements Responder {
         this.handler = new FragmentAssembler(this::echo);
         this.reply = config.asymmetric() ? new UnsafeBuffer(BufferUtil.allocateDirectAligned(config.replySize(), 64))
             : null;
+        this.sequenceLength = config.sequenceLength();
         this.thread = PeerSupport.start("aeron-responder", this::run);
     }
 
@@ -97,8 +100,8 @@ final class AeronResponder implements Responder {
             answerOffset = offset;
             answerLength = length;
         } else {
-            // a reply of its own size whose first 8 bytes are the message's sequence
-            reply.putLong(0, buffer.getLong(offset));
+            // a reply of its own size that starts with the message's sequence field
+            reply.putBytes(0, buffer, offset, Math.min(length, sequenceLength));
             answer = reply;
             answerOffset = 0;
             answerLength = reply.capacity();

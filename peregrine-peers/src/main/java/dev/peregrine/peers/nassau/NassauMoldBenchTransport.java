@@ -7,6 +7,7 @@ import dev.peregrine.peers.RecoveringStreamSender;
 import dev.peregrine.peers.RecoveringStreamTransport;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.peers.StreamLoss;
+import dev.peregrine.peers.support.BenchMessageLayout;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -73,11 +74,22 @@ public final class NassauMoldBenchTransport implements RecoveringStreamTransport
      * @return the sequence, or -1 if the message is shorter than 8 bytes
      */
     static long sequence(final ByteBuffer message) {
-        if (message.remaining() < Long.BYTES) {
+        return sequence(message, BenchMessageLayout.LONG_SEQUENCE_LENGTH);
+    }
+
+    /**
+     * The bench sequence field ({@link BenchMessageLayout}) of a message Nassau hands over, without changing the
+     * buffer's byte order.
+     *
+     * @param message the message, position to limit
+     * @param sequenceLength the field's length
+     * @return the field, or -1 if the message is shorter than the field
+     */
+    static long sequence(final ByteBuffer message, final int sequenceLength) {
+        if (message.remaining() < sequenceLength) {
             return -1;
         }
-        final long value = message.getLong(message.position());
-        return message.order() == ORDER ? value : Long.reverseBytes(value);
+        return BenchMessageLayout.sequence(message, message.position(), sequenceLength);
     }
 
     @Override

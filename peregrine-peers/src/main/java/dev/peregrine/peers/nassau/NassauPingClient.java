@@ -3,6 +3,7 @@ package dev.peregrine.peers.nassau;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.StreamLoss;
+import dev.peregrine.peers.support.BenchMessageLayout;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -17,13 +18,16 @@ final class NassauPingClient implements PingClient {
     private final NassauSubscribing subscribing;
     private final ByteBuffer message;
     private final int replySize;
+    private final int sequenceLength;
     private final long[] echoes = new long[1024];
     private long head;
     private long tail;
+    private long lastSent;
     private IllegalStateException replyFailure;
 
     NassauPingClient(final BenchConfig config) throws IOException {
         this.replySize = config.replySize();
+        this.sequenceLength = config.sequenceLength();
         this.message = ByteBuffer.allocateDirect(config.size()).order(NassauMoldBenchTransport.ORDER);
         this.subscribing = new NassauSubscribing(NassauMoldBenchTransport.address(config, 1),
             NassauMoldBenchTransport.address(config, 3), this::onEcho);
@@ -40,7 +44,7 @@ final class NassauPingClient implements PingClient {
         if (echo.remaining() != replySize) {
             if (replyFailure == null) {
                 replyFailure = new IllegalStateException("reply of length=" + echo.remaining() + " to sequence="
-                    + NassauMoldBenchTransport.sequence(echo)
+                    + NassauMoldBenchTransport.sequence(echo, sequenceLength)
                     + ", expected replySize=" + replySize);
             }
             return;
@@ -48,13 +52,14 @@ final class NassauPingClient implements PingClient {
         if (tail - head == echoes.length) {
             throw new IllegalStateException("more than " + echoes.length + " echoes waiting");
         }
-        echoes[(int)(tail++ & (echoes.length - 1))] = NassauMoldBenchTransport.sequence(echo);
+        echoes[(int)(tail++ & (echoes.length - 1))] = NassauMoldBenchTransport.sequence(echo, sequenceLength);
     }
 
     @Override
     public void send(final long sequence) {
         message.clear();
-        message.putLong(0, sequence);
+        BenchMessageLayout.putSequence(message, 0, sequenceLength, sequence);
+        lastSent = sequence;
         publishing.put(message);
         publishing.send();
     }
@@ -68,7 +73,8 @@ final class NassauPingClient implements PingClient {
                 throw replyFailure;
             }
         }
-        return head == tail ? -1 : echoes[(int)(head++ & (echoes.length - 1))];
+        return head == tail ? -1
+            : BenchMessageLayout.widen(echoes[(int)(head++ & (echoes.length - 1))], lastSent, sequenceLength);
     }
 
     @Override

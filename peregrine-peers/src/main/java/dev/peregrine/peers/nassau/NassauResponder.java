@@ -3,6 +3,7 @@ package dev.peregrine.peers.nassau;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.peers.StreamLoss;
+import dev.peregrine.peers.support.BenchMessageLayout;
 import dev.peregrine.peers.support.PeerSupport;
 import dev.peregrine.reactor.IdleStrategy;
 
@@ -11,13 +12,15 @@ import java.nio.ByteBuffer;
 
 /**
  * The echo side: a Nassau client on the PING session ({@code port}) whose listener publishes each message
- * (or a reply of {@link BenchConfig#replySize()} bytes carrying its first 8) on the PONG session to the
+ * (or a reply of {@link BenchConfig#replySize()} bytes carrying its sequence field) on the PONG session to the
  * client's feed ({@code port + 1}), with the PONG request server on {@code port + 3}; one thread polls all.
  */
 final class NassauResponder implements Responder {
     private final NassauSubscribing subscribing;
     private final NassauPublishing publishing;
     private final ByteBuffer reply;
+    /** Bytes of the sequence field a reply copies from its message. */
+    private final int sequenceLength;
     private final Thread thread;
     private volatile boolean closing;
     private volatile long echoed;
@@ -25,6 +28,7 @@ final class NassauResponder implements Responder {
     NassauResponder(final BenchConfig config) throws IOException {
         this.reply = config.asymmetric() ? ByteBuffer.allocateDirect(config.replySize()).order(NassauMoldBenchTransport.ORDER)
             : null;
+        this.sequenceLength = config.sequenceLength();
         this.publishing = new NassauPublishing(NassauMoldBenchTransport.PONG, NassauMoldBenchTransport.address(config, 1),
             NassauMoldBenchTransport.address(config, 3), StreamLoss.NONE);
         try {
@@ -49,7 +53,8 @@ final class NassauResponder implements Responder {
             publishing.put(message);
         } else {
             reply.clear();
-            reply.putLong(0, NassauMoldBenchTransport.sequence(message));
+            BenchMessageLayout.putSequence(reply, 0, sequenceLength,
+                NassauMoldBenchTransport.sequence(message, sequenceLength));
             publishing.put(reply);
         }
         publishing.send();

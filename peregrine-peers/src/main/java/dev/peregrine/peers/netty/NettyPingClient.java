@@ -2,6 +2,7 @@ package dev.peregrine.peers.netty;
 
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.PingClient;
+import dev.peregrine.peers.support.BenchMessageLayout;
 import dev.peregrine.peers.support.TcpFrameLayout;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -21,21 +22,25 @@ final class NettyPingClient implements PingClient {
     private final LongRing received;
     private final SequenceCollector collector;
     private final int size;
+    private final int sequenceLength;
     private ManualIoEventLoop loop;
+    private long lastSent;
 
     private NettyPingClient(final Channel channel, final IoHandlerFactory factory, final LongRing received,
-        final SequenceCollector collector, final int size) {
+        final SequenceCollector collector, final BenchConfig config) {
         this.channel = channel;
         this.factory = factory;
         this.received = received;
         this.collector = collector;
-        this.size = size;
+        this.size = config.size();
+        this.sequenceLength = config.sequenceLength();
     }
 
     static NettyPingClient connect(final BenchConfig config) {
         final IoHandlerFactory factory = NettyIo.handlerFactory(false);
         final LongRing received = new LongRing();
-        final SequenceCollector collector = new SequenceCollector(received, config.replySize());
+        final SequenceCollector collector = new SequenceCollector(received, config.replySize(),
+            config.sequenceLength());
         final Channel channel = NettyChannels.connect(config, factory, new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(final Channel channel) {
@@ -45,7 +50,7 @@ final class NettyPingClient implements PingClient {
                     collector);
             }
         });
-        return new NettyPingClient(channel, factory, received, collector, config.size());
+        return new NettyPingClient(channel, factory, received, collector, config);
     }
 
     private ManualIoEventLoop loop() {
@@ -61,7 +66,8 @@ final class NettyPingClient implements PingClient {
     public void send(final long sequence) {
         final ManualIoEventLoop eventLoop = loop();
         final ByteBuf frame = channel.alloc().directBuffer(TcpFrameLayout.HEADER_LENGTH + size);
-        frame.writeInt(size).writeLongLE(sequence).writeZero(size - Long.BYTES);
+        SequenceCollector.writeSequence(frame.writeInt(size), sequenceLength, sequence).writeZero(size - sequenceLength);
+        lastSent = sequence;
         // on the loop's own thread this writes to the socket now; a full socket buffer leaves the rest queued
         channel.writeAndFlush(frame, channel.voidPromise());
         if (!channel.isActive()) {
@@ -81,7 +87,7 @@ final class NettyPingClient implements PingClient {
                 return -1;
             }
         }
-        return received.remove();
+        return BenchMessageLayout.widen(received.remove(), lastSent, sequenceLength);
     }
 
     @Override

@@ -39,7 +39,8 @@ final class NettyResponder implements Responder {
     static NettyResponder start(final BenchConfig config) throws InterruptedException {
         final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1,
             new DefaultThreadFactory("netty-responder", true), NettyIo.handlerFactory(config.busySpin()));
-        final Echo echo = new Echo(config.asymmetric() ? config.replySize() : -1, config.respondEvery());
+        final Echo echo = new Echo(config.asymmetric() ? config.replySize() : -1, config.sequenceLength(),
+            config.respondEvery());
         try {
             final Channel server = new ServerBootstrap()
                 .group(group)
@@ -83,11 +84,14 @@ final class NettyResponder implements Responder {
         private final AtomicLong messages = new AtomicLong();
         /** Bytes of each answer, or -1 to echo each frame as it came. */
         private final int replySize;
+        /** Bytes of the sequence field at the start of each message and answer. */
+        private final int sequenceLength;
         /** Answer only the frames {@link BenchConfig#answers} picks with this period; 1 for all. */
         private final int respondEvery;
 
-        Echo(final int replySize, final int respondEvery) {
+        Echo(final int replySize, final int sequenceLength, final int respondEvery) {
             this.replySize = replySize;
+            this.sequenceLength = sequenceLength;
             this.respondEvery = respondEvery;
         }
 
@@ -108,9 +112,11 @@ final class NettyResponder implements Responder {
             }
             final ByteBuf frame = (ByteBuf) msg;
             try {
-                final long sequence = frame.getLongLE(frame.readerIndex() + TcpFrameLayout.SEQUENCE_OFFSET);
+                final long sequence = SequenceCollector.sequence(frame, frame.readerIndex() + TcpFrameLayout.SEQUENCE_OFFSET,
+                    sequenceLength);
                 final ByteBuf reply = ctx.alloc().directBuffer(TcpFrameLayout.HEADER_LENGTH + replySize);
-                reply.writeInt(replySize).writeLongLE(sequence).writeZero(replySize - Long.BYTES);
+                SequenceCollector.writeSequence(reply.writeInt(replySize), sequenceLength, sequence)
+                    .writeZero(replySize - sequenceLength);
                 ctx.write(reply, ctx.voidPromise());
             } finally {
                 frame.release();

@@ -1,5 +1,6 @@
 package dev.peregrine.peers.netty;
 
+import dev.peregrine.peers.support.BenchMessageLayout;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -11,22 +12,51 @@ final class SequenceCollector extends ChannelInboundHandlerAdapter {
     private final LongRing received;
     /** The length every frame must have, or -1 for any. */
     private final int expectedLength;
+    /** Bytes of each frame's sequence field ({@link BenchMessageLayout}). */
+    private final int sequenceLength;
     private IllegalStateException failure;
 
     SequenceCollector(final LongRing received) {
-        this(received, -1);
+        this(received, -1, BenchMessageLayout.LONG_SEQUENCE_LENGTH);
     }
 
-    SequenceCollector(final LongRing received, final int expectedLength) {
+    SequenceCollector(final LongRing received, final int expectedLength, final int sequenceLength) {
         this.received = received;
         this.expectedLength = expectedLength;
+        this.sequenceLength = sequenceLength;
+    }
+
+    /**
+     * A frame's sequence field, little-endian by the SPI's contract, read where it starts.
+     *
+     * @param frame the frame
+     * @param index where the field starts
+     * @param sequenceLength the field's length
+     * @return the field; a 32-bit one unsigned, so never negative
+     */
+    static long sequence(final ByteBuf frame, final int index, final int sequenceLength) {
+        return sequenceLength == BenchMessageLayout.LONG_SEQUENCE_LENGTH ? frame.getLongLE(index)
+            : frame.getUnsignedIntLE(index);
+    }
+
+    /**
+     * Writes a sequence field, little-endian, at the frame's writer index.
+     *
+     * @param frame the frame
+     * @param sequenceLength the field's length
+     * @param sequence the sequence number
+     * @return the frame
+     */
+    static ByteBuf writeSequence(final ByteBuf frame, final int sequenceLength, final long sequence) {
+        return sequenceLength == BenchMessageLayout.LONG_SEQUENCE_LENGTH ? frame.writeLongLE(sequence)
+            : frame.writeIntLE((int) sequence);
     }
 
     @Override
     public void channelRead(final ChannelHandlerContext ctx, final Object msg) {
         final ByteBuf frame = (ByteBuf) msg;
         try {
-            final long sequence = frame.getLongLE(frame.readerIndex());
+            final long sequence = sequence(frame, frame.readerIndex(), sequenceLength);
             if (expectedLength >= 0 && frame.readableBytes() != expectedLength) {
                 if (failure == null) {
                     failure = new IllegalStateException("reply of length=" + frame.readableBytes() + " to sequence="

@@ -51,7 +51,7 @@ public final class NioBenchTransport implements BenchTransport {
 
     @Override
     public PingClient connect(final BenchConfig config) throws IOException {
-        return new NioPingClient(open(config), config.size(), config.replySize());
+        return new NioPingClient(open(config), config);
     }
 
     @Override

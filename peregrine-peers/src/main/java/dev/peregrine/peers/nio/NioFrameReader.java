@@ -1,5 +1,6 @@
 package dev.peregrine.peers.nio;
 
+import dev.peregrine.peers.support.BenchMessageLayout;
 import dev.peregrine.peers.support.TcpFrameLayout;
 
 import java.io.EOFException;
@@ -14,12 +15,20 @@ import java.nio.channels.SocketChannel;
 final class NioFrameReader {
     private final SocketChannel channel;
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(NioBenchTransport.BUFFER_SIZE);
+    private final int sequenceLength;
     private int readIndex;
     private int writeIndex;
     private int lastPayloadLength;
 
+    /** A reader of frames whose payloads carry the full 64-bit sequence (the stream's). */
     NioFrameReader(final SocketChannel channel) {
+        this(channel, BenchMessageLayout.LONG_SEQUENCE_LENGTH);
+    }
+
+    /** A reader of frames whose sequence field is {@code sequenceLength} bytes ({@link BenchMessageLayout}). */
+    NioFrameReader(final SocketChannel channel, final int sequenceLength) {
         this.channel = channel;
+        this.sequenceLength = sequenceLength;
     }
 
     /**
@@ -51,7 +60,7 @@ final class NioFrameReader {
     /**
      * Takes the next whole frame from the buffer, if there is one.
      *
-     * @return its sequence number, or -1 if no whole frame is buffered
+     * @return its sequence field, or -1 if no whole frame is buffered
      */
     long next() {
         final int available = writeIndex - readIndex;
@@ -66,7 +75,7 @@ final class NioFrameReader {
         readIndex += TcpFrameLayout.HEADER_LENGTH + length;
         lastPayloadLength = length;
         // the buffer stays big-endian for the length; the sequence is little-endian by the SPI's contract
-        return Long.reverseBytes(buffer.getLong(frameStart + TcpFrameLayout.SEQUENCE_OFFSET));
+        return BenchMessageLayout.sequence(buffer, frameStart + TcpFrameLayout.SEQUENCE_OFFSET, sequenceLength);
     }
 
     /**

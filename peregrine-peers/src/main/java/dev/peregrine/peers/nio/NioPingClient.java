@@ -1,6 +1,8 @@
 package dev.peregrine.peers.nio;
 
+import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.PingClient;
+import dev.peregrine.peers.support.BenchMessageLayout;
 import dev.peregrine.peers.support.ReplyLength;
 import dev.peregrine.peers.support.TcpFrameLayout;
 
@@ -18,18 +20,24 @@ final class NioPingClient implements PingClient {
     private final NioFrameReader reader;
     private final ByteBuffer frame;
     private final int replySize;
+    private final int sequenceLength;
+    private long lastSent;
 
-    NioPingClient(final SocketChannel channel, final int size, final int replySize) {
+    NioPingClient(final SocketChannel channel, final BenchConfig config) {
+        final int size = config.size();
         this.channel = channel;
-        this.replySize = replySize;
-        this.reader = new NioFrameReader(channel);
+        this.replySize = config.replySize();
+        this.sequenceLength = config.sequenceLength();
+        this.reader = new NioFrameReader(channel, sequenceLength);
         this.frame = ByteBuffer.allocateDirect(TcpFrameLayout.HEADER_LENGTH + size);
         frame.putInt(0, size);
     }
 
     @Override
     public void send(final long sequence) {
-        frame.putLong(TcpFrameLayout.SEQUENCE_OFFSET, Long.reverseBytes(sequence)).clear();
+        BenchMessageLayout.putSequence(frame, TcpFrameLayout.SEQUENCE_OFFSET, sequenceLength, sequence);
+        frame.clear();
+        lastSent = sequence;
         NioWriter.writeFully(channel, frame, false);
     }
 
@@ -37,14 +45,19 @@ final class NioPingClient implements PingClient {
     public long poll() {
         final long buffered = reader.next();
         if (buffered >= 0) {
-            return ReplyLength.check(reader.lastPayloadLength(), replySize, buffered);
+            return checked(buffered);
         }
         try {
             final long sequence = reader.fill() > 0 ? reader.next() : -1;
-            return sequence < 0 ? -1 : ReplyLength.check(reader.lastPayloadLength(), replySize, sequence);
+            return sequence < 0 ? -1 : checked(sequence);
         } catch (final IOException ex) {
             throw new UncheckedIOException("read from " + NioWriter.remote(channel), ex);
         }
+    }
+
+    private long checked(final long field) {
+        return BenchMessageLayout.widen(ReplyLength.check(reader.lastPayloadLength(), replySize, field), lastSent,
+            sequenceLength);
     }
 
     @Override

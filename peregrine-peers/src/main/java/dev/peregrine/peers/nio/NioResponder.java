@@ -2,6 +2,7 @@ package dev.peregrine.peers.nio;
 
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.Responder;
+import dev.peregrine.peers.support.BenchMessageLayout;
 import dev.peregrine.peers.support.PeerSupport;
 import dev.peregrine.peers.support.TcpFrameLayout;
 import dev.peregrine.reactor.IdleStrategy;
@@ -25,6 +26,8 @@ final class NioResponder implements Responder {
     private final Thread thread;
     /** Bytes of each answer, or -1 to echo each frame as it came. */
     private final int replySize;
+    /** Bytes of the sequence field at the start of each message and answer. */
+    private final int sequenceLength;
     /** Answer only the frames {@link BenchConfig#answers} picks with this period; 1 for all. */
     private final int respondEvery;
     /** Where answers are gathered (replies of {@link #replySize} bytes, or every Nth echo), or null to echo in place. */
@@ -35,10 +38,11 @@ final class NioResponder implements Responder {
     private volatile boolean running = true;
 
     private NioResponder(final ServerSocketChannel server, final IdleStrategy idle, final int replySize,
-                         final int respondEvery, final int largest) {
+                         final int sequenceLength, final int respondEvery, final int largest) {
         this.server = server;
         this.idle = idle;
         this.replySize = replySize;
+        this.sequenceLength = sequenceLength;
         this.respondEvery = respondEvery;
         this.replies = replySize < 0 && respondEvery == 1 ? null
             : ByteBuffer.allocateDirect(Math.max(NioBenchTransport.BUFFER_SIZE, TcpFrameLayout.HEADER_LENGTH + largest));
@@ -47,7 +51,8 @@ final class NioResponder implements Responder {
 
     static NioResponder start(final BenchConfig config) throws IOException {
         return new NioResponder(NioBenchTransport.listen(config), PeerSupport.idleStrategy(config),
-            config.asymmetric() ? config.replySize() : -1, config.respondEvery(), config.largest());
+            config.asymmetric() ? config.replySize() : -1, config.sequenceLength(), config.respondEvery(),
+            config.largest());
     }
 
     private void run() {
@@ -84,7 +89,7 @@ final class NioResponder implements Responder {
                 return 0;
             }
             NioBenchTransport.configure(channel);
-            final NioFrameReader reader = new NioFrameReader(channel);
+            final NioFrameReader reader = new NioFrameReader(channel, sequenceLength);
             channels = Arrays.copyOf(channels, channels.length + 1);
             readers = Arrays.copyOf(readers, readers.length + 1);
             views = Arrays.copyOf(views, views.length + 1);
@@ -145,7 +150,8 @@ final class NioResponder implements Responder {
             } else {
                 // the rest of the reply is whatever the buffer holds: its content is not part of the contract
                 replies.putInt(replies.position(), replySize);
-                replies.putLong(replies.position() + TcpFrameLayout.SEQUENCE_OFFSET, Long.reverseBytes(sequence));
+                BenchMessageLayout.putSequence(replies, replies.position() + TcpFrameLayout.SEQUENCE_OFFSET,
+                    sequenceLength, sequence);
             }
             replies.position(replies.position() + frameLength);
         }

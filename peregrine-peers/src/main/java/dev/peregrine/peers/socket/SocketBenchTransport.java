@@ -52,7 +52,7 @@ public final class SocketBenchTransport implements BenchTransport {
 
     @Override
     public PingClient connect(final BenchConfig config) throws IOException {
-        return new SocketPingClient(open(config), config.size(), config.replySize());
+        return new SocketPingClient(open(config), config);
     }
 
     @Override

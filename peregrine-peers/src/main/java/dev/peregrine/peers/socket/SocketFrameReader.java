@@ -1,5 +1,6 @@
 package dev.peregrine.peers.socket;
 
+import dev.peregrine.peers.support.BenchMessageLayout;
 import dev.peregrine.peers.support.TcpFrameLayout;
 
 import java.io.BufferedInputStream;
@@ -12,10 +13,12 @@ import java.io.InputStream;
  */
 final class SocketFrameReader {
     private final DataInputStream in;
+    private final int sequenceLength;
     private byte[] payload = new byte[256];
     private int payloadLength;
 
-    SocketFrameReader(final InputStream stream) {
+    SocketFrameReader(final InputStream stream, final int sequenceLength) {
+        this.sequenceLength = sequenceLength;
         this.in = new DataInputStream(new BufferedInputStream(stream, SocketBenchTransport.BUFFER_SIZE));
     }
 
@@ -29,7 +32,7 @@ final class SocketFrameReader {
     /**
      * Blocks until a whole frame has been read.
      *
-     * @return its sequence number
+     * @return its sequence field ({@link BenchMessageLayout})
      */
     long read() throws IOException {
         final int length = TcpFrameLayout.checkPayloadLength(in.readInt());
@@ -38,7 +41,8 @@ final class SocketFrameReader {
         }
         in.readFully(payload, 0, length);
         payloadLength = length;
-        return TcpFrameLayout.sequence(payload, 0);
+        // in bounds whatever the length: the array holds at least 256 bytes
+        return BenchMessageLayout.sequence(payload, 0, sequenceLength);
     }
 
     byte[] payload() {

@@ -1,6 +1,8 @@
 package dev.peregrine.peers.socket;
 
+import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.PingClient;
+import dev.peregrine.peers.support.BenchMessageLayout;
 import dev.peregrine.peers.support.ReplyLength;
 import dev.peregrine.peers.support.TcpFrameLayout;
 
@@ -20,20 +22,24 @@ final class SocketPingClient implements PingClient {
     private final byte[] frame;
     private final int size;
     private final int replySize;
+    private final int sequenceLength;
+    private long lastSent;
 
-    SocketPingClient(final Socket socket, final int size, final int replySize) throws IOException {
+    SocketPingClient(final Socket socket, final BenchConfig config) throws IOException {
         this.socket = socket;
-        this.size = size;
-        this.replySize = replySize;
+        this.size = config.size();
+        this.replySize = config.replySize();
+        this.sequenceLength = config.sequenceLength();
         this.out = socket.getOutputStream();
-        this.reader = new SocketFrameReader(socket.getInputStream());
+        this.reader = new SocketFrameReader(socket.getInputStream(), sequenceLength);
         this.frame = new byte[TcpFrameLayout.HEADER_LENGTH + size];
         TcpFrameLayout.putLength(frame, size);
     }
 
     @Override
     public void send(final long sequence) {
-        TcpFrameLayout.putSequence(frame, TcpFrameLayout.SEQUENCE_OFFSET, sequence);
+        BenchMessageLayout.putSequence(frame, TcpFrameLayout.SEQUENCE_OFFSET, sequenceLength, sequence);
+        lastSent = sequence;
         try {
             out.write(frame, 0, TcpFrameLayout.HEADER_LENGTH + size);
         } catch (final IOException ex) {
@@ -47,8 +53,7 @@ final class SocketPingClient implements PingClient {
             if (!reader.ready()) {
                 return -1;
             }
-            final long sequence = reader.read();
-            return ReplyLength.check(reader.payloadLength(), replySize, sequence);
+            return checked(reader.read());
         } catch (final IOException ex) {
             throw new UncheckedIOException("receive from " + socket.getRemoteSocketAddress(), ex);
         }
@@ -57,11 +62,15 @@ final class SocketPingClient implements PingClient {
     @Override
     public long receive() {
         try {
-            final long sequence = reader.read();
-            return ReplyLength.check(reader.payloadLength(), replySize, sequence);
+            return checked(reader.read());
         } catch (final IOException ex) {
             throw new UncheckedIOException("receive from " + socket.getRemoteSocketAddress(), ex);
         }
+    }
+
+    private long checked(final long field) {
+        return BenchMessageLayout.widen(ReplyLength.check(reader.payloadLength(), replySize, field), lastSent,
+            sequenceLength);
     }
 
     @Override

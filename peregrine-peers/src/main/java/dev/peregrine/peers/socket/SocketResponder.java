@@ -24,15 +24,19 @@ final class SocketResponder implements Responder {
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private final List<Thread> threads = new CopyOnWriteArrayList<>();
     private final int size;
+    /** Bytes of the sequence field an answer copies from its message. */
+    private final int sequenceLength;
     /** Bytes of each answer, or -1 to echo each frame as it came. */
     private final int replySize;
     /** Answer only the frames {@link BenchConfig#answers} picks with this period; 1 for all. */
     private final int respondEvery;
     private volatile boolean closed;
 
-    private SocketResponder(final ServerSocket server, final int size, final int replySize, final int respondEvery) {
+    private SocketResponder(final ServerSocket server, final int size, final int sequenceLength, final int replySize,
+                            final int respondEvery) {
         this.server = server;
         this.size = size;
+        this.sequenceLength = sequenceLength;
         this.replySize = replySize;
         this.respondEvery = respondEvery;
     }
@@ -46,7 +50,7 @@ final class SocketResponder implements Responder {
             server.close();
             throw new IOException("cannot listen on " + config.host() + ":" + config.port(), ex);
         }
-        final SocketResponder responder = new SocketResponder(server, config.size(),
+        final SocketResponder responder = new SocketResponder(server, config.size(), config.sequenceLength(),
             config.asymmetric() ? config.replySize() : -1, config.respondEvery());
         responder.threads.add(PeerSupport.start("socket-acceptor", responder::acceptLoop));
         return responder;
@@ -71,24 +75,24 @@ final class SocketResponder implements Responder {
 
     private void echoLoop(final Socket socket) {
         try (socket) {
-            final SocketFrameReader reader = new SocketFrameReader(socket.getInputStream());
+            final SocketFrameReader reader = new SocketFrameReader(socket.getInputStream(), sequenceLength);
             final OutputStream out = socket.getOutputStream();
             byte[] frame = new byte[TcpFrameLayout.HEADER_LENGTH + Math.max(size, replySize)];
             while (!closed) {
-                reader.read();
+                final long sequence = reader.read();
                 final int length = reader.payloadLength();
-                if (respondEvery > 1 && !BenchConfig.answers(TcpFrameLayout.sequence(reader.payload(), 0), respondEvery)) {
+                if (respondEvery > 1 && !BenchConfig.answers(sequence, respondEvery)) {
                     messages.incrementAndGet(); // read, and left unanswered by design
                     continue;
                 }
-                // an echo, or a reply of replySize bytes whose first 8 are the message's sequence
+                // an echo, or a reply of replySize bytes that starts with the message's sequence field
                 final int answer = replySize < 0 ? length : replySize;
                 if (TcpFrameLayout.HEADER_LENGTH + answer > frame.length) {
                     frame = new byte[TcpFrameLayout.HEADER_LENGTH + answer];
                 }
                 TcpFrameLayout.putLength(frame, answer);
                 System.arraycopy(reader.payload(), 0, frame, TcpFrameLayout.HEADER_LENGTH,
-                    replySize < 0 ? length : Math.min(length, Long.BYTES));
+                    replySize < 0 ? length : Math.min(length, sequenceLength));
                 // counted before the echo leaves, so a client that has its echo also sees it counted
                 messages.incrementAndGet(); // one echo thread per connection: several writers, so an atomic add
                 out.write(frame, 0, TcpFrameLayout.HEADER_LENGTH + answer);

@@ -14,9 +14,9 @@ import java.nio.ByteOrder;
  *  |                 payload length (int32, big-endian)            |
  *  +---------------------------------------------------------------+
  *  |                 sequence number (int64, little-endian)        |
- *  |                                                               |
+ *  |                 (int32 below 8 bytes: BenchMessageLayout)     |
  *  +---------------------------------------------------------------+
- *  |                 timestamp / padding up to the message size   ...
+ *  |                 padding up to the message size               ...
  *  +---------------------------------------------------------------+
  * </pre>
  *
@@ -80,8 +80,9 @@ public final class TcpFrameLayout {
      * @throws IllegalStateException if it is out of range (the connection is then closed)
      */
     public static int checkPayloadLength(final int payloadLength) {
-        if (payloadLength < Long.BYTES || payloadLength > MAX_PAYLOAD_LENGTH) {
-            throw new IllegalStateException("payloadLength=" + payloadLength + " outside [8, " + MAX_PAYLOAD_LENGTH + "]");
+        if (payloadLength < BenchMessageLayout.SHORT_SEQUENCE_LENGTH || payloadLength > MAX_PAYLOAD_LENGTH) {
+            throw new IllegalStateException("payloadLength=" + payloadLength + " outside ["
+                + BenchMessageLayout.SHORT_SEQUENCE_LENGTH + ", " + MAX_PAYLOAD_LENGTH + "]");
         }
         return payloadLength;
     }
