@@ -27,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * client's session and echoes on a session of its own to each, the clients share one reactor on the caller's
  * thread. {@link SharedClientLoop} fails on an echo that is missing, repeated, out of order or another client's
  * (MoldUDP64 is not a lossy transport), so a completed run with the exact counts is every echo once and in order.
+ * Nassau's MoldUDP64 ({@code nassau-mold}) runs the same way, one thread polling every client's sessions.
  */
 @Timeout(120)
 class MoldSharedLoadTest {
@@ -48,7 +49,8 @@ class MoldSharedLoadTest {
     }
 
     /** Runs the clients of one shared responder at their rates and checks each one's echoes, and the responder's count. */
-    private static void runAgainstOneResponder(final BenchTransport transport) throws Exception {
+    private static void runAgainstOneResponder(final BenchTransport transport, final String responderThread)
+        throws Exception {
         final BenchConfig config = config();
         final Responder responder = transport.startSharedResponder(config);
         List<PingClient> clients = List.of();
@@ -76,7 +78,7 @@ class MoldSharedLoadTest {
             }
             assertThat(responder.messages()).as("messages the one responder echoed").isEqualTo(total());
             assertThat(Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().equals("peregrine-mold-responder") && t.isAlive()).count())
+                .filter(t -> t.getName().equals(responderThread) && t.isAlive()).count())
                 .as("responder threads").isEqualTo(1);
         } finally {
             for (final PingClient client : clients) {
@@ -89,7 +91,7 @@ class MoldSharedLoadTest {
 
     @Test
     void shouldEchoEveryMessageOnceAndInOrderToEachClientThroughOneResponderThread() throws Exception {
-        runAgainstOneResponder(Transports.byName("peregrine-mold"));
+        runAgainstOneResponder(Transports.byName("peregrine-mold"), "peregrine-mold-responder");
     }
 
     @Test
@@ -98,7 +100,7 @@ class MoldSharedLoadTest {
         final LossyLoadTransport transport = new LossyLoadTransport(
             (RecoveringStreamTransport)Transports.byName("peregrine-mold"), new StreamLoss(0.1, 42));
 
-        runAgainstOneResponder(transport);
+        runAgainstOneResponder(transport, "peregrine-mold-responder");
 
         assertThat(transport.dropped()).as("packets the clients dropped, recovered by the responder").isPositive();
     }
@@ -116,5 +118,22 @@ class MoldSharedLoadTest {
         assertThat(result.messages()).isEqualTo(CLIENTS * 1_000L);
         assertThat(result.rtt().getTotalCount()).isEqualTo(CLIENTS * 1_000L);
         assertThat(transport.dropped()).isPositive();
+    }
+
+    @Test
+    void shouldEchoEveryMessageOnceAndInOrderToEachNassauClientThroughOneResponderThread() throws Exception {
+        runAgainstOneResponder(Transports.byName("nassau-mold"), "nassau-mold-responder");
+    }
+
+    @Test
+    void shouldCompleteASharedTopologyLoadRunOfNassauWithEveryMessageOnce() {
+        final RunSpec spec = new RunSpec("load", Transports.byName("nassau-mold"), 64, 1_000, 200, 2_000, CLIENTS, true,
+            -1, -1, false, "127.0.0.1").withSharedResponder(true);
+
+        final RunResult result = new BenchRunner(new Progress(System.err, true)).pingpong(spec);
+
+        assertThat(result.status()).as(result.note()).isEqualTo(RunResult.Status.OK);
+        assertThat(result.messages()).isEqualTo(CLIENTS * 1_000L);
+        assertThat(result.rtt().getTotalCount()).isEqualTo(CLIENTS * 1_000L);
     }
 }
