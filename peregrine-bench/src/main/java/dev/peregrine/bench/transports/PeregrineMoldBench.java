@@ -20,9 +20,9 @@ import dev.peregrine.peers.Responder;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.udp.UdpOptions;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
