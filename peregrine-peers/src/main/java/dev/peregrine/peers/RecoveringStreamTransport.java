@@ -1,5 +1,8 @@
 package dev.peregrine.peers;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * A transport whose one-way stream recovers lost packets (MoldUDP64: a re-request server next to the
  * publisher), so that a throughput run may drop some of the publisher's packets on purpose
@@ -40,6 +43,38 @@ public interface RecoveringStreamTransport extends BenchTransport {
      */
     default PingClient connect(final BenchConfig config, final StreamLoss.Dropper dropper) throws Exception {
         throw new UnsupportedOperationException(name() + " cannot drop a ping-pong client's packets");
+    }
+
+    /**
+     * Connects ping-pong clients to one shared responder ({@link #startSharedResponder}), all to be used by the
+     * calling thread, each client's publisher dropping live packets as its own dropper decides ({@code bench load
+     * --loss} in the shared topology). By default, {@link #connect(BenchConfig, StreamLoss.Dropper)} once per
+     * dropper, for a transport whose responder serves any number of such clients as it is.
+     *
+     * @param config the run's configuration
+     * @param droppers one per client, in the order the clients are returned
+     * @return the connected clients
+     * @throws Exception if one cannot connect (those already connected are closed)
+     * @throws UnsupportedOperationException if {@link #supportsPingLoss()} is false
+     */
+    default List<PingClient> connectAll(final BenchConfig config, final List<StreamLoss.Dropper> droppers)
+        throws Exception {
+        final List<PingClient> clients = new ArrayList<>(droppers.size());
+        try {
+            for (final StreamLoss.Dropper dropper : droppers) {
+                clients.add(connect(config, dropper));
+            }
+        } catch (final Exception | Error ex) {
+            for (final PingClient client : clients) {
+                try {
+                    client.close();
+                } catch (final RuntimeException closing) {
+                    ex.addSuppressed(closing);
+                }
+            }
+            throw ex;
+        }
+        return clients;
     }
 
     @Override

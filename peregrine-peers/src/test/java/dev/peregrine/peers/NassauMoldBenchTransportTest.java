@@ -14,9 +14,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Nassau's MoldUDP64 as a peer. Not the shared conformance suite: a unicast MoldUDP64 responder publishes to
- * one client's feed, so several clients need a responder each (as {@code bench load} gives them), and a
- * stream sender must go on serving re-requests after its last message.
+ * Nassau's MoldUDP64 as a peer. Not the shared conformance suite: a unicast MoldUDP64 session publishes to
+ * one client's feed, so several clients need sessions each (the shared responder makes them when each client
+ * introduces itself), and a stream sender must go on serving re-requests after its last message.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class NassauMoldBenchTransportTest {
@@ -48,6 +48,44 @@ class NassauMoldBenchTransportTest {
             assertThatThrownBy(client::receive).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("length=512").hasMessageContaining("sequence=7");
             assertThat(responder.messages()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void shouldEchoEachClientsSequencesInOrderThroughOneSharedResponderThread() throws Exception {
+        final NassauMoldBenchTransport transport = new NassauMoldBenchTransport();
+        final BenchConfig config = config(32);
+        final int clients = 3;
+        final int rounds = 500;
+        assertThat(transport.sharedResponder()).isTrue();
+        try (Responder responder = transport.startSharedResponder(config)) {
+            final List<PingClient> connected = transport.connectAll(config, clients);
+            try {
+                assertThat(Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().equals("nassau-mold-responder") && t.isAlive()).count()).isEqualTo(1);
+                final List<Long> wrong = new ArrayList<>();
+                for (long round = 0; round < rounds; round++) {
+                    for (int k = 0; k < clients; k++) {
+                        connected.get(k).send((long)k << 32 | round);
+                    }
+                    for (int k = 0; k < clients; k++) { // one thread polls them all, as bench load's client thread does
+                        final long echo = connected.get(k).receive();
+                        if (echo != ((long)k << 32 | round) && wrong.size() < 10) {
+                            wrong.add(echo);
+                        }
+                    }
+                }
+
+                assertThat(wrong).as("echoes out of order, repeated or another client's").isEmpty();
+                for (final PingClient client : connected) {
+                    assertThat(client.poll()).isEqualTo(-1);
+                }
+                assertThat(responder.messages()).isEqualTo((long)clients * rounds);
+            } finally {
+                for (final PingClient client : connected) {
+                    client.close();
+                }
+            }
         }
     }
 

@@ -36,11 +36,11 @@ import java.util.concurrent.Callable;
         "Topology shared (the default): one client thread drives all N clients (one reactor for Peregrine) and one"
             + " responder thread serves all N connections (Peregrine TCP: one reactor; Netty: one event loop; NIO:"
             + " one selector loop; Aeron: one thread polling every session; Peregrine UDP: one endpoint answering every"
-            + " client by its address; Peregrine shared memory: one reactor polling every client's rings;"
-            + " java.net.Socket: a thread per connection, which blocking sockets need). That is two threads, so on two"
-            + " cores both may busy-spin. A transport without such a responder is reported unavailable"
-            + " (peregrine-shm-futex: one thread cannot sleep on several rings' futex words; MoldUDP64: each client"
-            + " is a session each way with a request server each, not yet served by one thread).",
+            + " client by its address; Peregrine shared memory: one reactor polling every client's rings; MoldUDP64:"
+            + " one thread following every client's session and echoing on a session of its own to each, with its request"
+            + " server; java.net.Socket: a thread per connection, which blocking sockets need). That is two threads, so on"
+            + " two cores both may busy-spin. A transport without such a responder is reported unavailable"
+            + " (peregrine-shm-futex: one thread cannot sleep on several rings' futex words).",
         "Topology per-client: each client has a thread and a responder of its own (2N threads: with more threads"
             + " than cores this measures the scheduler as much as the transport)."})
 public final class LoadCommand implements Callable<Integer> {

@@ -7,6 +7,7 @@ import dev.peregrine.peers.RecoveringStreamTransport;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.peers.StreamLoss;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
@@ -107,6 +108,18 @@ public final class LossyLoadTransport implements BenchTransport {
         final StreamLoss.Dropper dropper = new StreamLoss(loss.fraction(), nextSeed.getAndIncrement()).dropper();
         droppers.add(dropper);
         return real.connect(config, dropper);
+    }
+
+    /** Each client of the shared topology drops with a generator of its own, seeded in the order they connect. */
+    @Override
+    public List<PingClient> connectAll(final BenchConfig config, final int count) throws Exception {
+        final List<StreamLoss.Dropper> each = new ArrayList<>(count);
+        for (int k = 0; k < count; k++) {
+            final StreamLoss.Dropper dropper = new StreamLoss(loss.fraction(), nextSeed.getAndIncrement()).dropper();
+            droppers.add(dropper);
+            each.add(dropper);
+        }
+        return real.connectAll(config, each);
     }
 
     @Override

@@ -21,9 +21,12 @@ import dev.peregrine.peers.support.BenchMessageLayout;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.udp.UdpOptions;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * MoldUDP64 round trip: the client's publisher sends each message in a packet of its own to the
@@ -44,10 +47,17 @@ import java.net.InetSocketAddress;
  * re-request server ({@code port + 2}) on the sender's side, a subscriber on {@code port} on the receiver's
  * ({@link PeregrineMoldStreamSender}, {@link PeregrineMoldStreamReceiver}); with {@link StreamLoss} the
  * publisher drops some live packets, which the subscriber recovers.
+ *
+ * <p>{@code bench load}'s shared topology ({@link #startSharedResponder}, {@link #connectAll}): one responder reactor
+ * thread ({@link PeregrineMoldSharedResponder}) follows every client's session and echoes on a session of its own to
+ * each, with that session's request server; every client's publisher, request server and subscriber share one
+ * reactor driven by the one client thread ({@link PeregrineMoldClientGroup}). The responder knows only {@code port}
+ * before the clients come, so each client introduces its sockets there ({@code MoldRendezvous}); after that the
+ * sessions are those of the per-client topology, on shared threads, every socket waiting for its reactor's selector.
  */
 public final class PeregrineMoldBench implements RecoveringStreamTransport {
-    private static final String REQUEST_SESSION = "PING";
-    private static final String ECHO_SESSION = "PONG";
+    static final String REQUEST_SESSION = "PING";
+    static final String ECHO_SESSION = "PONG";
     /** Feed polls per full reactor cycle on the busy-spin path: recovery and heartbeats are not on the message path. */
     static final int REACTOR_INTERVAL = 64;
 
@@ -64,7 +74,9 @@ public final class PeregrineMoldBench implements RecoveringStreamTransport {
     public String description() {
         return "Peregrine MoldUDP64: publisher -> subscriber, one message per packet, echoed on a second session; busy-spin:"
             + " feeds and publishers connected (connectedReadWrite), each side's thread polls its feed and runs a reactor"
-            + " cycle every " + REACTOR_INTERVAL + " polls; otherwise backing-off reactors";
+            + " cycle every " + REACTOR_INTERVAL + " polls; otherwise backing-off reactors; load, shared topology: a session"
+            + " each way per client, one responder reactor following every client's feed and echoing on each client's own,"
+            + " the clients' publishers, request servers and subscribers on one client reactor, sockets found by rendezvous";
     }
 
     @Override
@@ -84,11 +96,11 @@ public final class PeregrineMoldBench implements RecoveringStreamTransport {
      * its 64 MiB of data do at the smallest sizes, so that bytes, not a message count, bound how far back recovery
      * reaches (a count of 2^16 was under a second of a {@code bench load} client at 100k msg/s).
      */
-    private static MoldUDP64MessageStore store(final String session) {
+    static MoldUDP64MessageStore store(final String session) {
         return MoldUDP64MessageStore.inMemory(session, 1 << 20, 64L << 20);
     }
 
-    private static int maxPayload(final BenchConfig config) {
+    static int maxPayload(final BenchConfig config) {
         return Math.max(MoldUDP64Layout.DEFAULT_MAX_PAYLOAD, config.largest() + MoldUDP64Layout.BLOCK_HEADER_LENGTH);
     }
 
@@ -192,6 +204,32 @@ public final class PeregrineMoldBench implements RecoveringStreamTransport {
     }
 
     @Override
+    public boolean sharedResponder() {
+        return true; // one reactor thread follows and answers every client's session
+    }
+
+    @Override
+    public Responder startSharedResponder(final BenchConfig config) {
+        return PeregrineMoldSharedResponder.start(config);
+    }
+
+    @Override
+    public List<PingClient> connectAll(final BenchConfig config, final int count) throws IOException {
+        final List<StreamLoss.Dropper> none = new ArrayList<>(count);
+        for (int k = 0; k < count; k++) {
+            none.add(StreamLoss.NONE.dropper());
+        }
+        return PeregrineMoldClientGroup.connect(config, none);
+    }
+
+    /** The clients of the shared topology, each dropping what its own dropper says ({@code bench load --loss}). */
+    @Override
+    public List<PingClient> connectAll(final BenchConfig config, final List<StreamLoss.Dropper> droppers)
+        throws IOException {
+        return PeregrineMoldClientGroup.connect(config, droppers);
+    }
+
+    @Override
     public RecoveringStreamReceiver startStreamReceiver(final BenchConfig config) {
         return new PeregrineMoldStreamReceiver(config);
     }
@@ -210,7 +248,7 @@ public final class PeregrineMoldBench implements RecoveringStreamTransport {
      * A listener that does not let a gap its request server can no longer fill pass in silence (the bench would
      * otherwise only see echoes stop): the client fails with the reason, the responder says so on stderr.
      */
-    private abstract static class Unrecoverable implements MoldUDP64Listener {
+    abstract static class Unrecoverable implements MoldUDP64Listener {
         private final String side;
         private boolean told;
 

@@ -14,6 +14,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.List;
 
 /**
  * Nassau 1.0.0's MoldUDP64 (paritytrading {@code nassau-core}) as a peer of {@code peregrine-mold}. Ports:
@@ -22,6 +23,12 @@ import java.nio.ByteOrder;
  * session {@code port + 3}. Ping-pong sends each message in a packet of its own; the stream packs packets
  * full and flushes after each batch. Nassau's client keeps no packet past a gap: it drops them and asks the
  * request server for everything from the gap on, one packet per request.
+ *
+ * <p>{@code bench load}'s shared topology: one thread ({@link NassauSharedResponder}) follows every client's PING
+ * session and echoes on a PONG session of its own to each, with that session's request server; the clients, each
+ * with sessions of its own on ephemeral ports introduced on {@code port} ({@code MoldRendezvous}), are polled in
+ * turn by the one client thread. Nassau's objects are one session each on channels they are handed, so nothing in
+ * its API ties a session to a thread.
  */
 public final class NassauMoldBenchTransport implements RecoveringStreamTransport {
     static final String PING = "PING";
@@ -40,7 +47,9 @@ public final class NassauMoldBenchTransport implements RecoveringStreamTransport
     @Override
     public String description() {
         return "Nassau 1.0.0 MoldUDP64: MoldUDP64Server + default message store + MoldUDP64RequestServer -> MoldUDP64Client,"
-            + " non-blocking DatagramChannels polled by each side's thread; ping-pong echoed on a second session";
+            + " non-blocking DatagramChannels polled by each side's thread; ping-pong echoed on a second session; load, shared"
+            + " topology: a session each way per client, one responder thread polling every client's sessions, the clients"
+            + " polled in turn by one thread, sockets found by rendezvous";
     }
 
     @Override
@@ -100,6 +109,21 @@ public final class NassauMoldBenchTransport implements RecoveringStreamTransport
     @Override
     public PingClient connect(final BenchConfig config) throws Exception {
         return new NassauPingClient(config);
+    }
+
+    @Override
+    public boolean sharedResponder() {
+        return true; // one thread polls every client's sessions
+    }
+
+    @Override
+    public Responder startSharedResponder(final BenchConfig config) throws IOException {
+        return new NassauSharedResponder(config);
+    }
+
+    @Override
+    public List<PingClient> connectAll(final BenchConfig config, final int count) throws IOException {
+        return NassauPingClient.introduce(config, count);
     }
 
     @Override

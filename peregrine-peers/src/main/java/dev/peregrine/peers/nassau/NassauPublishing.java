@@ -30,24 +30,53 @@ final class NassauPublishing implements AutoCloseable {
 
     NassauPublishing(final String session, final InetSocketAddress feed, final InetSocketAddress requests,
         final StreamLoss loss) throws IOException {
+        this(session, feed, requestChannel(requests), loss);
+    }
+
+    /**
+     * A session whose request server's socket is already bound (its port was handed to the other side before the
+     * feed's address was known: {@code bench load}'s shared topology); it is closed with this, or if this fails.
+     */
+    NassauPublishing(final String session, final InetSocketAddress feed, final DatagramChannel requestChannel,
+        final StreamLoss loss) throws IOException {
         this.dropper = loss.dropper();
-        final DatagramChannel serverChannel = DatagramChannel.open();
-        DatagramChannel requestChannel = null;
+        final DatagramChannel serverChannel;
+        try {
+            serverChannel = DatagramChannel.open();
+        } catch (final IOException ex) {
+            requestChannel.close();
+            throw ex;
+        }
         try {
             serverChannel.connect(feed);
             serverChannel.configureBlocking(false);
-            requestChannel = DatagramChannel.open();
-            requestChannel.bind(requests);
             requestChannel.configureBlocking(false);
         } catch (final IOException ex) {
             serverChannel.close();
-            if (requestChannel != null) {
-                requestChannel.close();
-            }
+            requestChannel.close();
             throw ex;
         }
         this.server = new MoldUDP64Server(serverChannel, session);
         this.requestServer = new MoldUDP64RequestServer(requestChannel);
+    }
+
+    /**
+     * Opens a request server's socket.
+     *
+     * @param requests where it receives requests (port 0 for an ephemeral one)
+     * @return the bound, non-blocking channel
+     * @throws IOException if it cannot be bound
+     */
+    static DatagramChannel requestChannel(final InetSocketAddress requests) throws IOException {
+        final DatagramChannel channel = DatagramChannel.open();
+        try {
+            channel.bind(requests);
+            channel.configureBlocking(false);
+        } catch (final IOException ex) {
+            channel.close();
+            throw ex;
+        }
+        return channel;
     }
 
     /** Most message bytes (lengths included) an empty packet takes. */

@@ -46,6 +46,16 @@ final class NassauSubscribing implements MoldUDP64ClientStatusListener, AutoClos
         this.client = new MoldUDP64Client(feedChannel, requestChannel, requestServer, listener, this, 1);
     }
 
+    /**
+     * The port the feed arrives on.
+     *
+     * @return the bound port
+     * @throws IOException if the socket is closed
+     */
+    int feedPort() throws IOException {
+        return ((InetSocketAddress)feedChannel.getLocalAddress()).getPort();
+    }
+
     void recoveryLatencies(final LongConsumer nanos) {
         this.recoveryLatencies = nanos;
     }
