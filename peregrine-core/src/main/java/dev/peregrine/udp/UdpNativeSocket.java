@@ -47,6 +47,33 @@ final class UdpNativeSocket {
     private static final int IP_MULTICAST_TTL = 33;
     private static final int IP_MULTICAST_LOOP = 34;
     private static final int MSG_TRUNC = 0x20;
+    private static final int SOL_UDP = 17;
+    private static final int UDP_SEGMENT = 103;
+    /** {@code EINVAL}: among others, what a kernel without UDP segmentation offload answers to {@code UDP_SEGMENT}. */
+    static final int EINVAL = 22;
+    /** {@code EIO}: what the kernel answers a segmented send when the device cannot checksum it. */
+    static final int EIO = 5;
+    /** {@code ENOPROTOOPT}: an unknown socket option or control message. */
+    static final int ENOPROTOOPT = 92;
+    /**
+     * The most datagrams one segmented send may carry: the kernel's {@code UDP_MAX_SEGMENTS} (64 from Linux 4.18
+     * on; later kernels allow more, none fewer).
+     */
+    static final int MAX_SEGMENTS = 64;
+    // struct msghdr, struct iovec and one control message holding a uint16_t, as LP64 Linux (x86_64, aarch64) lays
+    // them out: msghdr {void *name; socklen_t namelen; struct iovec *iov; size_t iovlen; void *control;
+    // size_t controllen; int flags} is 56 bytes; iovec {void *base; size_t len} 16; cmsghdr {size_t len; int level;
+    // int type} 16, followed by the data, padded to 8: CMSG_SPACE(2) = 24, CMSG_LEN(2) = 18
+    private static final long MSG_IOV = 16;
+    private static final long MSG_IOVLEN = 24;
+    private static final long MSG_CONTROL = 32;
+    private static final long MSG_CONTROLLEN = 40;
+    private static final long MSGHDR = 56;
+    private static final long IOV_LEN = 8;
+    private static final long IOVEC = 16;
+    private static final long CMSG_SPACE = 24;
+    private static final long CMSG_LEN = 18;
+    private static final long CMSG_DATA = 16;
     private static final int SOCKADDR_IN = 16;
     private static final ValueLayout.OfInt BIG_ENDIAN_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfShort BIG_ENDIAN_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -60,6 +87,7 @@ final class UdpNativeSocket {
     private static final MethodHandle SEND;
     private static final MethodHandle CLOSE;
     private static final MethodHandle STRERROR;
+    private static final MethodHandle SENDMSG;
     private static final StructLayout CAPTURE_LAYOUT;
     private static final VarHandle ERRNO;
     private static final String UNAVAILABLE;
@@ -67,7 +95,7 @@ final class UdpNativeSocket {
     static {
         final String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
         final String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
-        final MethodHandle[] handles = new MethodHandle[9];
+        final MethodHandle[] handles = new MethodHandle[10];
         StructLayout captureLayout = null;
         VarHandle errno = null;
         String unavailable = null;
@@ -100,6 +128,8 @@ final class UdpNativeSocket {
                     Linker.Option.critical(false));
                 handles[6] = handle(linker, libc, "send", FunctionDescriptor.of(i64, i32, address, i64, i32), captureErrno,
                     Linker.Option.critical(false));
+                handles[9] = handle(linker, libc, "sendmsg", FunctionDescriptor.of(i64, i32, address, i32), captureErrno,
+                    Linker.Option.critical(false));
                 handles[7] = handle(linker, libc, "close", FunctionDescriptor.of(i32, i32));
                 handles[8] = handle(linker, libc, "strerror", FunctionDescriptor.of(address, i32));
             } catch (final RuntimeException ex) {
@@ -116,6 +146,7 @@ final class UdpNativeSocket {
         SEND = ok ? handles[6] : null;
         CLOSE = ok ? handles[7] : null;
         STRERROR = ok ? handles[8] : null;
+        SENDMSG = ok ? handles[9] : null;
         CAPTURE_LAYOUT = captureLayout;
         ERRNO = errno;
         UNAVAILABLE = unavailable;
@@ -124,11 +155,23 @@ final class UdpNativeSocket {
     private final int fd;
     private final MemorySegment capture;
     private final InetSocketAddress localAddress;
+    /** One msghdr, its iovec and its control message, filled once; a send sets the iovec and the segment size. */
+    private final MemorySegment message;
 
     private UdpNativeSocket(final int fd, final MemorySegment capture, final InetSocketAddress localAddress) {
         this.fd = fd;
         this.capture = capture;
         this.localAddress = localAddress;
+        this.message = Arena.ofAuto().allocate(MSGHDR + IOVEC + CMSG_SPACE, 8);
+        final MemorySegment iovec = message.asSlice(MSGHDR, IOVEC);
+        final MemorySegment control = message.asSlice(MSGHDR + IOVEC, CMSG_SPACE);
+        // msg_name stays NULL (the socket is connected) and msg_flags 0; the zeros come from allocate
+        message.set(ValueLayout.ADDRESS, MSG_IOV, iovec);
+        message.set(ValueLayout.JAVA_LONG, MSG_IOVLEN, 1);
+        message.set(ValueLayout.ADDRESS, MSG_CONTROL, control);
+        control.set(ValueLayout.JAVA_LONG, 0, CMSG_LEN);
+        control.set(ValueLayout.JAVA_INT, 8, SOL_UDP);
+        control.set(ValueLayout.JAVA_INT, 12, UDP_SEGMENT);
     }
 
     private static MethodHandle handle(final Linker linker, final SymbolLookup libc, final String name,
@@ -276,6 +319,37 @@ final class UdpNativeSocket {
             return sent >= 0 ? sent : -(int)ERRNO.get(capture, 0L);
         } catch (final Throwable ex) {
             throw new IllegalStateException("send(2) downcall failed", ex);
+        }
+    }
+
+    /**
+     * One {@code sendmsg(2)} of {@code length} bytes from {@code offset} in {@code buffer} to the connected peer,
+     * as one datagram, or, with a segment length, as consecutive datagrams of {@code segmentLength} bytes each
+     * (the last may be shorter) cut by the kernel: UDP segmentation offload ({@code UDP_SEGMENT}, Linux 4.18+).
+     * One system call and one pass through the stack for up to {@link #MAX_SEGMENTS} datagrams.
+     *
+     * @param buffer native memory holding the bytes
+     * @param offset where they start
+     * @param length how many
+     * @param segmentLength the length of each datagram, or 0 for one datagram of {@code length} bytes
+     * @return the bytes sent, or {@code -errno} ({@code -EAGAIN}: the socket's send buffer is full, nothing sent;
+     *     {@code -EINVAL} among others when the kernel does not segment)
+     */
+    long sendMessage(final MemorySegment buffer, final long offset, final long length, final int segmentLength) {
+        final MemorySegment header = message;
+        header.set(ValueLayout.JAVA_LONG, MSGHDR, buffer.address() + offset);
+        header.set(ValueLayout.JAVA_LONG, MSGHDR + IOV_LEN, length);
+        if (segmentLength > 0) {
+            header.set(ValueLayout.JAVA_SHORT, MSGHDR + IOVEC + CMSG_DATA, (short)segmentLength);
+            header.set(ValueLayout.JAVA_LONG, MSG_CONTROLLEN, CMSG_SPACE);
+        } else {
+            header.set(ValueLayout.JAVA_LONG, MSG_CONTROLLEN, 0);
+        }
+        try {
+            final long sent = (long)SENDMSG.invokeExact(capture, fd, header, 0);
+            return sent >= 0 ? sent : -(int)ERRNO.get(capture, 0L);
+        } catch (final Throwable ex) {
+            throw new IllegalStateException("sendmsg(2) downcall failed", ex);
         }
     }
 

@@ -98,6 +98,32 @@ class UdpNativeSocketTest {
         assertThat(a.send(bytes("x"), 0, 1)).isEqualTo(SendResult.CLOSED);
     }
 
+    @ParameterizedTest(name = "nativeSocket={0}")
+    @ValueSource(booleans = {true, false})
+    void shouldDeliverASegmentedSendAsSeparateDatagramsTheLastOneShorter(final boolean nativeSocket) {
+        final List<String> received = new ArrayList<>();
+        final UdpEndpoint receiver = UdpEndpoint.open(reactor, new UdpOptions().localAddress(new InetSocketAddress(LOOPBACK, 0))
+            .busyPoll(true), (endpoint, buffer, offset, length, sender, nowNs) -> received.add(text(buffer, offset, length)));
+        final UdpEndpoint sender = UdpEndpoint.open(reactor, nativeOptions(0, receiver.localAddress()).nativeSocket(nativeSocket),
+            (endpoint, buffer, offset, length, from, nowNs) -> { });
+        assertThat(sender.segmentationUnavailableReason() == null).as(String.valueOf(sender.segmentationUnavailableReason()))
+            .isEqualTo(nativeSocket);
+        final String burst = "aaaaaaaaaa" + "bbbbbbbbbb" + "cccccccccc" + "dddd";
+        sender.sendBuffer().copyFrom(bytes(burst));
+
+        assertThat(sender.sendSegmented(burst.length(), 10, null)).isEqualTo(4);
+        assertThat(sender.sendSegmented(7, 10, null)).as("one datagram: a plain send").isEqualTo(1);
+        spinUntil(() -> received.size() == 5);
+
+        assertThat(received).containsExactly("aaaaaaaaaa", "bbbbbbbbbb", "cccccccccc", "dddd", "aaaaaaa");
+        assertThat(sender.datagramsSent()).isEqualTo(5);
+        assertThat(sender.segmentedSends()).isEqualTo(nativeSocket ? 1 : 0);
+        assertThatIllegalArgumentException().isThrownBy(() -> sender.sendSegmented(65 * 10, 10, null))
+            .withMessageContaining("more than " + UdpEndpoint.MAX_SEGMENTS);
+        assertThatIllegalArgumentException().isThrownBy(() -> sender.sendSegmented(10, 0, null));
+        assertThat(errors).isEmpty();
+    }
+
     @Test
     void shouldDropOnlyTheDatagramLongerThanTheBufferAndCountItExactly() {
         final List<Integer> lengths = new ArrayList<>();
