@@ -64,6 +64,8 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     private final ByteBuffer sendBuffer;
     private final MemorySegment sendSegment;
     private final int receiveBatch;
+    /** Coalesced reads are on: each read is split into the datagrams it holds. */
+    private final boolean coalesced;
     private final boolean busyPoll;
     private final boolean connectedReadWrite;
     private final InetSocketAddress localAddress;
@@ -78,6 +80,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     private long handlerFailures;
     private String segmentationRefused;
     private long segmentedSends;
+    private long coalescedReads;
     private boolean closed;
     private CloseReason closeReason;
     private String closeDetail;
@@ -95,6 +98,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         this.sendBuffer = ByteBuffer.allocateDirect(options.datagramBuffer());
         this.sendSegment = MemorySegment.ofBuffer(sendBuffer);
         this.receiveBatch = options.receiveBatch();
+        this.coalesced = socket != null && socket.receiveOffloadRefused() == null;
         this.busyPoll = options.busyPoll();
         this.connectedReadWrite = options.connectedReadWrite();
         this.localAddress = socket != null ? socket.localAddress() : (InetSocketAddress)channel.getLocalAddress();
@@ -118,6 +122,10 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     public static UdpEndpoint open(final Reactor reactor, final UdpOptions options, final DatagramHandler handler) {
         if (reactor == null || options == null || handler == null) {
             throw new IllegalArgumentException("reactor=" + reactor + " options=" + options + " handler=" + handler);
+        }
+        if (options.receiveOffload() && options.datagramBuffer() < UdpOptions.MAX_DATAGRAM_BUFFER) {
+            throw new IllegalArgumentException("receiveOffload=true datagramBuffer=" + options.datagramBuffer()
+                + ": a coalesced read needs the full " + UdpOptions.MAX_DATAGRAM_BUFFER + " bytes");
         }
         if (options.connectedReadWrite() && options.remoteAddress() == null) {
             throw new IllegalArgumentException("connectedReadWrite=true remoteAddress=null: reading a socket needs a connected peer");
@@ -418,6 +426,28 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     }
 
     /**
+     * Why this endpoint reads one datagram per call although {@link UdpOptions#receiveOffload} was asked for.
+     *
+     * @return null when coalesced reads are on, else the reason (not asked for, not a native socket, refused)
+     */
+    public String receiveOffloadUnavailableReason() {
+        if (socket == null) {
+            return "receive offload needs the native socket: " + (UdpNativeSocket.unavailableReason() != null
+                ? UdpNativeSocket.unavailableReason() : "this endpoint is a DatagramChannel");
+        }
+        return socket.receiveOffloadRefused();
+    }
+
+    /**
+     * Reads that held several datagrams ({@link UdpOptions#receiveOffload}).
+     *
+     * @return the count
+     */
+    public long coalescedReads() {
+        return coalescedReads;
+    }
+
+    /**
      * Bursts that left in one segmented system call ({@link #sendSegmented}).
      *
      * @return the count
@@ -568,7 +598,8 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         int received = 0;
         final long capacity = receiveBuffer.capacity();
         while (received < receiveBatch && !closed) {
-            final long length = socket.receive(receiveSegment, capacity);
+            final long length = coalesced ? socket.receiveMessage(receiveSegment, capacity)
+                : socket.receive(receiveSegment, capacity);
             if (length <= 0) {
                 if (length == 0 || length == -UdpNativeSocket.EAGAIN) {
                     break; // nothing queued; an empty datagram is consumed as on the JDK path
@@ -587,6 +618,11 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
                 truncated(remoteAddress, length, true);
                 continue;
             }
+            final int segment = coalesced ? socket.segmentLength() : 0;
+            if (segment > 0 && segment < length) {
+                received += handOnCoalesced((int)length, segment, nowNs) - 1;
+                continue;
+            }
             datagramsReceived.increment();
             try {
                 handler.onDatagram(this, receiveSegment, 0, (int)length, remoteAddress, nowNs);
@@ -595,6 +631,26 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             }
         }
         return received;
+    }
+
+    /**
+     * Hands on the datagrams of one coalesced read, each {@code segment} bytes but the last, in order.
+     *
+     * @return how many were handed on (fewer when a handler threw and closed the endpoint)
+     */
+    private int handOnCoalesced(final int length, final int segment, final long nowNs) {
+        coalescedReads++;
+        int handed = 0;
+        for (int offset = 0; offset < length && !closed; offset += segment) {
+            datagramsReceived.increment();
+            handed++;
+            try {
+                handler.onDatagram(this, receiveSegment, offset, Math.min(segment, length - offset), remoteAddress, nowNs);
+            } catch (final Throwable ex) {
+                handlerFailed(ex); // closes the endpoint: the rest of the read is not handed on
+            }
+        }
+        return handed;
     }
 
     /**

@@ -49,6 +49,7 @@ final class UdpNativeSocket {
     private static final int MSG_TRUNC = 0x20;
     private static final int SOL_UDP = 17;
     private static final int UDP_SEGMENT = 103;
+    private static final int UDP_GRO = 104;
     /** {@code EINVAL}: among others, what a kernel without UDP segmentation offload answers to {@code UDP_SEGMENT}. */
     static final int EINVAL = 22;
     /** {@code EIO}: what the kernel answers a segmented send when the device cannot checksum it. */
@@ -88,6 +89,7 @@ final class UdpNativeSocket {
     private static final MethodHandle CLOSE;
     private static final MethodHandle STRERROR;
     private static final MethodHandle SENDMSG;
+    private static final MethodHandle RECVMSG;
     private static final StructLayout CAPTURE_LAYOUT;
     private static final VarHandle ERRNO;
     private static final String UNAVAILABLE;
@@ -95,7 +97,7 @@ final class UdpNativeSocket {
     static {
         final String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
         final String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
-        final MethodHandle[] handles = new MethodHandle[10];
+        final MethodHandle[] handles = new MethodHandle[11];
         StructLayout captureLayout = null;
         VarHandle errno = null;
         String unavailable = null;
@@ -130,6 +132,8 @@ final class UdpNativeSocket {
                     Linker.Option.critical(false));
                 handles[9] = handle(linker, libc, "sendmsg", FunctionDescriptor.of(i64, i32, address, i32), captureErrno,
                     Linker.Option.critical(false));
+                handles[10] = handle(linker, libc, "recvmsg", FunctionDescriptor.of(i64, i32, address, i32), captureErrno,
+                    Linker.Option.critical(false));
                 handles[7] = handle(linker, libc, "close", FunctionDescriptor.of(i32, i32));
                 handles[8] = handle(linker, libc, "strerror", FunctionDescriptor.of(address, i32));
             } catch (final RuntimeException ex) {
@@ -147,6 +151,7 @@ final class UdpNativeSocket {
         CLOSE = ok ? handles[7] : null;
         STRERROR = ok ? handles[8] : null;
         SENDMSG = ok ? handles[9] : null;
+        RECVMSG = ok ? handles[10] : null;
         CAPTURE_LAYOUT = captureLayout;
         ERRNO = errno;
         UNAVAILABLE = unavailable;
@@ -157,6 +162,9 @@ final class UdpNativeSocket {
     private final InetSocketAddress localAddress;
     /** One msghdr, its iovec and its control message, filled once; a send sets the iovec and the segment size. */
     private final MemorySegment message;
+    /** The same for reads: the kernel writes the coalesced datagrams' size into its control message. */
+    private final MemorySegment receipt;
+    private String receiveOffloadRefused = "not asked for";
 
     private UdpNativeSocket(final int fd, final MemorySegment capture, final InetSocketAddress localAddress) {
         this.fd = fd;
@@ -172,6 +180,77 @@ final class UdpNativeSocket {
         control.set(ValueLayout.JAVA_LONG, 0, CMSG_LEN);
         control.set(ValueLayout.JAVA_INT, 8, SOL_UDP);
         control.set(ValueLayout.JAVA_INT, 12, UDP_SEGMENT);
+        this.receipt = Arena.ofAuto().allocate(MSGHDR + IOVEC + CMSG_SPACE, 8);
+        receipt.set(ValueLayout.ADDRESS, MSG_IOV, receipt.asSlice(MSGHDR, IOVEC));
+        receipt.set(ValueLayout.JAVA_LONG, MSG_IOVLEN, 1);
+        receipt.set(ValueLayout.ADDRESS, MSG_CONTROL, receipt.asSlice(MSGHDR + IOVEC, CMSG_SPACE));
+    }
+
+    /**
+     * Asks the kernel for coalesced reads ({@code UDP_GRO}).
+     *
+     * @return null if it agreed, else why not
+     */
+    String enableReceiveOffload() {
+        try (Arena arena = Arena.ofConfined()) {
+            final MemorySegment value = arena.allocate(ValueLayout.JAVA_INT);
+            value.set(ValueLayout.JAVA_INT, 0, 1);
+            if ((int)SETSOCKOPT.invokeExact(capture, fd, SOL_UDP, UDP_GRO, value, 4) != 0) {
+                receiveOffloadRefused = "setsockopt UDP_GRO failed: " + describe((int)ERRNO.get(capture, 0L));
+            } else {
+                receiveOffloadRefused = null;
+            }
+        } catch (final Throwable ex) {
+            receiveOffloadRefused = "setsockopt UDP_GRO failed: " + ex;
+        }
+        return receiveOffloadRefused;
+    }
+
+    /**
+     * One {@code recvmsg(2)} with {@code MSG_TRUNC}, for a socket with {@code UDP_GRO}: it may return several
+     * datagrams of the same length (the last may be shorter) back to back; {@link #segmentLength()} tells their
+     * length afterwards.
+     *
+     * @param buffer native memory to receive into
+     * @param capacity bytes available there
+     * @return the bytes read (more than {@code capacity} when they were cut), or {@code -errno}
+     */
+    long receiveMessage(final MemorySegment buffer, final long capacity) {
+        final MemorySegment header = receipt;
+        header.set(ValueLayout.JAVA_LONG, MSGHDR, buffer.address());
+        header.set(ValueLayout.JAVA_LONG, MSGHDR + IOV_LEN, capacity);
+        header.set(ValueLayout.JAVA_LONG, MSG_CONTROLLEN, CMSG_SPACE); // the kernel lowers it to what it wrote
+        header.set(ValueLayout.JAVA_INT, MSGHDR + IOVEC + 12, 0); // no stale UDP_GRO type from an earlier read
+        try {
+            final long length = (long)RECVMSG.invokeExact(capture, fd, header, MSG_TRUNC);
+            return length >= 0 ? length : -(int)ERRNO.get(capture, 0L);
+        } catch (final Throwable ex) {
+            throw new IllegalStateException("recvmsg(2) downcall failed", ex);
+        }
+    }
+
+    /**
+     * The length of each datagram coalesced into the last {@link #receiveMessage}, from its control message.
+     *
+     * @return the length, or 0 when the read holds one datagram
+     */
+    int segmentLength() {
+        final MemorySegment header = receipt;
+        if (header.get(ValueLayout.JAVA_LONG, MSG_CONTROLLEN) < CMSG_DATA + 4
+            || header.get(ValueLayout.JAVA_INT, MSGHDR + IOVEC + 8) != SOL_UDP
+            || header.get(ValueLayout.JAVA_INT, MSGHDR + IOVEC + 12) != UDP_GRO) {
+            return 0;
+        }
+        return header.get(ValueLayout.JAVA_INT, MSGHDR + IOVEC + CMSG_DATA);
+    }
+
+    /**
+     * Why coalesced reads are off.
+     *
+     * @return null when they are on
+     */
+    String receiveOffloadRefused() {
+        return receiveOffloadRefused;
     }
 
     private static MethodHandle handle(final Linker linker, final SymbolLookup libc, final String name,
@@ -233,7 +312,11 @@ final class UdpNativeSocket {
             if ((int)GETSOCKNAME.invokeExact(capture, fd, address, length) != 0) {
                 throw failure("getsockname", capture);
             }
-            return new UdpNativeSocket(fd, capture, decode(address));
+            final UdpNativeSocket socket = new UdpNativeSocket(fd, capture, decode(address));
+            if (options.receiveOffload()) {
+                socket.enableReceiveOffload(); // a refusal is kept and told, the socket reads one datagram per call
+            }
+            return socket;
         } catch (final Throwable ex) {
             closeFd(fd);
             if (ex instanceof IOException io) {

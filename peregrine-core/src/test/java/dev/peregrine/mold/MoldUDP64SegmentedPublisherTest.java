@@ -209,4 +209,51 @@ final class MoldUDP64SegmentedPublisherTest {
         assertThat(publisher.endpoint().segmentedSends()).isGreaterThan(20_000);
         assertThat(allocated).isZero();
     }
+
+    /** Bursts out, coalesced reads in: the subscriber still gets every message once, in order, byte for byte. */
+    @Test
+    void shouldReachASubscriberReadingCoalescedBurstsWithEveryMessageOnceInOrder() throws Exception {
+        final int publisherPort;
+        final int feedPort;
+        try (java.net.DatagramSocket a = new java.net.DatagramSocket(MoldFixture.loopback(0));
+             java.net.DatagramSocket b = new java.net.DatagramSocket(MoldFixture.loopback(0))) {
+            publisherPort = a.getLocalPort();
+            feedPort = b.getLocalPort();
+        }
+        final MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory("SEGMENTS", 1 << 16, 16L << 20);
+        resources.add(store);
+        final MoldUDP64Publisher publisher = new MoldUDP64Publisher(reactor, store, new MoldUDP64PublisherOptions()
+            .destination(MoldFixture.loopback(feedPort)).flushDelayNs(0).udp(new UdpOptions()
+                .localAddress(MoldFixture.loopback(publisherPort)).remoteAddress(MoldFixture.loopback(feedPort))
+                .busyPoll(true).connectedReadWrite(true).nativeSocket(true)));
+        final long[] next = {1};
+        final List<String> failures = new ArrayList<>();
+        final MoldUDP64Subscriber subscriber = new MoldUDP64Subscriber(reactor, new MoldUDP64SubscriberOptions()
+            .feed(new UdpOptions().localAddress(MoldFixture.loopback(feedPort)).remoteAddress(MoldFixture.loopback(publisherPort))
+                .busyPoll(true).connectedReadWrite(true).nativeSocket(true).receiveOffload(true).receiveBufferSize(4 << 20))
+            .requestServer(MoldFixture.loopback(1)).session("SEGMENTS").startSequence(1),
+            (sequence, buffer, offset, length) -> {
+                final int size = (int)(sequence % 50);
+                if (sequence != next[0] || length != size
+                    || !hex(buffer.asSlice(offset, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE))
+                        .equals(hex(message(sequence, size).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)))) {
+                    failures.add("sequence " + sequence + " length " + length + " expected " + next[0]);
+                }
+                next[0] = sequence + 1;
+            });
+        resources.add(subscriber);
+        final int messages = 20_000;
+        for (long sequence = 1; sequence <= messages; sequence++) {
+            final int size = (int)(sequence % 50);
+            assertThat(publisher.offer(message(sequence, size), 0, size)).isEqualTo(sequence);
+            if (sequence % 1000 == 0) {
+                reactor.doWork(); // a burst of about 30 packets, read in a few coalesced reads
+            }
+        }
+        MoldFixture.spinUntil(reactor, () -> next[0] > messages, 10);
+
+        assertThat(failures).isEmpty();
+        assertThat(subscriber.feedEndpoint().coalescedReads()).isPositive();
+        assertThat(publisher.endpoint().segmentedSends()).isPositive();
+    }
 }

@@ -125,6 +125,40 @@ class UdpNativeSocketTest {
     }
 
     @Test
+    void shouldHandOnTheDatagramsOfACoalescedReadOneByOneExactlyAsSent() throws Exception {
+        final int receiverPort = freePort();
+        final List<String> received = new ArrayList<>();
+        final UdpEndpoint sender = UdpEndpoint.open(reactor, nativeOptions(0, new InetSocketAddress(LOOPBACK, receiverPort)),
+            (endpoint, buffer, offset, length, from, nowNs) -> { });
+        final UdpEndpoint receiver = UdpEndpoint.open(reactor, nativeOptions(receiverPort, sender.localAddress())
+            .receiveOffload(true), (endpoint, buffer, offset, length, from, nowNs) -> received.add(text(buffer, offset, length)));
+        assertThat(receiver.receiveOffloadUnavailableReason()).isNull();
+        final StringBuilder burst = new StringBuilder();
+        final List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            final String datagram = String.format("%03d", i).repeat(100); // 300 bytes each
+            burst.append(datagram);
+            expected.add(datagram);
+        }
+        burst.append("tail");
+        expected.add("tail");
+        sender.sendBuffer().copyFrom(bytes(burst.toString()));
+
+        assertThat(sender.sendSegmented(burst.length(), 300, null)).isEqualTo(41);
+        assertThat(sender.send(bytes("alone"), 0, 5)).isEqualTo(5);
+        expected.add("alone");
+        spinUntil(() -> received.size() == expected.size());
+
+        assertThat(received).containsExactlyElementsOf(expected);
+        assertThat(receiver.datagramsReceived()).isEqualTo(expected.size());
+        assertThat(receiver.coalescedReads()).as("the burst came in fewer reads than datagrams").isPositive();
+        assertThatIllegalArgumentException().isThrownBy(() -> UdpEndpoint.open(reactor, nativeOptions(0, sender.localAddress())
+            .receiveOffload(true).datagramBuffer(1500), (endpoint, buffer, offset, length, from, nowNs) -> { }))
+            .withMessageContaining("receiveOffload=true datagramBuffer=1500");
+        assertThat(errors).isEmpty();
+    }
+
+    @Test
     void shouldDropOnlyTheDatagramLongerThanTheBufferAndCountItExactly() {
         final List<Integer> lengths = new ArrayList<>();
         final UdpEndpoint peer = UdpEndpoint.open(reactor, new UdpOptions().localAddress(new InetSocketAddress(LOOPBACK, 0)),

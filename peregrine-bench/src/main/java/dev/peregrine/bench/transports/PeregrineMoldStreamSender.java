@@ -63,7 +63,7 @@ final class PeregrineMoldStreamSender implements RecoveringStreamSender {
                 // where it can: the full packets of a batch leave in one sendmsg(2); polling finds nothing to read
                 .udp(PeregrineUdpBench.options(config).busyPoll(true).connectedReadWrite(true)
                     .remoteAddress(PeregrineUdpBench.address(config, 0))
-                    .localAddress(new InetSocketAddress(PeregrineUdpBench.address(config, 0).getAddress(), 0))));
+                    .localAddress(PeregrineUdpBench.address(config, PeregrineMoldStreamReceiver.PUBLISHER_PORT_OFFSET))));
         } catch (final RuntimeException ex) {
             reactor.close();
             store.close();
