@@ -16,6 +16,15 @@ import java.net.InetSocketAddress;
  * at the end of the cycle when the delay is 0. When idle it sends a heartbeat every heartbeat interval;
  * {@link #close()} sends end-of-session packets, repeated, and then releases the socket.
  *
+ * <p>Where the endpoint can have the kernel cut datagrams (UDP segmentation offload: a native endpoint,
+ * {@link UdpEndpoint#segmentationUnavailableReason()} null), a packet that fills up does not leave alone: the full
+ * packets of a duty cycle wait in the send buffer, one after the other, and leave together at the end of the cycle
+ * in one {@code sendmsg(2)} that the kernel cuts into the same datagrams (at once when 64 wait, when the buffer
+ * holds no more, or when a shorter packet ends the run of equal lengths that segmentation needs). At high rates
+ * that is one system call per 64 packets rather than one each; the wire carries exactly the packets it would
+ * otherwise, and a lone message still leaves at the end of its cycle or on its flush delay. Elsewhere each full
+ * packet leaves at once.
+ *
  * <p>A packet the socket cannot take now ({@link SendResult#BACK_PRESSURED}) is not retried: its messages
  * are in the store, and listeners recover them as after any loss. Nothing allocates per message.
  *
@@ -44,9 +53,17 @@ public final class MoldUDP64Publisher implements Pollable, AutoCloseable {
     private final int endOfSessionRepeats;
     private final MoldUDP64PacketFilter filter;
     private final TimerHandler flushTimer = this::onFlushTimer;
+    /** Whether full packets wait for the end of the cycle to leave together in one segmented send. */
+    private final boolean segmenting;
     private long packetSequence;
     private int packetCount;
     private int packetLength;
+    /** Where the packet being filled starts in the send buffer: after the packets of the burst. */
+    private int packetStart;
+    /** Closed packets waiting in the send buffer, from offset 0; all {@link #segmentLength} long but the last. */
+    private int burstPackets;
+    private int burstMessages;
+    private int segmentLength;
     private long flushTimerId = -1;
     private long lastSendNs;
     private int endOfSessionSent = -1;
@@ -87,6 +104,8 @@ public final class MoldUDP64Publisher implements Pollable, AutoCloseable {
                 + endpoint.maxDatagramLength());
         }
         this.packet = endpoint.sendBuffer();
+        this.segmenting = endpoint.segmentationUnavailableReason() == null
+            && endpoint.maxDatagramLength() >= 2 * (MoldUDP64Layout.HEADER_LENGTH + maxPayload);
         this.lastSendNs = reactor.nowNs();
         reactor.add(this);
     }
@@ -109,7 +128,7 @@ public final class MoldUDP64Publisher implements Pollable, AutoCloseable {
         }
         if (packetCount > 0 && (packetLength + blockLength > MoldUDP64Layout.HEADER_LENGTH + maxPayload
             || packetCount == MoldUDP64Layout.MAX_MESSAGE_COUNT)) {
-            flush();
+            closePacket();
             if (failure != null) {
                 return CLOSED; // the filter threw on the full packet: this message is not taken
             }
@@ -122,37 +141,104 @@ public final class MoldUDP64Publisher implements Pollable, AutoCloseable {
                 flushTimerId = reactor.timers().schedule(reactor.nowNs() + flushDelayNs, flushTimer, 0);
             }
         }
-        MoldUDP64Layout.putMessageLength(packet, packetLength, length);
-        MemorySegment.copy(buffer, offset, packet, packetLength + MoldUDP64Layout.BLOCK_HEADER_LENGTH, length);
+        final long at = packetStart + packetLength;
+        MoldUDP64Layout.putMessageLength(packet, at, length);
+        MemorySegment.copy(buffer, offset, packet, at + MoldUDP64Layout.BLOCK_HEADER_LENGTH, length);
         packetLength += blockLength;
         packetCount++;
         return sequence;
     }
 
     /**
-     * Sends the current packet now, if it holds any message.
+     * Sends the current packet now, if it holds any message, with the full packets waiting for the end of the cycle.
      *
      * @return 1 if a packet was sent (or dropped by the filter), 0 if there was nothing to send
      */
     public int flush() {
-        if (packetCount == 0) {
+        if (packetCount == 0 && burstPackets == 0) {
             return 0;
         }
+        if (packetCount > 0) {
+            closePacket();
+        }
+        sendBurst();
+        return 1;
+    }
+
+    /**
+     * Ends the packet being filled: it leaves now, or, where the endpoint segments, joins the burst of full
+     * packets that leaves in one system call at the end of the cycle (or at once when the burst is full, or when
+     * this packet is shorter than the burst's and so must be its last).
+     */
+    private void closePacket() {
         if (flushTimerId >= 0) {
             reactor.timers().cancel(flushTimerId);
             flushTimerId = -1;
         }
-        MoldUDP64Layout.putHeader(packet, 0, session, packetSequence, packetCount);
-        transmit(packetSequence, packetCount, packetLength);
+        final long sequence = packetSequence;
+        final int count = packetCount;
+        final int length = packetLength;
         packetCount = 0;
         packetLength = 0;
-        return 1;
+        MoldUDP64Layout.putHeader(packet, packetStart, session, sequence, count);
+        if (!segmenting) {
+            transmit(sequence, count, length);
+            return;
+        }
+        if (!passes(sequence, count)) {
+            return; // dropped (its bytes are overwritten by the next packet), or the filter threw
+        }
+        if (burstPackets > 0 && length > segmentLength) {
+            final int start = packetStart;
+            sendBurst(); // a longer packet cannot follow shorter segments: the burst leaves first
+            MemorySegment.copy(packet, start, packet, 0, length);
+        }
+        if (burstPackets == 0) {
+            segmentLength = length;
+        }
+        burstPackets++;
+        burstMessages += count;
+        packetStart += length;
+        if (length < segmentLength || burstPackets == UdpEndpoint.MAX_SEGMENTS
+            || packetStart + MoldUDP64Layout.HEADER_LENGTH + maxPayload > endpoint.maxDatagramLength()) {
+            sendBurst();
+        }
+    }
+
+    /** Sends the burst of closed packets in one segmented send; the packet being filled moves to the front. */
+    private void sendBurst() {
+        if (burstPackets == 0) {
+            return;
+        }
+        final int packets = burstPackets;
+        final int length = packetStart;
+        burstPackets = 0;
+        burstMessages = 0;
+        lastSendNs = reactor.nowNs();
+        final int sent = endpoint.sendSegmented(length, segmentLength, destination);
+        if (sent >= 0) {
+            packetsSent += sent;
+            backPressured += packets - sent;
+        } else {
+            backPressured += packets;
+        }
+        if (packetCount > 0) {
+            MemorySegment.copy(packet, length, packet, 0, packetLength);
+        }
+        packetStart = 0;
     }
 
     @Override
     public int doWork(final long nowNs) {
-        if (packetCount > 0) {
-            return flushDelayNs == 0 ? flush() : 0;
+        if (packetCount > 0 || burstPackets > 0) {
+            if (flushDelayNs == 0) {
+                return flush();
+            }
+            if (burstPackets > 0) {
+                sendBurst(); // the full packets of this cycle leave at its end; the one being filled waits its delay
+                return 1;
+            }
+            return 0;
         }
         if (nowNs - lastSendNs < heartbeatIntervalNs) {
             return 0;
@@ -219,7 +305,7 @@ public final class MoldUDP64Publisher implements Pollable, AutoCloseable {
      * @return the count
      */
     public int pendingMessages() {
-        return packetCount;
+        return packetCount + burstMessages;
     }
 
     /**
@@ -274,15 +360,7 @@ public final class MoldUDP64Publisher implements Pollable, AutoCloseable {
 
     private void transmit(final long sequence, final int count, final int length) {
         lastSendNs = reactor.nowNs();
-        final boolean send;
-        try {
-            send = filter.send(sequence, count);
-        } catch (final Throwable ex) {
-            filterFailed(sequence, count, ex);
-            return;
-        }
-        if (!send) {
-            packetsDropped++;
+        if (!passes(sequence, count)) {
             return;
         }
         final long result = endpoint.sendPrepared(length, destination);
@@ -291,6 +369,21 @@ public final class MoldUDP64Publisher implements Pollable, AutoCloseable {
         } else {
             backPressured++;
         }
+    }
+
+    /** Asks the filter; false if it drops the packet (counted) or throws (the publisher ends). */
+    private boolean passes(final long sequence, final int count) {
+        final boolean send;
+        try {
+            send = filter.send(sequence, count);
+        } catch (final Throwable ex) {
+            filterFailed(sequence, count, ex);
+            return false;
+        }
+        if (!send) {
+            packetsDropped++;
+        }
+        return send;
     }
 
     private void onFlushTimer(final long timerId, final long cookie, final long nowNs) {
@@ -307,6 +400,9 @@ public final class MoldUDP64Publisher implements Pollable, AutoCloseable {
         endOfSessionSent = endOfSessionRepeats; // offer answers CLOSED, close() does nothing
         packetCount = 0;
         packetLength = 0;
+        packetStart = 0;
+        burstPackets = 0;
+        burstMessages = 0;
         if (flushTimerId >= 0) {
             reactor.timers().cancel(flushTimerId);
             flushTimerId = -1;

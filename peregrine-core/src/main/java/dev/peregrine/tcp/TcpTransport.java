@@ -83,6 +83,8 @@ public final class TcpTransport implements Transport {
     private boolean flusherAdded;
     private Registrar registrar;
     private TcpServer[] servers = NO_SERVERS;
+    /** The channel of the latest claim: a loop sending on one channel finds it without the lookup. */
+    private TcpConnection lastClaimed;
     private TcpConnection claimed;
     private int claimedLength;
     private boolean claimAbandoned;
@@ -199,9 +201,13 @@ public final class TcpTransport implements Transport {
      *     {@link SendResult} code (nothing claimed)
      */
     public long tryClaim(final long channelId, final int length) {
-        final TcpConnection connection = connected(channelId);
-        if (connection == null) {
-            return notConnected(channelId);
+        TcpConnection connection = lastClaimed;
+        if (connection == null || connection.id() != channelId || connection.state() != TcpConnection.CONNECTED) {
+            connection = connected(channelId);
+            if (connection == null) {
+                return notConnected(channelId);
+            }
+            lastClaimed = connection;
         }
         if (claimed != null) {
             throw claimStillOpen();

@@ -64,6 +64,8 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     private final ByteBuffer sendBuffer;
     private final MemorySegment sendSegment;
     private final int receiveBatch;
+    /** Coalesced reads are on: each read is split into the datagrams it holds. */
+    private final boolean coalesced;
     private final boolean busyPoll;
     private final boolean connectedReadWrite;
     private final InetSocketAddress localAddress;
@@ -76,6 +78,9 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     private long receiveErrors;
     private long sendErrors;
     private long handlerFailures;
+    private String segmentationRefused;
+    private long segmentedSends;
+    private long coalescedReads;
     private boolean closed;
     private CloseReason closeReason;
     private String closeDetail;
@@ -93,6 +98,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         this.sendBuffer = ByteBuffer.allocateDirect(options.datagramBuffer());
         this.sendSegment = MemorySegment.ofBuffer(sendBuffer);
         this.receiveBatch = options.receiveBatch();
+        this.coalesced = socket != null && socket.receiveOffloadRefused() == null;
         this.busyPoll = options.busyPoll();
         this.connectedReadWrite = options.connectedReadWrite();
         this.localAddress = socket != null ? socket.localAddress() : (InetSocketAddress)channel.getLocalAddress();
@@ -116,6 +122,10 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     public static UdpEndpoint open(final Reactor reactor, final UdpOptions options, final DatagramHandler handler) {
         if (reactor == null || options == null || handler == null) {
             throw new IllegalArgumentException("reactor=" + reactor + " options=" + options + " handler=" + handler);
+        }
+        if (options.receiveOffload() && options.datagramBuffer() < UdpOptions.MAX_DATAGRAM_BUFFER) {
+            throw new IllegalArgumentException("receiveOffload=true datagramBuffer=" + options.datagramBuffer()
+                + ": a coalesced read needs the full " + UdpOptions.MAX_DATAGRAM_BUFFER + " bytes");
         }
         if (options.connectedReadWrite() && options.remoteAddress() == null) {
             throw new IllegalArgumentException("connectedReadWrite=true remoteAddress=null: reading a socket needs a connected peer");
@@ -318,6 +328,148 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         return write(sendBuffer, target);
     }
 
+    /**
+     * The most datagrams one {@link #sendSegmented} carries.
+     */
+    public static final int MAX_SEGMENTS = UdpNativeSocket.MAX_SEGMENTS;
+
+    /**
+     * Sends the first {@code length} bytes of {@link #sendBuffer()} as consecutive datagrams of
+     * {@code segmentLength} bytes each, the last one possibly shorter: one {@code sendmsg(2)} with UDP
+     * segmentation offload ({@code UDP_SEGMENT}) where {@link #segmentationUnavailableReason()} is null, one
+     * system call per datagram otherwise. The receiver sees ordinary datagrams either way; the kernel cuts them, so
+     * that a burst pays for one pass through the stack rather than one per datagram.
+     *
+     * <p>A kernel that refuses a segmented send with {@code EINVAL}, {@code EIO} or {@code ENOPROTOOPT} is
+     * taken at its word: this and every later burst goes one datagram per call, and
+     * {@link #segmentationUnavailableReason()} says why.
+     *
+     * @param length the bytes of the burst, at most {@link #maxDatagramLength()}
+     * @param segmentLength the length of each datagram, 1 or more
+     * @param target where to send it, or null for the connected peer
+     * @return the datagrams sent, from the first (fewer than the burst holds, possibly 0, when the socket's buffer
+     *     is full: the rest are counted as drops and not sent), or a negative {@link SendResult} code
+     * @throws IllegalArgumentException if the lengths are out of range or the burst holds more than
+     *     {@link #MAX_SEGMENTS} datagrams
+     */
+    public int sendSegmented(final int length, final int segmentLength, final InetSocketAddress target) {
+        if (length <= 0 || length > sendBuffer.capacity() || segmentLength <= 0 || segmentLength > 0xFFFF) {
+            throw new IllegalArgumentException("length=" + length + " segmentLength=" + segmentLength
+                + " (the buffer holds " + sendBuffer.capacity() + ")");
+        }
+        final int segments = (length + segmentLength - 1) / segmentLength;
+        if (segments > MAX_SEGMENTS) {
+            throw new IllegalArgumentException("length=" + length + " segmentLength=" + segmentLength + " makes "
+                + segments + " datagrams, more than " + MAX_SEGMENTS);
+        }
+        if (segments == 1) {
+            final long sent = sendPrepared(length, target);
+            return sent >= 0 ? 1 : sent == SendResult.BACK_PRESSURED ? 0 : (int)sent;
+        }
+        if (socket == null || segmentationRefused != null) {
+            return sendOneByOne(length, segmentLength, target);
+        }
+        if (closed) {
+            return (int)SendResult.CLOSED;
+        }
+        if (target != null && target != remoteAddress && !target.equals(remoteAddress)) {
+            throw new AlreadyConnectedException();
+        }
+        final long sent = socket.sendMessage(sendSegment, 0, length, segmentLength);
+        if (sent >= 0) {
+            segmentedSends++;
+            datagramsSent.add(segments);
+            return segments;
+        }
+        if (sent == -UdpNativeSocket.EAGAIN) {
+            drops.add(segments);
+            return 0;
+        }
+        if (sent == -UdpNativeSocket.EINVAL || sent == -UdpNativeSocket.EIO || sent == -UdpNativeSocket.ENOPROTOOPT) {
+            segmentationRefused = "the kernel refused a segmented send (UDP_SEGMENT): "
+                + UdpNativeSocket.describe((int)-sent);
+            return sendOneByOne(length, segmentLength, target);
+        }
+        return (int)nativeSendFailed(sent);
+    }
+
+    /** The datagrams of a burst, one system call each: the fallback of {@link #sendSegmented}. */
+    private int sendOneByOne(final int length, final int segmentLength, final InetSocketAddress target) {
+        int sent = 0;
+        for (int offset = 0; offset < length; offset += segmentLength) {
+            final int datagram = Math.min(segmentLength, length - offset);
+            final long result;
+            if (socket != null) {
+                if (closed) {
+                    return sent > 0 ? sent : (int)SendResult.CLOSED;
+                }
+                final long bytes = socket.sendMessage(sendSegment, offset, datagram, 0);
+                if (bytes >= 0) {
+                    datagramsSent.increment();
+                }
+                result = bytes >= 0 ? bytes : bytes == -UdpNativeSocket.EAGAIN ? SendResult.BACK_PRESSURED : nativeSendFailed(bytes);
+            } else {
+                sendBuffer.clear().limit(offset + datagram).position(offset);
+                result = write(sendBuffer, target); // counts what it sends and a full buffer as one drop
+            }
+            if (result == SendResult.BACK_PRESSURED) {
+                final int notSent = (length - offset + segmentLength - 1) / segmentLength;
+                drops.add(socket != null ? notSent : notSent - 1); // this one and the rest
+                return sent;
+            }
+            if (result < 0) {
+                return sent > 0 ? sent : (int)result;
+            }
+            sent++;
+        }
+        return sent;
+    }
+
+    /**
+     * Why this endpoint reads one datagram per call although {@link UdpOptions#receiveOffload} was asked for.
+     *
+     * @return null when coalesced reads are on, else the reason (not asked for, not a native socket, refused)
+     */
+    public String receiveOffloadUnavailableReason() {
+        if (socket == null) {
+            return "receive offload needs the native socket: " + (UdpNativeSocket.unavailableReason() != null
+                ? UdpNativeSocket.unavailableReason() : "this endpoint is a DatagramChannel");
+        }
+        return socket.receiveOffloadRefused();
+    }
+
+    /**
+     * Reads that held several datagrams ({@link UdpOptions#receiveOffload}).
+     *
+     * @return the count
+     */
+    public long coalescedReads() {
+        return coalescedReads;
+    }
+
+    /**
+     * Bursts that left in one segmented system call ({@link #sendSegmented}).
+     *
+     * @return the count
+     */
+    public long segmentedSends() {
+        return segmentedSends;
+    }
+
+    /**
+     * Why {@link #sendSegmented} sends one datagram per system call here.
+     *
+     * @return null where the kernel cuts a burst into datagrams (a native socket, Linux 4.18+), else the reason
+     */
+    public String segmentationUnavailableReason() {
+        if (socket == null) {
+            return "UDP segmentation offload needs the native socket (UdpOptions.nativeSocket with busyPoll and"
+                + " connectedReadWrite, IPv4, no multicast interface): " + (UdpNativeSocket.unavailableReason() != null
+                ? UdpNativeSocket.unavailableReason() : "this endpoint is a DatagramChannel");
+        }
+        return segmentationRefused;
+    }
+
     private long write(final ByteBuffer datagram, final InetSocketAddress target) {
         if (!datagram.hasRemaining()) {
             throw new IllegalArgumentException("length=0: the JDK's DatagramChannel never sends an empty datagram");
@@ -368,9 +520,14 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             drops.increment();
             return SendResult.BACK_PRESSURED;
         }
+        return nativeSendFailed(sent);
+    }
+
+    /** A native send failed other than for a full buffer: counted, reported unless the port refused, NOT_CONNECTED. */
+    private long nativeSendFailed(final long errno) {
         sendErrors++;
-        if (sent != -UdpNativeSocket.ECONNREFUSED) { // a refused port is an outcome, as PortUnreachableException is
-            final String error = UdpNativeSocket.describe((int)-sent);
+        if (errno != -UdpNativeSocket.ECONNREFUSED) { // a refused port is an outcome, as PortUnreachableException is
+            final String error = UdpNativeSocket.describe((int)-errno);
             errorHandler.onError(new UncheckedIOException("UDP send from " + localAddress + " to " + remoteAddress
                 + " failed: " + error, new IOException(error)));
         }
@@ -441,7 +598,8 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         int received = 0;
         final long capacity = receiveBuffer.capacity();
         while (received < receiveBatch && !closed) {
-            final long length = socket.receive(receiveSegment, capacity);
+            final long length = coalesced ? socket.receiveMessage(receiveSegment, capacity)
+                : socket.receive(receiveSegment, capacity);
             if (length <= 0) {
                 if (length == 0 || length == -UdpNativeSocket.EAGAIN) {
                     break; // nothing queued; an empty datagram is consumed as on the JDK path
@@ -460,6 +618,11 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
                 truncated(remoteAddress, length, true);
                 continue;
             }
+            final int segment = coalesced ? socket.segmentLength() : 0;
+            if (segment > 0 && segment < length) {
+                received += handOnCoalesced((int)length, segment, nowNs) - 1;
+                continue;
+            }
             datagramsReceived.increment();
             try {
                 handler.onDatagram(this, receiveSegment, 0, (int)length, remoteAddress, nowNs);
@@ -468,6 +631,26 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             }
         }
         return received;
+    }
+
+    /**
+     * Hands on the datagrams of one coalesced read, each {@code segment} bytes but the last, in order.
+     *
+     * @return how many were handed on (fewer when a handler threw and closed the endpoint)
+     */
+    private int handOnCoalesced(final int length, final int segment, final long nowNs) {
+        coalescedReads++;
+        int handed = 0;
+        for (int offset = 0; offset < length && !closed; offset += segment) {
+            datagramsReceived.increment();
+            handed++;
+            try {
+                handler.onDatagram(this, receiveSegment, offset, Math.min(segment, length - offset), remoteAddress, nowNs);
+            } catch (final Throwable ex) {
+                handlerFailed(ex); // closes the endpoint: the rest of the read is not handed on
+            }
+        }
+        return handed;
     }
 
     /**

@@ -47,6 +47,34 @@ final class UdpNativeSocket {
     private static final int IP_MULTICAST_TTL = 33;
     private static final int IP_MULTICAST_LOOP = 34;
     private static final int MSG_TRUNC = 0x20;
+    private static final int SOL_UDP = 17;
+    private static final int UDP_SEGMENT = 103;
+    private static final int UDP_GRO = 104;
+    /** {@code EINVAL}: among others, what a kernel without UDP segmentation offload answers to {@code UDP_SEGMENT}. */
+    static final int EINVAL = 22;
+    /** {@code EIO}: what the kernel answers a segmented send when the device cannot checksum it. */
+    static final int EIO = 5;
+    /** {@code ENOPROTOOPT}: an unknown socket option or control message. */
+    static final int ENOPROTOOPT = 92;
+    /**
+     * The most datagrams one segmented send may carry: the kernel's {@code UDP_MAX_SEGMENTS} (64 from Linux 4.18
+     * on; later kernels allow more, none fewer).
+     */
+    static final int MAX_SEGMENTS = 64;
+    // struct msghdr, struct iovec and one control message holding a uint16_t, as LP64 Linux (x86_64, aarch64) lays
+    // them out: msghdr {void *name; socklen_t namelen; struct iovec *iov; size_t iovlen; void *control;
+    // size_t controllen; int flags} is 56 bytes; iovec {void *base; size_t len} 16; cmsghdr {size_t len; int level;
+    // int type} 16, followed by the data, padded to 8: CMSG_SPACE(2) = 24, CMSG_LEN(2) = 18
+    private static final long MSG_IOV = 16;
+    private static final long MSG_IOVLEN = 24;
+    private static final long MSG_CONTROL = 32;
+    private static final long MSG_CONTROLLEN = 40;
+    private static final long MSGHDR = 56;
+    private static final long IOV_LEN = 8;
+    private static final long IOVEC = 16;
+    private static final long CMSG_SPACE = 24;
+    private static final long CMSG_LEN = 18;
+    private static final long CMSG_DATA = 16;
     private static final int SOCKADDR_IN = 16;
     private static final ValueLayout.OfInt BIG_ENDIAN_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfShort BIG_ENDIAN_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -60,6 +88,8 @@ final class UdpNativeSocket {
     private static final MethodHandle SEND;
     private static final MethodHandle CLOSE;
     private static final MethodHandle STRERROR;
+    private static final MethodHandle SENDMSG;
+    private static final MethodHandle RECVMSG;
     private static final StructLayout CAPTURE_LAYOUT;
     private static final VarHandle ERRNO;
     private static final String UNAVAILABLE;
@@ -67,7 +97,7 @@ final class UdpNativeSocket {
     static {
         final String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
         final String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
-        final MethodHandle[] handles = new MethodHandle[9];
+        final MethodHandle[] handles = new MethodHandle[11];
         StructLayout captureLayout = null;
         VarHandle errno = null;
         String unavailable = null;
@@ -100,6 +130,10 @@ final class UdpNativeSocket {
                     Linker.Option.critical(false));
                 handles[6] = handle(linker, libc, "send", FunctionDescriptor.of(i64, i32, address, i64, i32), captureErrno,
                     Linker.Option.critical(false));
+                handles[9] = handle(linker, libc, "sendmsg", FunctionDescriptor.of(i64, i32, address, i32), captureErrno,
+                    Linker.Option.critical(false));
+                handles[10] = handle(linker, libc, "recvmsg", FunctionDescriptor.of(i64, i32, address, i32), captureErrno,
+                    Linker.Option.critical(false));
                 handles[7] = handle(linker, libc, "close", FunctionDescriptor.of(i32, i32));
                 handles[8] = handle(linker, libc, "strerror", FunctionDescriptor.of(address, i32));
             } catch (final RuntimeException ex) {
@@ -116,6 +150,8 @@ final class UdpNativeSocket {
         SEND = ok ? handles[6] : null;
         CLOSE = ok ? handles[7] : null;
         STRERROR = ok ? handles[8] : null;
+        SENDMSG = ok ? handles[9] : null;
+        RECVMSG = ok ? handles[10] : null;
         CAPTURE_LAYOUT = captureLayout;
         ERRNO = errno;
         UNAVAILABLE = unavailable;
@@ -124,11 +160,97 @@ final class UdpNativeSocket {
     private final int fd;
     private final MemorySegment capture;
     private final InetSocketAddress localAddress;
+    /** One msghdr, its iovec and its control message, filled once; a send sets the iovec and the segment size. */
+    private final MemorySegment message;
+    /** The same for reads: the kernel writes the coalesced datagrams' size into its control message. */
+    private final MemorySegment receipt;
+    private String receiveOffloadRefused = "not asked for";
 
     private UdpNativeSocket(final int fd, final MemorySegment capture, final InetSocketAddress localAddress) {
         this.fd = fd;
         this.capture = capture;
         this.localAddress = localAddress;
+        this.message = Arena.ofAuto().allocate(MSGHDR + IOVEC + CMSG_SPACE, 8);
+        final MemorySegment iovec = message.asSlice(MSGHDR, IOVEC);
+        final MemorySegment control = message.asSlice(MSGHDR + IOVEC, CMSG_SPACE);
+        // msg_name stays NULL (the socket is connected) and msg_flags 0; the zeros come from allocate
+        message.set(ValueLayout.ADDRESS, MSG_IOV, iovec);
+        message.set(ValueLayout.JAVA_LONG, MSG_IOVLEN, 1);
+        message.set(ValueLayout.ADDRESS, MSG_CONTROL, control);
+        control.set(ValueLayout.JAVA_LONG, 0, CMSG_LEN);
+        control.set(ValueLayout.JAVA_INT, 8, SOL_UDP);
+        control.set(ValueLayout.JAVA_INT, 12, UDP_SEGMENT);
+        this.receipt = Arena.ofAuto().allocate(MSGHDR + IOVEC + CMSG_SPACE, 8);
+        receipt.set(ValueLayout.ADDRESS, MSG_IOV, receipt.asSlice(MSGHDR, IOVEC));
+        receipt.set(ValueLayout.JAVA_LONG, MSG_IOVLEN, 1);
+        receipt.set(ValueLayout.ADDRESS, MSG_CONTROL, receipt.asSlice(MSGHDR + IOVEC, CMSG_SPACE));
+    }
+
+    /**
+     * Asks the kernel for coalesced reads ({@code UDP_GRO}).
+     *
+     * @return null if it agreed, else why not
+     */
+    String enableReceiveOffload() {
+        try (Arena arena = Arena.ofConfined()) {
+            final MemorySegment value = arena.allocate(ValueLayout.JAVA_INT);
+            value.set(ValueLayout.JAVA_INT, 0, 1);
+            if ((int)SETSOCKOPT.invokeExact(capture, fd, SOL_UDP, UDP_GRO, value, 4) != 0) {
+                receiveOffloadRefused = "setsockopt UDP_GRO failed: " + describe((int)ERRNO.get(capture, 0L));
+            } else {
+                receiveOffloadRefused = null;
+            }
+        } catch (final Throwable ex) {
+            receiveOffloadRefused = "setsockopt UDP_GRO failed: " + ex;
+        }
+        return receiveOffloadRefused;
+    }
+
+    /**
+     * One {@code recvmsg(2)} with {@code MSG_TRUNC}, for a socket with {@code UDP_GRO}: it may return several
+     * datagrams of the same length (the last may be shorter) back to back; {@link #segmentLength()} tells their
+     * length afterwards.
+     *
+     * @param buffer native memory to receive into
+     * @param capacity bytes available there
+     * @return the bytes read (more than {@code capacity} when they were cut), or {@code -errno}
+     */
+    long receiveMessage(final MemorySegment buffer, final long capacity) {
+        final MemorySegment header = receipt;
+        header.set(ValueLayout.JAVA_LONG, MSGHDR, buffer.address());
+        header.set(ValueLayout.JAVA_LONG, MSGHDR + IOV_LEN, capacity);
+        header.set(ValueLayout.JAVA_LONG, MSG_CONTROLLEN, CMSG_SPACE); // the kernel lowers it to what it wrote
+        header.set(ValueLayout.JAVA_INT, MSGHDR + IOVEC + 12, 0); // no stale UDP_GRO type from an earlier read
+        try {
+            final long length = (long)RECVMSG.invokeExact(capture, fd, header, MSG_TRUNC);
+            return length >= 0 ? length : -(int)ERRNO.get(capture, 0L);
+        } catch (final Throwable ex) {
+            throw new IllegalStateException("recvmsg(2) downcall failed", ex);
+        }
+    }
+
+    /**
+     * The length of each datagram coalesced into the last {@link #receiveMessage}, from its control message.
+     *
+     * @return the length, or 0 when the read holds one datagram
+     */
+    int segmentLength() {
+        final MemorySegment header = receipt;
+        if (header.get(ValueLayout.JAVA_LONG, MSG_CONTROLLEN) < CMSG_DATA + 4
+            || header.get(ValueLayout.JAVA_INT, MSGHDR + IOVEC + 8) != SOL_UDP
+            || header.get(ValueLayout.JAVA_INT, MSGHDR + IOVEC + 12) != UDP_GRO) {
+            return 0;
+        }
+        return header.get(ValueLayout.JAVA_INT, MSGHDR + IOVEC + CMSG_DATA);
+    }
+
+    /**
+     * Why coalesced reads are off.
+     *
+     * @return null when they are on
+     */
+    String receiveOffloadRefused() {
+        return receiveOffloadRefused;
     }
 
     private static MethodHandle handle(final Linker linker, final SymbolLookup libc, final String name,
@@ -190,7 +312,11 @@ final class UdpNativeSocket {
             if ((int)GETSOCKNAME.invokeExact(capture, fd, address, length) != 0) {
                 throw failure("getsockname", capture);
             }
-            return new UdpNativeSocket(fd, capture, decode(address));
+            final UdpNativeSocket socket = new UdpNativeSocket(fd, capture, decode(address));
+            if (options.receiveOffload()) {
+                socket.enableReceiveOffload(); // a refusal is kept and told, the socket reads one datagram per call
+            }
+            return socket;
         } catch (final Throwable ex) {
             closeFd(fd);
             if (ex instanceof IOException io) {
@@ -276,6 +402,37 @@ final class UdpNativeSocket {
             return sent >= 0 ? sent : -(int)ERRNO.get(capture, 0L);
         } catch (final Throwable ex) {
             throw new IllegalStateException("send(2) downcall failed", ex);
+        }
+    }
+
+    /**
+     * One {@code sendmsg(2)} of {@code length} bytes from {@code offset} in {@code buffer} to the connected peer,
+     * as one datagram, or, with a segment length, as consecutive datagrams of {@code segmentLength} bytes each
+     * (the last may be shorter) cut by the kernel: UDP segmentation offload ({@code UDP_SEGMENT}, Linux 4.18+).
+     * One system call and one pass through the stack for up to {@link #MAX_SEGMENTS} datagrams.
+     *
+     * @param buffer native memory holding the bytes
+     * @param offset where they start
+     * @param length how many
+     * @param segmentLength the length of each datagram, or 0 for one datagram of {@code length} bytes
+     * @return the bytes sent, or {@code -errno} ({@code -EAGAIN}: the socket's send buffer is full, nothing sent;
+     *     {@code -EINVAL} among others when the kernel does not segment)
+     */
+    long sendMessage(final MemorySegment buffer, final long offset, final long length, final int segmentLength) {
+        final MemorySegment header = message;
+        header.set(ValueLayout.JAVA_LONG, MSGHDR, buffer.address() + offset);
+        header.set(ValueLayout.JAVA_LONG, MSGHDR + IOV_LEN, length);
+        if (segmentLength > 0) {
+            header.set(ValueLayout.JAVA_SHORT, MSGHDR + IOVEC + CMSG_DATA, (short)segmentLength);
+            header.set(ValueLayout.JAVA_LONG, MSG_CONTROLLEN, CMSG_SPACE);
+        } else {
+            header.set(ValueLayout.JAVA_LONG, MSG_CONTROLLEN, 0);
+        }
+        try {
+            final long sent = (long)SENDMSG.invokeExact(capture, fd, header, 0);
+            return sent >= 0 ? sent : -(int)ERRNO.get(capture, 0L);
+        } catch (final Throwable ex) {
+            throw new IllegalStateException("sendmsg(2) downcall failed", ex);
         }
     }
 

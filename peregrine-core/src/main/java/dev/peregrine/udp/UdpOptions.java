@@ -25,6 +25,7 @@ public final class UdpOptions {
     private int receiveBufferSize;
     private int sendBufferSize;
     private int datagramBuffer = MAX_DATAGRAM_BUFFER;
+    private boolean receiveOffload;
     private int receiveBatch = 64;
     private boolean busyPoll;
     private boolean connectedReadWrite;
@@ -230,6 +231,27 @@ public final class UdpOptions {
     public UdpOptions nativeSocket(final boolean nativeSocket) {
         this.nativeSocket = nativeSocket;
         return this;
+    }
+
+    /**
+     * Lets the kernel hand a {@link #nativeSocket native} endpoint several datagrams of its peer in one read
+     * (UDP generic receive offload, {@code UDP_GRO}, Linux 5.0+): on loopback, a burst sent with segmentation
+     * offload ({@link UdpEndpoint#sendSegmented}) arrives as one read instead of one per datagram, and the
+     * endpoint hands its datagrams to the handler one by one, each exactly as sent. Needs the full
+     * {@link #datagramBuffer} (65536 bytes, the most a coalesced read holds; {@link UdpEndpoint#open} rejects less).
+     * Ignored where the native socket does not apply; a kernel that refuses the option leaves the endpoint
+     * reading one datagram per call ({@link UdpEndpoint#receiveOffloadUnavailableReason()} says why).
+     *
+     * @param receiveOffload true to accept coalesced reads
+     * @return this
+     */
+    public UdpOptions receiveOffload(final boolean receiveOffload) {
+        this.receiveOffload = receiveOffload;
+        return this;
+    }
+
+    boolean receiveOffload() {
+        return receiveOffload;
     }
 
     InetSocketAddress localAddress() {

@@ -98,6 +98,66 @@ class UdpNativeSocketTest {
         assertThat(a.send(bytes("x"), 0, 1)).isEqualTo(SendResult.CLOSED);
     }
 
+    @ParameterizedTest(name = "nativeSocket={0}")
+    @ValueSource(booleans = {true, false})
+    void shouldDeliverASegmentedSendAsSeparateDatagramsTheLastOneShorter(final boolean nativeSocket) {
+        final List<String> received = new ArrayList<>();
+        final UdpEndpoint receiver = UdpEndpoint.open(reactor, new UdpOptions().localAddress(new InetSocketAddress(LOOPBACK, 0))
+            .busyPoll(true), (endpoint, buffer, offset, length, sender, nowNs) -> received.add(text(buffer, offset, length)));
+        final UdpEndpoint sender = UdpEndpoint.open(reactor, nativeOptions(0, receiver.localAddress()).nativeSocket(nativeSocket),
+            (endpoint, buffer, offset, length, from, nowNs) -> { });
+        assertThat(sender.segmentationUnavailableReason() == null).as(String.valueOf(sender.segmentationUnavailableReason()))
+            .isEqualTo(nativeSocket);
+        final String burst = "aaaaaaaaaa" + "bbbbbbbbbb" + "cccccccccc" + "dddd";
+        sender.sendBuffer().copyFrom(bytes(burst));
+
+        assertThat(sender.sendSegmented(burst.length(), 10, null)).isEqualTo(4);
+        assertThat(sender.sendSegmented(7, 10, null)).as("one datagram: a plain send").isEqualTo(1);
+        spinUntil(() -> received.size() == 5);
+
+        assertThat(received).containsExactly("aaaaaaaaaa", "bbbbbbbbbb", "cccccccccc", "dddd", "aaaaaaa");
+        assertThat(sender.datagramsSent()).isEqualTo(5);
+        assertThat(sender.segmentedSends()).isEqualTo(nativeSocket ? 1 : 0);
+        assertThatIllegalArgumentException().isThrownBy(() -> sender.sendSegmented(65 * 10, 10, null))
+            .withMessageContaining("more than " + UdpEndpoint.MAX_SEGMENTS);
+        assertThatIllegalArgumentException().isThrownBy(() -> sender.sendSegmented(10, 0, null));
+        assertThat(errors).isEmpty();
+    }
+
+    @Test
+    void shouldHandOnTheDatagramsOfACoalescedReadOneByOneExactlyAsSent() throws Exception {
+        final int receiverPort = freePort();
+        final List<String> received = new ArrayList<>();
+        final UdpEndpoint sender = UdpEndpoint.open(reactor, nativeOptions(0, new InetSocketAddress(LOOPBACK, receiverPort)),
+            (endpoint, buffer, offset, length, from, nowNs) -> { });
+        final UdpEndpoint receiver = UdpEndpoint.open(reactor, nativeOptions(receiverPort, sender.localAddress())
+            .receiveOffload(true), (endpoint, buffer, offset, length, from, nowNs) -> received.add(text(buffer, offset, length)));
+        assertThat(receiver.receiveOffloadUnavailableReason()).isNull();
+        final StringBuilder burst = new StringBuilder();
+        final List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            final String datagram = String.format("%03d", i).repeat(100); // 300 bytes each
+            burst.append(datagram);
+            expected.add(datagram);
+        }
+        burst.append("tail");
+        expected.add("tail");
+        sender.sendBuffer().copyFrom(bytes(burst.toString()));
+
+        assertThat(sender.sendSegmented(burst.length(), 300, null)).isEqualTo(41);
+        assertThat(sender.send(bytes("alone"), 0, 5)).isEqualTo(5);
+        expected.add("alone");
+        spinUntil(() -> received.size() == expected.size());
+
+        assertThat(received).containsExactlyElementsOf(expected);
+        assertThat(receiver.datagramsReceived()).isEqualTo(expected.size());
+        assertThat(receiver.coalescedReads()).as("the burst came in fewer reads than datagrams").isPositive();
+        assertThatIllegalArgumentException().isThrownBy(() -> UdpEndpoint.open(reactor, nativeOptions(0, sender.localAddress())
+            .receiveOffload(true).datagramBuffer(1500), (endpoint, buffer, offset, length, from, nowNs) -> { }))
+            .withMessageContaining("receiveOffload=true datagramBuffer=1500");
+        assertThat(errors).isEmpty();
+    }
+
     @Test
     void shouldDropOnlyTheDatagramLongerThanTheBufferAndCountItExactly() {
         final List<Integer> lengths = new ArrayList<>();

@@ -22,6 +22,8 @@ import java.util.function.LongConsumer;
 final class PeregrineMoldStreamReceiver implements RecoveringStreamReceiver, MoldUDP64Listener {
     /** The re-request server's port, from {@link BenchConfig#port()}. */
     static final int REQUEST_PORT_OFFSET = 2;
+    /** The publisher's own port: the feed is connected to it. */
+    static final int PUBLISHER_PORT_OFFSET = 3;
     /** Reorder buffer: packets kept past a gap while it is recovered. */
     private static final long REORDER_BYTES = 64L << 20;
 
@@ -39,7 +41,10 @@ final class PeregrineMoldStreamReceiver implements RecoveringStreamReceiver, Mol
         this.reactor = PeregrineUdpBench.reactor(config, "peregrine-mold-receiver");
         try {
             this.subscriber = new MoldUDP64Subscriber(reactor, new MoldUDP64SubscriberOptions()
-                .feed(PeregrineUdpBench.options(config).localAddress(PeregrineUdpBench.address(config, 0)))
+                // connected to the publisher's port, so that the native socket applies where it can
+                .feed(PeregrineUdpBench.options(config).localAddress(PeregrineUdpBench.address(config, 0))
+                    .remoteAddress(PeregrineUdpBench.address(config, PUBLISHER_PORT_OFFSET)).connectedReadWrite(true)
+                    .receiveOffload(true))
                 .requestServer(PeregrineUdpBench.address(config, REQUEST_PORT_OFFSET))
                 .session(PeregrineMoldStreamSender.SESSION).startSequence(1)
                 .requestTimeoutNs(10_000_000L).maxRequestTimeoutNs(200_000_000L).requestAttempts(50)

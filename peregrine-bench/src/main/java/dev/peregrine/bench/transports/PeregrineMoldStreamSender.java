@@ -59,8 +59,11 @@ final class PeregrineMoldStreamSender implements RecoveringStreamSender {
             this.publisher = new MoldUDP64Publisher(reactor, store, new MoldUDP64PublisherOptions()
                 .destination(PeregrineUdpBench.address(config, 0)).maxPayload(maxPayload).flushDelayNs(FLUSH_DELAY_NS)
                 .filter((sequence, count) -> !dropper.drop())
-                .udp(PeregrineUdpBench.options(config).busyPoll(false)
-                    .localAddress(new InetSocketAddress(PeregrineUdpBench.address(config, 0).getAddress(), 0))));
+                // connected and polled, so that the native socket (and with it UDP segmentation offload) applies
+                // where it can: the full packets of a batch leave in one sendmsg(2); polling finds nothing to read
+                .udp(PeregrineUdpBench.options(config).busyPoll(true).connectedReadWrite(true)
+                    .remoteAddress(PeregrineUdpBench.address(config, 0))
+                    .localAddress(PeregrineUdpBench.address(config, PeregrineMoldStreamReceiver.PUBLISHER_PORT_OFFSET))));
         } catch (final RuntimeException ex) {
             reactor.close();
             store.close();
