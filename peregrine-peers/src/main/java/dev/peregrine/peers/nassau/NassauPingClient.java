@@ -54,6 +54,7 @@ final class NassauPingClient implements PingClient {
     private NassauPingClient(final BenchConfig config, final MoldRendezvous rendezvous, final int client)
         throws IOException {
         this.replySize = config.replySize();
+        this.sequenceLength = config.sequenceLength();
         this.message = ByteBuffer.allocateDirect(config.size()).order(NassauMoldBenchTransport.ORDER);
         final InetSocketAddress responder = NassauMoldBenchTransport.address(config, 0);
         final DatagramChannel requests = NassauPublishing.requestChannel(new InetSocketAddress(responder.getAddress(), 0));
