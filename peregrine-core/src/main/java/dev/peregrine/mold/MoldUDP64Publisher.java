@@ -16,8 +16,9 @@ import java.net.InetSocketAddress;
  * at the end of the cycle when the delay is 0. When idle it sends a heartbeat every heartbeat interval;
  * {@link #close()} sends end-of-session packets, repeated, and then releases the socket.
  *
- * <p>Where the endpoint can have the kernel cut datagrams (UDP segmentation offload: a native endpoint,
- * {@link UdpEndpoint#segmentationUnavailableReason()} null), a packet that fills up does not leave alone: the full
+ * <p>With {@link MoldUDP64PublisherOptions#segmentation} on, where the endpoint can have the kernel cut datagrams
+ * (UDP segmentation offload: a native endpoint, {@link UdpEndpoint#segmentationUnavailableReason()} null), a
+ * packet that fills up does not leave alone: the full
  * packets of a duty cycle wait in the send buffer, one after the other, and leave together at the end of the cycle
  * in one {@code sendmsg(2)} that the kernel cuts into the same datagrams (at once when 64 wait, when the buffer
  * holds no more, or when a shorter packet ends the run of equal lengths that segmentation needs). At high rates
@@ -104,7 +105,7 @@ public final class MoldUDP64Publisher implements Pollable, AutoCloseable {
                 + endpoint.maxDatagramLength());
         }
         this.packet = endpoint.sendBuffer();
-        this.segmenting = endpoint.segmentationUnavailableReason() == null
+        this.segmenting = options.segmentation() && endpoint.segmentationUnavailableReason() == null
             && endpoint.maxDatagramLength() >= 2 * (MoldUDP64Layout.HEADER_LENGTH + maxPayload);
         this.lastSendNs = reactor.nowNs();
         reactor.add(this);

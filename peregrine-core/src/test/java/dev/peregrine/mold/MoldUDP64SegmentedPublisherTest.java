@@ -75,7 +75,7 @@ final class MoldUDP64SegmentedPublisherTest {
             udp.remoteAddress(destination).busyPoll(true).connectedReadWrite(true).nativeSocket(true);
         }
         final MoldUDP64Publisher publisher = new MoldUDP64Publisher(reactor, store, new MoldUDP64PublisherOptions()
-            .destination(destination).flushDelayNs(0).filter(filter).udp(udp));
+            .destination(destination).flushDelayNs(0).filter(filter).segmentation(segmenting).udp(udp));
         assertThat(publisher.endpoint().segmentationUnavailableReason() == null).isEqualTo(segmenting);
         return publisher;
     }
@@ -223,7 +223,7 @@ final class MoldUDP64SegmentedPublisherTest {
         final MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory("SEGMENTS", 1 << 16, 16L << 20);
         resources.add(store);
         final MoldUDP64Publisher publisher = new MoldUDP64Publisher(reactor, store, new MoldUDP64PublisherOptions()
-            .destination(MoldFixture.loopback(feedPort)).flushDelayNs(0).udp(new UdpOptions()
+            .destination(MoldFixture.loopback(feedPort)).flushDelayNs(0).segmentation(true).udp(new UdpOptions()
                 .localAddress(MoldFixture.loopback(publisherPort)).remoteAddress(MoldFixture.loopback(feedPort))
                 .busyPoll(true).connectedReadWrite(true).nativeSocket(true)));
         final long[] next = {1};
@@ -255,5 +255,24 @@ final class MoldUDP64SegmentedPublisherTest {
         assertThat(failures).isEmpty();
         assertThat(subscriber.feedEndpoint().coalescedReads()).isPositive();
         assertThat(publisher.endpoint().segmentedSends()).isPositive();
+    }
+
+    @Test
+    void shouldSendEachFullPacketAtOnceUnlessSegmentationIsAskedFor() {
+        final DatagramChannel listener = listener();
+        final MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory("SEGMENTS", 1 << 16, 16L << 20);
+        resources.add(store);
+        final InetSocketAddress destination = address(listener);
+        final MoldUDP64Publisher publisher = new MoldUDP64Publisher(reactor, store, new MoldUDP64PublisherOptions()
+            .destination(destination).flushDelayNs(0).udp(new UdpOptions().localAddress(MoldFixture.loopback(0))
+                .remoteAddress(destination).busyPoll(true).connectedReadWrite(true).nativeSocket(true)));
+        assertThat(publisher.endpoint().segmentationUnavailableReason()).isNull();
+        final int perPacket = MoldUDP64Layout.DEFAULT_MAX_PAYLOAD / (MoldUDP64Layout.BLOCK_HEADER_LENGTH + SIZE);
+        for (int i = 1; i <= 2 * perPacket + 1; i++) {
+            publisher.offer(message(i, SIZE), 0, SIZE);
+        }
+
+        assertThat(drain(listener)).as("two full packets, each sent as it filled").hasSize(2);
+        assertThat(publisher.endpoint().segmentedSends()).isZero();
     }
 }

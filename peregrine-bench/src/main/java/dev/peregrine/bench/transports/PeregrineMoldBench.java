@@ -61,8 +61,31 @@ public final class PeregrineMoldBench implements RecoveringStreamTransport {
     /** Feed polls per full reactor cycle on the busy-spin path: recovery and heartbeats are not on the message path. */
     static final int REACTOR_INTERVAL = 64;
 
+    /**
+     * System property: {@code true} has the one-way stream's publisher send the full packets of a cycle in one
+     * segmented send ({@link MoldUDP64PublisherOptions#segmentation}); off by default, as in the library.
+     */
+    static final String SEGMENTATION_PROPERTY = "peregrine.mold.segmentation";
+
     /** Creates the adapter (service loader). */
     public PeregrineMoldBench() {
+    }
+
+    static boolean segmentation() {
+        return Boolean.getBoolean(SEGMENTATION_PROPERTY);
+    }
+
+    @Override
+    public List<String> jvmArguments() {
+        // the receiving JVM reads the stream as the sending one sends it: both properties go with it
+        final List<String> arguments = new ArrayList<>();
+        for (final String property : List.of(SEGMENTATION_PROPERTY, PeregrineUdpBench.NATIVE_PROPERTY)) {
+            final String setting = System.getProperty(property);
+            if (setting != null) {
+                arguments.add("-D" + property + "=" + setting);
+            }
+        }
+        return arguments;
     }
 
     @Override

@@ -58,9 +58,10 @@ final class PeregrineMoldStreamSender implements RecoveringStreamSender {
                 maxPayload, 1_000_000, 10_000);
             this.publisher = new MoldUDP64Publisher(reactor, store, new MoldUDP64PublisherOptions()
                 .destination(PeregrineUdpBench.address(config, 0)).maxPayload(maxPayload).flushDelayNs(FLUSH_DELAY_NS)
+                .segmentation(PeregrineMoldBench.segmentation())
                 .filter((sequence, count) -> !dropper.drop())
-                // connected and polled, so that the native socket (and with it UDP segmentation offload) applies
-                // where it can: the full packets of a batch leave in one sendmsg(2); polling finds nothing to read
+                // connected and polled, so that the native socket applies where it can (and with it, when asked,
+                // segmentation offload: the full packets of a batch in one sendmsg(2)); polling finds nothing to read
                 .udp(PeregrineUdpBench.options(config).busyPoll(true).connectedReadWrite(true)
                     .remoteAddress(PeregrineUdpBench.address(config, 0))
                     .localAddress(PeregrineUdpBench.address(config, PeregrineMoldStreamReceiver.PUBLISHER_PORT_OFFSET))));
