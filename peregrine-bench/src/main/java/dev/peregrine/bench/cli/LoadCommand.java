@@ -127,7 +127,7 @@ public final class LoadCommand implements Callable<Integer> {
         description = "AsyncTCP's high-rate scenario: each client sends every message at its rate, the responder answers"
             + " only every Nth (message numbers 0, N, 2N, ...), and latency is taken on the answered ones from their"
             + " intended send time; the rate each client sustained is shown beside the rate offered, and a run that"
-            + " sustained less than 95% of it is reported partial. Transports: peregrine-tcp, netty, nio, socket; with"
+            + " sustained less than 95%% of it is reported partial. Transports: peregrine-tcp, netty, nio, socket; with"
             + " --topology shared only (default: ${DEFAULT-VALUE}, every message).")
     int respondEvery;
 

@@ -1,0 +1,39 @@
+package dev.peregrine.bench.cli;
+
+import dev.peregrine.bench.testing.CliRun;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Every command's {@code --help} prints its help and nothing else: no picocli warning about a format string. */
+final class HelpTextTest {
+    private static void collect(final CommandLine command, final List<String> path, final List<List<String>> into) {
+        into.add(path);
+        for (final var sub : command.getSubcommands().entrySet()) {
+            if (!sub.getValue().getCommandSpec().usageMessage().hidden() && !sub.getKey().equals("help")) {
+                final List<String> next = new ArrayList<>(path);
+                next.add(sub.getKey());
+                collect(sub.getValue(), next, into);
+            }
+        }
+    }
+
+    @Test
+    void shouldPrintEveryCommandsHelpWithoutAWarning() {
+        final List<List<String>> commands = new ArrayList<>();
+        collect(Main.commandLine(), List.of(), commands);
+        assertThat(commands).hasSizeGreaterThan(5);
+        for (final List<String> path : commands) {
+            final List<String> args = new ArrayList<>(path);
+            args.add("--help");
+            final CliRun run = CliRun.execute(args.toArray(String[]::new));
+            assertThat(run.code()).as(String.join(" ", args)).isZero();
+            assertThat(run.err()).as(String.join(" ", args)).doesNotContain("WARN");
+            assertThat(run.out()).as(String.join(" ", args)).contains("Usage:");
+        }
+    }
+}
