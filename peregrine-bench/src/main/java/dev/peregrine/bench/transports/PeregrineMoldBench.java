@@ -190,6 +190,7 @@ public final class PeregrineMoldBench implements RecoveringStreamTransport {
                     responder.echoed++;
                 }
             }, MoldUDP64PacketFilter.SEND_ALL);
+        responder.release = side[0].store::close; // 64 MiB off-heap: not left to the end of a JVM that runs many
         if (config.busySpin()) {
             final Thread thread = new Thread(() -> {
                 long cycle = 0;

@@ -281,6 +281,8 @@ public final class PeregrineUdpBench implements BenchTransport {
         volatile boolean closing;
         /** A thread driving the reactor's sockets by hand instead of the reactor's own, or null. */
         Thread thread;
+        /** What the responder holds beside its reactor (a MoldUDP64 store), released after it. */
+        Runnable release = () -> { };
 
         EchoResponder(final Reactor reactor) {
             this.reactor = reactor;
@@ -302,6 +304,7 @@ public final class PeregrineUdpBench implements BenchTransport {
                 }
             }
             reactor.close();
+            release.run();
         }
     }
 
