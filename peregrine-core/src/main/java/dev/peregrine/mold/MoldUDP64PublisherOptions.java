@@ -57,11 +57,11 @@ public final class MoldUDP64PublisherOptions {
      * changes is when full packets leave (at the end of the cycle rather than as each fills) and the cost: one
      * system call per up to 64 packets instead of one each.
      *
-     * <p>Off by default, for a measured reason. On loopback (2-vCPU VM, 32-byte messages, see BENCHMARKS.md) it
-     * raises what one publisher moves without loss about threefold, but with packets lost and recovered at a few
-     * million messages per second, recovery latency went from milliseconds to hundreds of milliseconds, and some
-     * runs ended with a gap the subscriber gave up on: the cause is not understood yet. Turn it on for a feed whose
-     * subscribers keep up, and measure recovery on your own path first.
+     * <p>Off by default, for a measured reason. On loopback (2-vCPU VM, 32-byte messages, BENCHMARKS.md, sitting
+     * of 2026-11-23 10:52 UTC) the best no-loss round rose from 5.8 to 15.2 M msg/s with it, but most runs with it
+     * ended with a gap the subscriber gave up on, the request server's answers having come back tens of
+     * milliseconds late; without it that happens too at the highest rates, less often. The cause is not found yet.
+     * Turn it on for a feed whose subscribers keep up, and measure recovery on your own path first.
      *
      * @param segmentation true to send a cycle's full packets in one segmented send
      * @return this
