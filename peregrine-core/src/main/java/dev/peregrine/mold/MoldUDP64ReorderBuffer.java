@@ -22,6 +22,8 @@ final class MoldUDP64ReorderBuffer implements AutoCloseable {
     private final boolean[] fromAnswer;
     private final int[] freeSlots;
     private int freeCount;
+    /** Slots live packets may not take: kept for answers, so that recovery goes on while the feed fills the rest. */
+    private final int answerReserve;
     private int messages;
     private long bytesUsed;
     private long bytesPeak;
@@ -31,14 +33,16 @@ final class MoldUDP64ReorderBuffer implements AutoCloseable {
      *
      * @param bytes room for packets; {@code bytes / slotLength} slots (0 keeps nothing)
      * @param slotLength the longest packet kept
+     * @param answerReserve slots that only re-request answers may take (at most an eighth of the slots are kept so)
      */
-    MoldUDP64ReorderBuffer(final long bytes, final int slotLength) {
+    MoldUDP64ReorderBuffer(final long bytes, final int slotLength, final int answerReserve) {
         final long slots = bytes / slotLength;
         if (slots > Integer.MAX_VALUE / MoldUDP64ReorderBufferDescriptor.ENTRIES_PER_SLOT) {
             throw new IllegalArgumentException("reorderBufferBytes=" + bytes + " is too large for slotLength=" + slotLength);
         }
         this.slotLength = slotLength;
         this.slotCount = (int)slots;
+        this.answerReserve = Math.min(Math.max(answerReserve, 0), slotCount / 8);
         this.indexCapacity = MoldUDP64ReorderBufferDescriptor.indexCapacity(slotCount);
         this.indexMask = indexCapacity - 1;
         this.arena = Arena.ofShared(); // made on any thread, used on the reactor's
@@ -80,10 +84,11 @@ final class MoldUDP64ReorderBuffer implements AutoCloseable {
      * @param offset where it starts
      * @param length its length
      * @param answer whether it is a re-request answer
-     * @return the slot, or -1 if no slot is free or the packet is longer than a slot
+     * @return the slot, or -1 if no slot is free (for a live packet: none beyond the answers' reserve) or the packet
+     *     is longer than a slot
      */
     int store(final MemorySegment buffer, final long offset, final int length, final boolean answer) {
-        if (freeCount == 0 || length > slotLength) {
+        if (freeCount <= (answer ? 0 : answerReserve) || length > slotLength) {
             return -1;
         }
         final int slot = freeSlots[--freeCount];

@@ -130,7 +130,10 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             MemorySegment.copy(MoldUDP64Layout.session(options.session()), 0, session, 0, MoldUDP64Layout.SESSION_LENGTH);
             sessionKnown = true;
         }
-        this.reorder = new MoldUDP64ReorderBuffer(options.reorderBufferBytes(), options.reorderPacketLength());
+        // a full buffer still takes the answers in flight: without the reserve the live feed takes every slot a
+        // drained gap frees, each answer past the lowest gap is dropped, and recovery fills one gap per round trip
+        this.reorder = new MoldUDP64ReorderBuffer(options.reorderBufferBytes(), options.reorderPacketLength(),
+            maxRequestsInFlight);
         UdpEndpoint opened = null;
         try {
             opened = UdpEndpoint.open(reactor, options.feed(), new PacketHandler(false));

@@ -191,7 +191,10 @@ public final class MoldUDP64SubscriberOptions {
      * is filled, so that only the missing messages are requested. It holds {@code bytes / packetLength}
      * packets of up to {@code packetLength} bytes each, and the messages of up to 32 times as many packets
      * past the next expected one. When it is full, or a packet is longer, the packet is dropped and its
-     * messages are requested like lost ones ({@link MoldUDP64Subscriber#bufferOverflows()}). 0 keeps nothing.
+     * messages are requested like lost ones ({@link MoldUDP64Subscriber#bufferOverflows()}). Live packets leave
+     * the last {@link #maxRequestsInFlight} slots (at most an eighth of them) to re-request answers, so that the
+     * answers in flight are kept while the feed overflows the rest and recovery goes on at full width. 0 keeps
+     * nothing.
      *
      * @param bytes 0 to 2^34
      * @param packetLength the longest packet kept, 20 to 65 507 (default 1472, one Ethernet frame)

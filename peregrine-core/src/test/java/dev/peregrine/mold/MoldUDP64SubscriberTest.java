@@ -199,6 +199,38 @@ class MoldUDP64SubscriberTest {
         assertThat(subscriber.reorderBufferMessages()).isZero();
     }
 
+    /**
+     * The live feed may not take the last slots of the reorder buffer: they are kept for answers, so that while live
+     * packets overflow, an answer to a gap past the lowest is still kept rather than dropped and asked for again
+     * (without the reserve, recovery behind a full buffer fills one gap per round trip).
+     */
+    @Test
+    void shouldKeepAnswersInTheirReserveWhenLivePacketsHaveFilledTheReorderBuffer() {
+        subscriber(new MoldUDP64SubscriberOptions().reorderBuffer(16 * 100, 100)); // 16 slots, 2 kept for answers
+        feed(packet(SESSION, 1, 1, numbered(1, 1)));
+        for (int sequence = 3; sequence <= 30; sequence++) {
+            if (sequence != 5) { // two gaps, 2 and 5, before the buffer fills
+                feed(packet(SESSION, sequence, 1, numbered(sequence, 1)));
+            }
+        }
+        assertThat(subscriber.reorderBufferMessages()).as("live packets stop short of the answers' reserve").isEqualTo(14);
+        final long overflows = subscriber.bufferOverflows();
+
+        answer(packet(SESSION, 5, 1, numbered(5, 1))); // a gap past the lowest: kept in the reserve
+        assertThat(subscriber.bufferOverflows()).isEqualTo(overflows);
+        assertThat(subscriber.reorderBufferMessages()).isEqualTo(15);
+        answer(packet(SESSION, 2, 1, numbered(2, 1))); // the lowest: 2 to 17 go out, the buffer drains
+        for (int sequence = 18; sequence <= 30; sequence++) {
+            answer(packet(SESSION, sequence, 1, numbered(sequence, 1)));
+        }
+
+        final List<String> messages = events.stream().filter(event -> event.startsWith("message")).toList();
+        assertThat(messages).containsExactlyElementsOf(java.util.stream.IntStream.rangeClosed(1, 30)
+            .mapToObj(sequence -> "message " + sequence + " len 8").toList());
+        assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.SYNCHRONISED);
+        assertThat(subscriber.reorderBufferMessages()).isZero();
+    }
+
     @Test
     void shouldIgnoreStaleDuplicateAndForeignAnswersAndRejectTruncatedOnes() {
         subscriber(new MoldUDP64SubscriberOptions());
