@@ -8,6 +8,7 @@ import dev.peregrine.mold.MoldUDP64SubscriberOptions;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.RecoveringStreamReceiver;
 import dev.peregrine.reactor.Reactor;
+import dev.peregrine.udp.UdpOptions;
 
 import java.lang.foreign.MemorySegment;
 import java.util.function.LongConsumer;
@@ -41,10 +42,7 @@ final class PeregrineMoldStreamReceiver implements RecoveringStreamReceiver, Mol
         this.reactor = PeregrineUdpBench.reactor(config, "peregrine-mold-receiver");
         try {
             this.subscriber = new MoldUDP64Subscriber(reactor, new MoldUDP64SubscriberOptions()
-                // connected to the publisher's port, so that the native socket applies where it can
-                .feed(PeregrineUdpBench.options(config).localAddress(PeregrineUdpBench.address(config, 0))
-                    .remoteAddress(PeregrineUdpBench.address(config, PUBLISHER_PORT_OFFSET)).connectedReadWrite(true)
-                    .receiveOffload(true))
+                .feed(feedSocket(config))
                 .requestServer(PeregrineUdpBench.address(config, REQUEST_PORT_OFFSET))
                 .session(PeregrineMoldStreamSender.SESSION).startSequence(1)
                 .requestTimeoutNs(10_000_000L).maxRequestTimeoutNs(200_000_000L).requestAttempts(50)
@@ -53,6 +51,20 @@ final class PeregrineMoldStreamReceiver implements RecoveringStreamReceiver, Mol
             reactor.close();
             throw ex;
         }
+    }
+
+    /**
+     * The feed's socket. With the publisher's segmentation asked for, connected to the publisher's port, native
+     * and reading coalesced bursts ({@link UdpOptions#receiveOffload}), so that a segmented burst costs one read;
+     * otherwise the JDK's DatagramChannel as before segmentation existed, which in one sitting's before/after
+     * pair recovered from loss at least as well.
+     */
+    private static UdpOptions feedSocket(final BenchConfig config) {
+        final UdpOptions options = PeregrineUdpBench.options(config).localAddress(PeregrineUdpBench.address(config, 0));
+        return PeregrineMoldBench.segmentation()
+            ? options.remoteAddress(PeregrineUdpBench.address(config, PUBLISHER_PORT_OFFSET)).connectedReadWrite(true)
+                .receiveOffload(true)
+            : options;
     }
 
     static int maxPayload(final BenchConfig config) {
