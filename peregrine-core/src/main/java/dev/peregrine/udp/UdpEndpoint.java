@@ -292,7 +292,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         }
         MemorySegment.copy(buffer, offset, sendSegment, 0, length);
         if (socket != null) {
-            return writeNative(length, target);
+            return writeNative(0, length, target);
         }
         sendBuffer.clear().limit(length);
         return write(sendBuffer, target);
@@ -322,7 +322,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             return SendResult.NOT_CONNECTED;
         }
         if (socket != null) {
-            return writeNative(length, target);
+            return writeNative(0, length, target);
         }
         sendBuffer.clear().limit(length);
         return write(sendBuffer, target);
@@ -400,21 +400,13 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             final int datagram = Math.min(segmentLength, length - offset);
             final long result;
             if (socket != null) {
-                if (closed) {
-                    return sent > 0 ? sent : (int)SendResult.CLOSED;
-                }
-                final long bytes = socket.sendMessage(sendSegment, offset, datagram, 0);
-                if (bytes >= 0) {
-                    datagramsSent.increment();
-                }
-                result = bytes >= 0 ? bytes : bytes == -UdpNativeSocket.EAGAIN ? SendResult.BACK_PRESSURED : nativeSendFailed(bytes);
+                result = writeNative(offset, datagram, target);
             } else {
                 sendBuffer.clear().limit(offset + datagram).position(offset);
-                result = write(sendBuffer, target); // counts what it sends and a full buffer as one drop
+                result = write(sendBuffer, target);
             }
-            if (result == SendResult.BACK_PRESSURED) {
-                final int notSent = (length - offset + segmentLength - 1) / segmentLength;
-                drops.add(socket != null ? notSent : notSent - 1); // this one and the rest
+            if (result == SendResult.BACK_PRESSURED) { // this one is counted as a drop; the rest are not sent either
+                drops.add((length - offset - datagram + segmentLength - 1) / segmentLength);
                 return sent;
             }
             if (result < 0) {
@@ -432,10 +424,16 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
      */
     public String receiveOffloadUnavailableReason() {
         if (socket == null) {
-            return "receive offload needs the native socket: " + (UdpNativeSocket.unavailableReason() != null
-                ? UdpNativeSocket.unavailableReason() : "this endpoint is a DatagramChannel");
+            return "receive offload " + withoutNativeSocket();
         }
         return socket.receiveOffloadRefused();
+    }
+
+    /** Why an offload is off on a DatagramChannel endpoint: the native socket is missing, and why it is. */
+    private static String withoutNativeSocket() {
+        final String reason = UdpNativeSocket.unavailableReason();
+        return "needs the native socket (UdpOptions.nativeSocket with busyPoll and connectedReadWrite, IPv4, no"
+            + " multicast interface): " + (reason != null ? reason : "this endpoint is a DatagramChannel");
     }
 
     /**
@@ -463,9 +461,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
      */
     public String segmentationUnavailableReason() {
         if (socket == null) {
-            return "UDP segmentation offload needs the native socket (UdpOptions.nativeSocket with busyPoll and"
-                + " connectedReadWrite, IPv4, no multicast interface): " + (UdpNativeSocket.unavailableReason() != null
-                ? UdpNativeSocket.unavailableReason() : "this endpoint is a DatagramChannel");
+            return "UDP segmentation offload " + withoutNativeSocket();
         }
         return segmentationRefused;
     }
@@ -500,7 +496,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     }
 
     /** {@link #write} on the native socket: the same outcomes for the same conditions. */
-    private long writeNative(final int length, final InetSocketAddress target) {
+    private long writeNative(final int offset, final int length, final InetSocketAddress target) {
         if (length == 0) {
             throw new IllegalArgumentException("length=0: an empty datagram is never sent (the JDK's DatagramChannel"
                 + " cannot, and a connected endpoint reads one as nothing)");
@@ -511,7 +507,8 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         if (target != null && target != remoteAddress && !target.equals(remoteAddress)) {
             throw new AlreadyConnectedException(); // what DatagramChannel.send does to a connected channel
         }
-        final long sent = socket.send(sendSegment, length);
+        // send(2) for the usual datagram at the buffer's start; sendmsg(2), which takes an address, for one inside
+        final long sent = offset == 0 ? socket.send(sendSegment, length) : socket.sendMessage(sendSegment, offset, length, 0);
         if (sent >= 0) {
             datagramsSent.increment();
             return sent;

@@ -193,15 +193,10 @@ final class UdpNativeSocket {
      */
     String enableReceiveOffload() {
         try (Arena arena = Arena.ofConfined()) {
-            final MemorySegment value = arena.allocate(ValueLayout.JAVA_INT);
-            value.set(ValueLayout.JAVA_INT, 0, 1);
-            if ((int)SETSOCKOPT.invokeExact(capture, fd, SOL_UDP, UDP_GRO, value, 4) != 0) {
-                receiveOffloadRefused = "setsockopt UDP_GRO failed: " + describe((int)ERRNO.get(capture, 0L));
-            } else {
-                receiveOffloadRefused = null;
-            }
+            setOption(fd, capture, arena.allocate(ValueLayout.JAVA_INT), SOL_UDP, UDP_GRO, 1, "UDP_GRO");
+            receiveOffloadRefused = null;
         } catch (final Throwable ex) {
-            receiveOffloadRefused = "setsockopt UDP_GRO failed: " + ex;
+            receiveOffloadRefused = ex.getMessage();
         }
         return receiveOffloadRefused;
     }
