@@ -1,6 +1,7 @@
 package dev.peregrine.peers;
 
-import java.util.ArrayList;
+import dev.peregrine.peers.support.PeerSupport;
+
 import java.util.List;
 
 /**
@@ -114,22 +115,7 @@ public interface BenchTransport {
      * @throws Exception if one cannot connect (those already connected are closed)
      */
     default List<PingClient> connectAll(final BenchConfig config, final int count) throws Exception {
-        final List<PingClient> clients = new ArrayList<>(count);
-        try {
-            for (int i = 0; i < count; i++) {
-                clients.add(connect(config));
-            }
-        } catch (final Exception | Error ex) {
-            for (final PingClient client : clients) {
-                try {
-                    client.close();
-                } catch (final RuntimeException closing) {
-                    ex.addSuppressed(closing);
-                }
-            }
-            throw ex;
-        }
-        return clients;
+        return PeerSupport.connectEach(count, i -> connect(config));
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.peregrine.peers;
 
-import java.util.ArrayList;
+import dev.peregrine.peers.support.PeerSupport;
+
 import java.util.List;
 
 /**
@@ -59,22 +60,7 @@ public interface RecoveringStreamTransport extends BenchTransport {
      */
     default List<PingClient> connectAll(final BenchConfig config, final List<StreamLoss.Dropper> droppers)
         throws Exception {
-        final List<PingClient> clients = new ArrayList<>(droppers.size());
-        try {
-            for (final StreamLoss.Dropper dropper : droppers) {
-                clients.add(connect(config, dropper));
-            }
-        } catch (final Exception | Error ex) {
-            for (final PingClient client : clients) {
-                try {
-                    client.close();
-                } catch (final RuntimeException closing) {
-                    ex.addSuppressed(closing);
-                }
-            }
-            throw ex;
-        }
-        return clients;
+        return PeerSupport.connectEach(droppers.size(), i -> connect(config, droppers.get(i)));
     }
 
     @Override

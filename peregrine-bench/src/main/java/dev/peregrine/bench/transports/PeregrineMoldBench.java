@@ -77,15 +77,8 @@ public final class PeregrineMoldBench implements RecoveringStreamTransport {
 
     @Override
     public List<String> jvmArguments() {
-        // the receiving JVM reads the stream as the sending one sends it: both properties go with it
-        final List<String> arguments = new ArrayList<>();
-        for (final String property : List.of(SEGMENTATION_PROPERTY, PeregrineUdpBench.NATIVE_PROPERTY)) {
-            final String setting = System.getProperty(property);
-            if (setting != null) {
-                arguments.add("-D" + property + "=" + setting);
-            }
-        }
-        return arguments;
+        // the receiving JVM reads the stream as the sending one sends it: both switches go with it
+        return PeregrineUdpBench.forwarded(SEGMENTATION_PROPERTY, PeregrineUdpBench.NATIVE_PROPERTY);
     }
 
     @Override

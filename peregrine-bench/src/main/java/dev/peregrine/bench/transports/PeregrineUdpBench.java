@@ -86,8 +86,24 @@ public final class PeregrineUdpBench implements BenchTransport {
 
     @Override
     public List<String> jvmArguments() {
-        final String setting = System.getProperty(NATIVE_PROPERTY);
-        return setting == null ? List.of() : List.of("-D" + NATIVE_PROPERTY + "=" + setting);
+        return forwarded(NATIVE_PROPERTY);
+    }
+
+    /**
+     * The bench's switches that are set in this JVM, as options for a JVM it starts, so that both run alike.
+     *
+     * @param properties the system properties to pass on
+     * @return {@code -Dname=value} for each one set
+     */
+    static List<String> forwarded(final String... properties) {
+        final List<String> arguments = new ArrayList<>(properties.length);
+        for (final String property : properties) {
+            final String setting = System.getProperty(property);
+            if (setting != null) {
+                arguments.add("-D" + property + "=" + setting);
+            }
+        }
+        return arguments;
     }
 
     @Override
