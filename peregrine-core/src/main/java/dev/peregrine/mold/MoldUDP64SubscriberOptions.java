@@ -10,11 +10,20 @@ import java.net.NetworkInterface;
  * Settings of a {@link MoldUDP64Subscriber}; fluent, validated on each setter.
  */
 public final class MoldUDP64SubscriberOptions {
+    /**
+     * The receive buffer the default request socket asks for (SO_RCVBUF; the kernel caps it at
+     * {@code net.core.rmem_max}). A request server that stalls, a time slice say, answers together every
+     * request it was sent meanwhile, retries included: with the system's default buffer (about 200 KiB,
+     * some 90 answers of a full Ethernet packet) such a burst overflowed it, the answers were dropped, and
+     * each gap waited for a timeout that then doubled.
+     */
+    public static final int DEFAULT_REQUEST_RECEIVE_BUFFER = 1 << 20;
+
     private UdpOptions feed = new UdpOptions();
     private InetAddress group;
     private NetworkInterface groupInterface;
     private InetSocketAddress requestServer;
-    private UdpOptions request = new UdpOptions();
+    private UdpOptions request = new UdpOptions().receiveBufferSize(DEFAULT_REQUEST_RECEIVE_BUFFER);
     private String session;
     private long startSequence;
     private long requestTimeoutNs = 100_000_000L;
@@ -27,7 +36,8 @@ public final class MoldUDP64SubscriberOptions {
     /**
      * Creates options with the defaults: any session, start from the next message, requests timed out after
      * the measured round trip (at most 100 ms) and then twice as long each time up to 1 s, 10 attempts per
-     * gap, 8 requests in flight, a 4 MiB reorder buffer of 1472-byte packet slots.
+     * gap, 8 requests in flight, a 4 MiB reorder buffer of 1472-byte packet slots, a request socket with a
+     * 1 MiB receive buffer.
      */
     public MoldUDP64SubscriberOptions() {
     }
@@ -79,7 +89,9 @@ public final class MoldUDP64SubscriberOptions {
     }
 
     /**
-     * The subscriber's own request socket (default: an ephemeral port, unconnected); answers come back to it.
+     * The subscriber's own request socket (default: an ephemeral port, unconnected, with a receive buffer of
+     * {@link #DEFAULT_REQUEST_RECEIVE_BUFFER}); answers come back to it. Options given here replace the
+     * default whole: set {@link UdpOptions#receiveBufferSize} on them too.
      * Where the request server answers from the address given in {@link #requestServer}, connecting this
      * socket to it ({@link UdpOptions#remoteAddress} and {@link UdpOptions#connectedReadWrite}) reads answers
      * with {@code read(2)}: the JDK's unconnected {@code receive} may allocate the sender's address.

@@ -6,8 +6,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -20,6 +25,7 @@ import static dev.peregrine.mold.MoldFixture.numbered;
 import static dev.peregrine.mold.MoldFixture.packet;
 import static dev.peregrine.mold.MoldFixture.receive;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The listener's flow chart, packet by packet, with a capture socket standing in for the re-request server. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
@@ -88,6 +94,41 @@ class MoldUDP64SubscriberTest {
         assertThat(subscriber.duplicates()).isEqualTo(2);
         assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.SYNCHRONISED);
         assertThat(subscriber.session()).isEqualTo(SESSION);
+    }
+
+    /**
+     * A server that stalled (a time slice, say) answers together everything it was asked meanwhile, the
+     * subscriber's retries included. Here: 300 full-packet answers for a range already delivered, then the
+     * answer that fills the gap, all sent before the subscriber reads any. With the system's default receive
+     * buffer (about 200 KiB) the kernel dropped every answer that came once the buffer was full; had the
+     * filling one been among them, the gap would have waited for a timeout, which then doubles.
+     */
+    @Test
+    void shouldTakeABurstOfAnswersFromAServerThatStalled() throws IOException {
+        final long rmemMax = Long.parseLong(Files.readAllLines(Path.of("/proc/sys/net/core/rmem_max")).get(0).trim());
+        assumeTrue(rmemMax >= MoldUDP64SubscriberOptions.DEFAULT_REQUEST_RECEIVE_BUFFER, "net.core.rmem_max=" + rmemMax
+            + " caps the request socket's buffer below the default of "
+            + MoldUDP64SubscriberOptions.DEFAULT_REQUEST_RECEIVE_BUFFER + " bytes");
+        subscriber(new MoldUDP64SubscriberOptions());
+        feed(packet(SESSION, 1, 1, numbered(1, 1)));
+        feed(packet(SESSION, 3, 1, numbered(3, 1)));
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(2, 1));
+
+        final InetSocketAddress answers = MoldFixture.loopback(subscriber.requestEndpoint().localAddress().getPort());
+        final ByteBuffer stale = ByteBuffer.wrap(packet(SESSION, 1, 1, new byte[MoldUDP64Layout.DEFAULT_MAX_PAYLOAD - 2]));
+        for (int i = 0; i < 300; i++) {
+            requestServer.send(stale.rewind(), answers);
+        }
+        requestServer.send(ByteBuffer.wrap(packet(SESSION, 2, 1, numbered(2, 1))), answers);
+        final long deadline = System.nanoTime() + 2_000_000_000L; // a bound on the loop, not a measurement
+        while (subscriber.nextExpected() != 4 && System.nanoTime() < deadline) {
+            reactor.doWork();
+        }
+
+        assertThat(subscriber.requestEndpoint().datagramsReceived()).as("answers read, of 301 sent").isEqualTo(301);
+        assertThat(subscriber.nextExpected()).isEqualTo(4);
+        assertThat(subscriber.requests()).isEqualTo(1);
+        assertThat(subscriber.duplicates()).isEqualTo(300);
     }
 
     @Test

@@ -43,6 +43,9 @@ final class PeregrineMoldStreamReceiver implements RecoveringStreamReceiver, Mol
         try {
             this.subscriber = new MoldUDP64Subscriber(reactor, new MoldUDP64SubscriberOptions()
                 .feed(feedSocket(config))
+                // the bench's 4 MiB socket buffers: with 32 requests in flight, a sender stalled for a time slice
+                // answers more than the subscriber's default buffer holds
+                .request(PeregrineUdpBench.options(config).busyPoll(false))
                 .requestServer(PeregrineUdpBench.address(config, REQUEST_PORT_OFFSET))
                 .session(PeregrineMoldStreamSender.SESSION).startSequence(1)
                 .requestTimeoutNs(10_000_000L).maxRequestTimeoutNs(200_000_000L).requestAttempts(50)
