@@ -57,11 +57,13 @@ public final class MoldUDP64PublisherOptions {
      * changes is when full packets leave (at the end of the cycle rather than as each fills) and the cost: one
      * system call per up to 64 packets instead of one each.
      *
-     * <p>Off by default, for a measured reason. On loopback (2-vCPU VM, 32-byte messages, BENCHMARKS.md, sitting
-     * of 2026-11-23 10:52 UTC) the best no-loss round rose from 5.8 to 15.2 M msg/s with it, but most runs with it
-     * ended with a gap the subscriber gave up on, the request server's answers having come back tens of
-     * milliseconds late; without it that happens too at the highest rates, less often. The cause is not found yet.
-     * Turn it on for a feed whose subscribers keep up, and measure recovery on your own path first.
+     * <p>Off by default: it needs an endpoint set up for it (native, busy-polled, connected), which the default
+     * is not. The runs that once made it look unsafe (most segmented runs of the stream bench ending with a gap
+     * given up, 2026-11-23 10:52 UTC) had two causes outside it, both mended since: the subscriber's request socket
+     * had the system's default receive buffer, so a burst of answers after a stalled server was dropped
+     * ({@link MoldUDP64SubscriberOptions#DEFAULT_REQUEST_RECEIVE_BUFFER}), and the bench's store held 0.4 s of a
+     * 10 M msg/s stream. With both mended, segmented runs delivered every message in every round measured, up to
+     * 15 M msg/s of 32-byte messages on loopback (BENCHMARKS.md).
      *
      * @param segmentation true to send a cycle's full packets in one segmented send
      * @return this

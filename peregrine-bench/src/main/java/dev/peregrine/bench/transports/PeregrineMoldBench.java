@@ -62,8 +62,10 @@ public final class PeregrineMoldBench implements RecoveringStreamTransport {
     static final int REACTOR_INTERVAL = 64;
 
     /**
-     * System property: {@code true} has the one-way stream's publisher send the full packets of a cycle in one
-     * segmented send ({@link MoldUDP64PublisherOptions#segmentation}); off by default, as in the library.
+     * System property: the one-way stream's publisher sends the full packets of a cycle in one segmented send
+     * ({@link MoldUDP64PublisherOptions#segmentation}) on a native connected socket, and the receiver's feed reads
+     * coalesced bursts; {@code false} turns both off (the JDK's DatagramChannel on both sides, one datagram per
+     * system call). On by default in the bench, where the endpoints are set up for it; off by default in the library.
      */
     static final String SEGMENTATION_PROPERTY = "peregrine.mold.segmentation";
 
@@ -72,7 +74,7 @@ public final class PeregrineMoldBench implements RecoveringStreamTransport {
     }
 
     static boolean segmentation() {
-        return Boolean.getBoolean(SEGMENTATION_PROPERTY);
+        return !"false".equals(System.getProperty(SEGMENTATION_PROPERTY));
     }
 
     @Override

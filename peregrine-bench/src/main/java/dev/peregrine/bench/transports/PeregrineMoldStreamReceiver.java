@@ -57,10 +57,9 @@ final class PeregrineMoldStreamReceiver implements RecoveringStreamReceiver, Mol
     }
 
     /**
-     * The feed's socket. With the publisher's segmentation asked for, connected to the publisher's port, native
-     * and reading coalesced bursts ({@link UdpOptions#receiveOffload}), so that a segmented burst costs one read;
-     * otherwise the JDK's DatagramChannel as before segmentation existed, which in one sitting's before/after
-     * pair recovered from loss at least as well.
+     * The feed's socket. With the publisher's segmentation (the bench's default), connected to the publisher's
+     * port, native and reading coalesced bursts ({@link UdpOptions#receiveOffload}), so that a segmented burst
+     * costs one read; with {@code -Dperegrine.mold.segmentation=false} the JDK's DatagramChannel.
      */
     private static UdpOptions feedSocket(final BenchConfig config) {
         final UdpOptions options = PeregrineUdpBench.options(config).localAddress(PeregrineUdpBench.address(config, 0));

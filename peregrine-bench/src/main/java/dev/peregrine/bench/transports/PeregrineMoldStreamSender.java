@@ -76,11 +76,9 @@ final class PeregrineMoldStreamSender implements RecoveringStreamSender {
     }
 
     /**
-     * The publisher's socket, on the port the receiver's feed is connected to. With segmentation asked for, a
-     * native endpoint, connected and polled (polling finds nothing to read), which segmentation needs; otherwise
-     * the JDK's DatagramChannel, as before segmentation existed: in this bench, recovery under loss at a few
-     * million messages per second was slow (hundreds of milliseconds) with the native publisher socket even
-     * without segmentation, and fast (milliseconds) with the DatagramChannel; the cause is not found yet.
+     * The publisher's socket, on the port the receiver's feed is connected to. With segmentation (the bench's
+     * default) a native endpoint, connected and polled (polling finds nothing to read), which segmentation needs;
+     * with {@code -Dperegrine.mold.segmentation=false} the JDK's DatagramChannel, one send per packet.
      */
     private static UdpOptions publisherSocket(final BenchConfig config) {
         final UdpOptions options = PeregrineUdpBench.options(config)

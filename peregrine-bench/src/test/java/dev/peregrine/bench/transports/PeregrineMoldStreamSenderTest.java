@@ -7,6 +7,9 @@ import dev.peregrine.peers.StreamLoss;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.DatagramChannel;
 import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -15,11 +18,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(60)
 class PeregrineMoldStreamSenderTest {
     @Test
-    void shouldSendBatchesInFullPacketsAndTheRestWhenFlushedWithNothingNewOffered() {
+    @SuppressWarnings("try") // the feed socket is only there to be bound
+    void shouldSendBatchesInFullPacketsAndTheRestWhenFlushedWithNothingNewOffered() throws IOException {
         final BenchConfig config = new BenchConfig("127.0.0.1", RunEnvironment.freePorts("127.0.0.1",
             BenchConfig.PORTS_PER_RESPONDER), 32, Path.of("target"), true);
         final int perPacket = MoldUDP64Layout.DEFAULT_MAX_PAYLOAD / (32 + MoldUDP64Layout.BLOCK_HEADER_LENGTH);
-        try (PeregrineMoldStreamSender sender = new PeregrineMoldStreamSender(config, StreamLoss.NONE)) {
+        // a socket on the feed's port, as in a run: the segmenting publisher's socket is connected, and a send to
+        // a port nobody listens on fails on the next send (the ICMP error), which would count as not sent
+        try (DatagramChannel feed = DatagramChannel.open().bind(new InetSocketAddress("127.0.0.1", config.port()));
+             PeregrineMoldStreamSender sender = new PeregrineMoldStreamSender(config, StreamLoss.NONE)) {
             long sequence = 0;
             for (; sequence < 200 * 256; sequence++) { // compiled, a batch takes well under the flush delay
                 assertThat(sender.offer(sequence)).isTrue();
