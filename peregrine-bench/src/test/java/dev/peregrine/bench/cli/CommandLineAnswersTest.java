@@ -118,7 +118,7 @@ class CommandLineAnswersTest {
         assertThat(lines.get(0)).matches("peregrine \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?");
         assertThat(lines.get(2)).startsWith("JDK " + Runtime.version()).contains(System.getProperty("java.home"));
         final Path root = Path.of("..").toAbsolutePath().normalize();
-        if (Files.isDirectory(root.resolve(".git"))) {
+        if (Files.exists(root.resolve(".git"))) { // a directory, or a file in a git worktree
             final Process git = new ProcessBuilder("git", "-C", root.toString(), "rev-parse", "HEAD").start();
             final String head = new String(git.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).strip();
             assertThat(git.waitFor(30, TimeUnit.SECONDS)).isTrue();
