@@ -5,6 +5,7 @@ import dev.peregrine.peers.RecoveringStreamReceiver;
 import dev.peregrine.peers.StreamReceiver;
 import org.HdrHistogram.Histogram;
 
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongConsumer;
@@ -27,6 +28,8 @@ final class StreamChecker implements LongConsumer {
     volatile long total = Long.MAX_VALUE;
     /** Set by the receiver when the window is over (or it failed): the sender may stop. */
     volatile boolean stopSending;
+    /** Counted down when {@link #stopSending} is set, for a thread that waits for it without polling. */
+    private final CountDownLatch stopSignal = new CountDownLatch(1);
     /** Set by the owner to give up draining. */
     volatile boolean stop;
     // written by the receiving thread; read by others after join(), or after it printed its result
@@ -156,8 +159,24 @@ final class StreamChecker implements LongConsumer {
             }
         } catch (final RuntimeException ex) {
             failure.compareAndSet(null, ex);
-            stopSending = true;
+            signalStop();
         }
+    }
+
+    private void signalStop() {
+        stopSending = true;
+        stopSignal.countDown();
+    }
+
+    /**
+     * Waits until the sender may stop ({@link #stopSending}), without polling.
+     *
+     * @param timeoutMs the longest wait
+     * @return true once the sender may stop
+     * @throws InterruptedException if interrupted while waiting
+     */
+    boolean awaitStop(final long timeoutMs) throws InterruptedException {
+        return stopSignal.await(timeoutMs, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -211,6 +230,6 @@ final class StreamChecker implements LongConsumer {
         endNs = now;
         endSequence = sequence;
         lostAtEnd = lost;
-        stopSending = true;
+        signalStop();
     }
 }

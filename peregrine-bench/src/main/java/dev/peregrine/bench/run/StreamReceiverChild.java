@@ -135,15 +135,17 @@ public final class StreamReceiverChild {
             final Thread control = new Thread(() -> readControl(checker), "bench-stream-control");
             control.setDaemon(true);
             control.start();
+            // waits on the checker's signal rather than polling: a thread that woke every millisecond took the
+            // CPU from a spinning thread a thousand times a second, on a machine with no core to spare
             boolean stopPrinted = false;
-            while (draining.isAlive()) {
-                if (!stopPrinted && checker.stopSending) {
+            while (!stopPrinted && draining.isAlive()) {
+                if (checker.awaitStop(100)) {
                     out.println("STOP");
                     out.flush();
                     stopPrinted = true;
                 }
-                draining.join(1);
             }
+            draining.join();
             if (!stopPrinted) {
                 out.println("STOP");
             }
