@@ -64,7 +64,7 @@ public final class MoldUDP64PublisherOptions {
      * ({@link MoldUDP64SubscriberOptions#DEFAULT_REQUEST_RECEIVE_BUFFER}), and the bench's store held 0.4 s of a
      * 10 M msg/s stream. With both mended, segmented runs delivered every message in every round of the next
      * sitting (2026-11-23 12:46 UTC), up to 16.5 M msg/s of 32-byte messages on loopback with 1% of packets
-     * dropped (BENCHMARKS.md); at 10% loss its bursts make the recovery tail longer (p99 18 ms against 156 µs).
+     * dropped (BENCHMARKS.md); at 10% loss the recovery tail was longer with it (p99 18 ms against 156 µs).
      *
      * @param segmentation true to send a cycle's full packets in one segmented send
      * @return this
