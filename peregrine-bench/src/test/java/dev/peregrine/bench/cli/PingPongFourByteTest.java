@@ -30,25 +30,16 @@ class PingPongFourByteTest {
     @TempDir
     Path folder;
 
-    private int code;
-    private String err;
-
-    private String run(final String... args) {
-        final CliRun run = CliRun.execute(args);
-        code = run.code();
-        err = run.err();
-        return run.out();
-    }
-
     @Test
     void shouldAnswerFourBytePingsWithKilobytePongsOnEveryTransportThatRunsInProcess() throws Exception {
         final Path json = folder.resolve("jocket.json");
 
-        final String out = run("bench", "pingpong", "--transport", String.join(",", IN_PROCESS), "--size", "4",
-            "--reply-size", "1024", "--messages", Integer.toString(MESSAGES), "--warmup", "100", "--in-process",
+        final CliRun cli = CliRun.execute("bench", "pingpong", "--transport", String.join(",", IN_PROCESS), "--size",
+            "4", "--reply-size", "1024", "--messages", Integer.toString(MESSAGES), "--warmup", "100", "--in-process",
             "--no-busy-spin", "--quiet", "--json", json.toString());
+        final String out = cli.out();
 
-        assertThat(code).as(out + err).isZero();
+        assertThat(cli.code()).as(out + cli.err()).isZero();
         final List<JsonNode> runs = Json.read(json).valueStream().toList();
         assertThat(runs).extracting(r -> r.get("transport").asText()).containsExactlyElementsOf(IN_PROCESS);
         // ok means every pong was 1024 bytes long and carried the ping's sequence: the loop checks each one
@@ -65,11 +56,12 @@ class PingPongFourByteTest {
         final Path json = folder.resolve("child.json");
 
         // the hidden responder command takes --size 4 as bench pingpong does
-        final String out = run("bench", "pingpong", "--transport", "peregrine-shm", "--size", "4", "--reply-size",
-            "1024", "--messages", Integer.toString(MESSAGES), "--warmup", "100", "--no-busy-spin", "--quiet", "--json",
-            json.toString());
+        final CliRun cli = CliRun.execute("bench", "pingpong", "--transport", "peregrine-shm", "--size", "4",
+            "--reply-size", "1024", "--messages", Integer.toString(MESSAGES), "--warmup", "100", "--no-busy-spin",
+            "--quiet", "--json", json.toString());
+        final String out = cli.out();
 
-        assertThat(code).as(out + err).isZero();
+        assertThat(cli.code()).as(out + cli.err()).isZero();
         final JsonNode result = Json.read(json);
         assertThat(result.get("transport").asText()).isEqualTo("peregrine-shm");
         assertThat(result.get("status").asText()).isEqualTo("ok");
@@ -81,11 +73,12 @@ class PingPongFourByteTest {
     void shouldAnswerFourBytePingsAtAFixedRateWithSeveralInFlight() throws Exception {
         final Path json = folder.resolve("rate.json");
 
-        final String out = run("bench", "pingpong", "--transport", "peregrine-tcp", "--size", "4", "--reply-size", "1024",
-            "--rate", "20000", "--messages", "2000", "--warmup", "200", "--in-process", "--no-busy-spin", "--quiet",
-            "--json", json.toString());
+        final CliRun cli = CliRun.execute("bench", "pingpong", "--transport", "peregrine-tcp", "--size", "4",
+            "--reply-size", "1024", "--rate", "20000", "--messages", "2000", "--warmup", "200", "--in-process",
+            "--no-busy-spin", "--quiet", "--json", json.toString());
+        final String out = cli.out();
 
-        assertThat(code).as(out + err).isZero();
+        assertThat(cli.code()).as(out + cli.err()).isZero();
         final JsonNode result = Json.read(json);
         assertThat(result.get("status").asText()).isEqualTo("ok");
         assertThat(result.get("messages").asLong()).isEqualTo(2000);
@@ -93,15 +86,16 @@ class PingPongFourByteTest {
 
     @Test
     void shouldRefuseAPingOrPongShorterThanFourBytesWithOneLineAndExitCode2() {
-        run("bench", "pingpong", "--transport", "peregrine-shm", "--size", "3", "--reply-size", "1024");
-        assertThat(code).isEqualTo(2);
-        assertThat(err.strip().lines().count()).as(err).isEqualTo(1);
-        assertThat(err).contains("--size", "3", "4 to 1048576").doesNotContain("\tat ");
+        CliRun cli = CliRun.execute("bench", "pingpong", "--transport", "peregrine-shm", "--size", "3",
+            "--reply-size", "1024");
+        assertThat(cli.code()).isEqualTo(2);
+        assertThat(cli.err().strip().lines().count()).as(cli.err()).isEqualTo(1);
+        assertThat(cli.err()).contains("--size", "3", "4 to 1048576").doesNotContain("\tat ");
 
-        run("bench", "pingpong", "--transport", "peregrine-shm", "--size", "4", "--reply-size", "3");
-        assertThat(code).isEqualTo(2);
-        assertThat(err.strip().lines().count()).as(err).isEqualTo(1);
-        assertThat(err).contains("--reply-size", "3", "4 to 1048576").doesNotContain("\tat ");
+        cli = CliRun.execute("bench", "pingpong", "--transport", "peregrine-shm", "--size", "4", "--reply-size", "3");
+        assertThat(cli.code()).isEqualTo(2);
+        assertThat(cli.err().strip().lines().count()).as(cli.err()).isEqualTo(1);
+        assertThat(cli.err()).contains("--reply-size", "3", "4 to 1048576").doesNotContain("\tat ");
     }
 
     @Test
@@ -110,11 +104,11 @@ class PingPongFourByteTest {
             List.of("bench", "throughput", "--transport", "peregrine-tcp", "--size", "4"),
             List.of("bench", "compare", "--size", "4"),
             List.of("bench", "compare", "--load-size", "4"))) {
-            run(args.toArray(String[]::new));
+            final CliRun cli = CliRun.execute(args.toArray(String[]::new));
 
-            assertThat(code).as(args.toString()).isEqualTo(2);
-            assertThat(err.strip().lines().count()).as(err).isEqualTo(1);
-            assertThat(err).as(args.toString()).contains(args.get(args.size() - 2), "4 is out of range",
+            assertThat(cli.code()).as(args.toString()).isEqualTo(2);
+            assertThat(cli.err().strip().lines().count()).as(cli.err()).isEqualTo(1);
+            assertThat(cli.err()).as(args.toString()).contains(args.get(args.size() - 2), "4 is out of range",
                 "16 to 1048576", "many messages in flight carry the full 64-bit sequence",
                 "bench pingpong accepts sizes from 4").doesNotContain("\tat ");
         }

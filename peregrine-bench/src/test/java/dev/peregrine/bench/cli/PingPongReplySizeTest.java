@@ -22,25 +22,16 @@ class PingPongReplySizeTest {
     @TempDir
     Path folder;
 
-    private int code;
-    private String err;
-
-    private String run(final String... args) {
-        final CliRun run = CliRun.execute(args);
-        code = run.code();
-        err = run.err();
-        return run.out();
-    }
-
     @Test
     void shouldAnswerSixteenBytePingsWithKilobyteRepliesOnEveryTransportAsked() throws Exception {
         final Path json = folder.resolve("p.json");
 
-        final String out = run("bench", "pingpong", "--transport", "peregrine-tcp,peregrine-shm,socket", "--size", "16",
-            "--reply-size", "1024", "--messages", "2000", "--warmup", "500", "--no-busy-spin", "--quiet",
-            "--json", json.toString());
+        final CliRun cli = CliRun.execute("bench", "pingpong", "--transport", "peregrine-tcp,peregrine-shm,socket",
+            "--size", "16", "--reply-size", "1024", "--messages", "2000", "--warmup", "500", "--no-busy-spin",
+            "--quiet", "--json", json.toString());
+        final String out = cli.out();
 
-        assertThat(code).as(out + err).isZero();
+        assertThat(cli.code()).as(out + cli.err()).isZero();
         assertThat(out).contains("size=16 reply-size=1024").containsPattern("peregrine-tcp \\* +16/1024 ")
             .containsPattern("peregrine-shm \\* +16/1024 ").containsPattern("socket +16/1024 ");
         final List<JsonNode> runs = Json.read(json).valueStream().toList();
@@ -56,33 +47,36 @@ class PingPongReplySizeTest {
 
     @Test
     void shouldReportATransportThatCannotAnswerWithAnotherSize() {
-        final String out = run("bench", "pingpong", "--transport", "test-mem", "--size", "32", "--reply-size", "64",
-            "--messages", "100", "--warmup", "10", "--in-process", "--no-busy-spin", "--quiet");
+        final CliRun cli = CliRun.execute("bench", "pingpong", "--transport", "test-mem", "--size", "32",
+            "--reply-size", "64", "--messages", "100", "--warmup", "10", "--in-process", "--no-busy-spin", "--quiet");
+        final String out = cli.out();
 
-        assertThat(code).isEqualTo(1);
+        assertThat(cli.code()).isEqualTo(1);
         assertThat(out).contains("UNAVAILABLE", "test-mem cannot answer with a reply of another size than the message"
             + " (--reply-size=64, --size=32)");
     }
 
     @Test
     void shouldRefuseASizeThatCannotCarryTheSequenceNamingTheOption() {
-        run("bench", "pingpong", "--transport", "peregrine-tcp", "--size", "16", "--reply-size", "3");
-        assertThat(code).isEqualTo(2);
-        assertThat(err).contains("--reply-size", "3", "4 to").doesNotContain("\tat ");
+        CliRun cli = CliRun.execute("bench", "pingpong", "--transport", "peregrine-tcp", "--size", "16",
+            "--reply-size", "3");
+        assertThat(cli.code()).isEqualTo(2);
+        assertThat(cli.err()).contains("--reply-size", "3", "4 to").doesNotContain("\tat ");
 
-        run("bench", "pingpong", "--transport", "peregrine-tcp", "--size", "3");
-        assertThat(code).isEqualTo(2);
-        assertThat(err).contains("--size", "3", "4 to").doesNotContain("\tat ");
+        cli = CliRun.execute("bench", "pingpong", "--transport", "peregrine-tcp", "--size", "3");
+        assertThat(cli.code()).isEqualTo(2);
+        assertThat(cli.err()).contains("--size", "3", "4 to").doesNotContain("\tat ");
     }
 
     @Test
     void shouldLeaveTheReplySizeOutOfTheJsonOfAnEcho() throws Exception {
         final Path json = folder.resolve("e.json");
 
-        run("bench", "pingpong", "--transport", "test-mem", "--size", "32", "--reply-size", "32", "--messages", "100",
-            "--warmup", "10", "--in-process", "--no-busy-spin", "--quiet", "--json", json.toString());
+        final CliRun cli = CliRun.execute("bench", "pingpong", "--transport", "test-mem", "--size", "32",
+            "--reply-size", "32", "--messages", "100", "--warmup", "10", "--in-process", "--no-busy-spin", "--quiet",
+            "--json", json.toString());
 
-        assertThat(code).isZero();
+        assertThat(cli.code()).isZero();
         final JsonNode run = Json.read(json);
         assertThat(run.has("reply_size")).isFalse();
         assertThat(run.get("size").asInt()).isEqualTo(32);
