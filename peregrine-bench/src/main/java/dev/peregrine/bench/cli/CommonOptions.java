@@ -42,7 +42,8 @@ public final class CommonOptions implements Validated {
     Path json;
 
     @Option(names = "--hgrm", converter = Converters.WritableFile.class, paramLabel = "FILE", description = "Write HdrHistogram's percentile distribution"
-        + " (microseconds); with several runs FILE-<transport>-<size>[-r<rate>].hgrm each.")
+        + " (microseconds); with several runs FILE-<transport>-<size>[-r<rate>].hgrm each (with --rounds,"
+        + " FILE-<transport>-<size>[-r<rate>]-round<K>.hgrm).")
     Path hgrm;
 
     @Option(names = "--cpu", paramLabel = "CPU", split = ",",
@@ -135,14 +136,32 @@ public final class CommonOptions implements Validated {
      * @param jsonText what {@code --json} gets
      */
     void writeFiles(final List<RunResult> results, final PrintStream out, final String jsonText) {
+        writeFiles(results, out, jsonText, null);
+    }
+
+    /**
+     * Writes {@code --json} (with the given text) and {@code --hgrm} if asked for, each histogram of runs made in
+     * rounds in a file of its own: {@code FILE-<transport>-<size>[-r<rate>]-round<K>.hgrm}.
+     *
+     * @param results the runs
+     * @param out where to say what was written
+     * @param jsonText what {@code --json} gets
+     * @param rounds the round of each run, in the same order, or null for runs not made in rounds
+     */
+    void writeFiles(final List<RunResult> results, final PrintStream out, final String jsonText, final List<Integer> rounds) {
         if (json != null) {
             write(json, jsonText);
             out.println("json: " + json.toAbsolutePath());
         }
         if (hgrm != null) {
-            final List<RunResult> measured = results.stream().filter(RunResult::hasLatency).toList();
-            for (final RunResult result : measured) {
-                final Path file = measured.size() == 1 ? hgrm : sibling(hgrm, result);
+            final long measured = results.stream().filter(RunResult::hasLatency).count();
+            for (int i = 0; i < results.size(); i++) {
+                final RunResult result = results.get(i);
+                if (!result.hasLatency()) {
+                    continue;
+                }
+                final Path file = measured == 1 && rounds == null ? hgrm
+                    : sibling(hgrm, result, rounds == null ? "" : "-round" + rounds.get(i));
                 try (PrintStream stream = new PrintStream(Files.newOutputStream(file), false, StandardCharsets.UTF_8)) {
                     stream.println("# " + result.scenario() + " " + result.label()
                         + ": round-trip latency in microseconds" + (result.rate() > 0 ? " from intended send time" : ""));
@@ -155,13 +174,13 @@ public final class CommonOptions implements Validated {
         }
     }
 
-    private static Path sibling(final Path file, final RunResult result) {
+    private static Path sibling(final Path file, final RunResult result, final String round) {
         final String name = file.getFileName().toString();
         final int dot = name.lastIndexOf('.');
         final String base = dot > 0 ? name.substring(0, dot) : name;
         final String extension = dot > 0 ? name.substring(dot) : ".hgrm";
         final String suffix = "-" + result.scenario() + "-" + result.transport() + "-" + result.size()
-            + (result.rate() > 0 ? "-r" + result.rate() : "");
+            + (result.rate() > 0 ? "-r" + result.rate() : "") + round;
         return file.resolveSibling(base + suffix.replaceAll("[^A-Za-z0-9_.-]", "_") + extension);
     }
 

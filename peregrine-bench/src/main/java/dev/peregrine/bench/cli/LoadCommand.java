@@ -1,5 +1,6 @@
 package dev.peregrine.bench.cli;
 
+import dev.peregrine.bench.report.JsonResults;
 import dev.peregrine.bench.report.Summary;
 import dev.peregrine.bench.run.BenchSession;
 import dev.peregrine.bench.run.RunResult;
@@ -26,7 +27,9 @@ import java.util.concurrent.Callable;
 /**
  * {@code bench load}: Chronicle's scenario, several clients each at a fixed rate, one row per rate. By default
  * ({@code --topology shared}) the clients run on one thread against one responder thread that serves every
- * connection; {@code --topology per-client} gives each client a thread and a responder of its own.
+ * connection; {@code --topology per-client} gives each client a thread and a responder of its own. With
+ * {@code --rounds N} every transport runs N times, alternately, and each row shows its medians
+ * ({@link dev.peregrine.bench.report.LoadRows}).
  */
 @Command(name = "load", mixinStandardHelpOptions = true,
     description = {"Latency under load (Chronicle's scenario): N clients, each at a fixed rate on its own schedule,"
@@ -136,6 +139,13 @@ public final class LoadCommand implements Callable<Integer> {
             + " ${DEFAULT-VALUE}).")
     long seed;
 
+    @Range(min = 1, max = 1000)
+    @Option(names = "--rounds", defaultValue = "1", paramLabel = "N",
+        description = "Run every transport at every rate N times, alternately (one transport's rates, then the next"
+            + " transport's, and again); the table shows each row's medians over the rounds and the range of its p99,"
+            + " the JSON every round's run with its round (default: ${DEFAULT-VALUE}).")
+    int rounds;
+
     @Override
     public Integer call() {
         final PrintStream out = System.out;
@@ -151,7 +161,16 @@ public final class LoadCommand implements Callable<Integer> {
         }
         try (BenchSession session = new BenchSession(out, System.err, common.quiet, false)) {
             out.println(topologyNote(topology, clients));
-            run(session, chosen, sizes, clients, rates, seconds, warmupSeconds, topology, respondEvery, common);
+            final List<Integer> roundOf = new ArrayList<>();
+            for (int round = 1; round <= rounds && !session.stopping(); round++) {
+                if (rounds > 1) {
+                    out.println("round " + round + " of " + rounds);
+                }
+                run(session, chosen, sizes, clients, rates, seconds, warmupSeconds, topology, respondEvery, common);
+                while (roundOf.size() < session.results().size()) {
+                    roundOf.add(round);
+                }
+            }
             for (final BenchTransport transport : chosen) {
                 if (transport instanceof LossyLoadTransport lossy) {
                     out.println("--loss " + loss + " --seed " + seed + ": the " + transport.name() + " clients dropped "
@@ -160,7 +179,11 @@ public final class LoadCommand implements Callable<Integer> {
             }
             final List<RunResult> results = session.results();
             out.print(Summary.load(results).note(topologyNote(topology, clients)).toText());
-            common.writeFiles(results, out);
+            if (rounds > 1) {
+                common.writeFiles(results, out, JsonResults.toJson(results, roundOf), roundOf);
+            } else {
+                common.writeFiles(results, out);
+            }
             return results.stream().allMatch(r -> r.status() == RunResult.Status.OK) ? 0 : 1;
         }
     }

@@ -39,7 +39,8 @@ import java.util.Locale;
  * messages a lossy transport lost. A Peregrine run ends with {@code "peregrine_counters":[{"type":..,"label":..,
  * "value":..},..]}: the responder's non-zero transport counters at the end of the run (back-pressure events,
  * rejected frames, drops, recoveries; {@code ./peregrine stat} names them), absent when it has no counters file.
- * Runs without numbers (failed, unavailable) are left out.
+ * Runs without numbers (failed, unavailable) are left out. Runs made in rounds ({@code bench load --rounds N}) are
+ * always an array, and each object ends with {@code "round":K}.
  *
  * <p>Jackson writes every object (its tree model, so the fields keep this order) and the layout is kept: an
  * array has one run per line; decimals have a fixed number of places ({@code 0.00}, {@code 50000.0}), never an
@@ -65,6 +66,29 @@ public final class JsonResults {
             return object(measured.get(0)) + "\n";
         }
         return array(measured.stream().map(JsonResults::node).toList());
+    }
+
+    /**
+     * The JSON text of runs made in rounds ({@code bench load --rounds N}): always an array, each run's object
+     * ending with {@code "round":K}, the round (from 1) it ran in.
+     *
+     * @param results the runs; those without numbers are skipped
+     * @param rounds the round of each run, in the same order
+     * @return the array
+     * @throws IllegalArgumentException if the lists differ in length
+     */
+    public static String toJson(final List<RunResult> results, final List<Integer> rounds) {
+        if (rounds.size() != results.size()) {
+            throw new IllegalArgumentException(results.size() + " runs but " + rounds.size() + " rounds");
+        }
+        final List<ObjectNode> nodes = new ArrayList<>();
+        for (int i = 0; i < results.size(); i++) {
+            final RunResult result = results.get(i);
+            if (result.status() == RunResult.Status.OK || result.status() == RunResult.Status.PARTIAL) {
+                nodes.add(node(result).put("round", rounds.get(i)));
+            }
+        }
+        return array(nodes);
     }
 
     /**

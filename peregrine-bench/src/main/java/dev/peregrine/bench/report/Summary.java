@@ -73,36 +73,56 @@ public final class Summary {
     }
 
     /**
-     * The load summary: one row per transport and rate.
+     * The load summary: one row per transport and rate ({@link LoadRows}). When a row ran in several rounds
+     * ({@code bench load --rounds N}) its numbers are the medians over the rounds, with the number of rounds and
+     * the range of the p99 in columns of their own; with one round the table is as it always was.
      *
      * @param results every run (other scenarios are ignored)
      * @return the table
      */
     public static Table load(final List<RunResult> results) {
+        final List<LoadRows.Row> rows = LoadRows.of(results);
+        final int rounds = rows.stream().mapToInt(LoadRows.Row::rounds).max().orElse(1);
+        final List<String> headers = new ArrayList<>(List.of("transport", "size", "clients", "rate/client", "sent/client",
+            "p50", "p90", "p99", "p99.9", "max", "msg/s (all)", "status"));
+        if (rounds > 1) {
+            headers.add(2, "rounds");
+            headers.add(headers.indexOf("p99") + 1, "p99 min - max");
+        }
         final Table table = new Table("Load: concurrent clients at fixed rates, latency from the intended send time"
-            + " (microseconds, coordinated omission corrected)",
-            List.of("transport", "size", "clients", "rate/client", "sent/client", "p50", "p90", "p99", "p99.9", "max",
-                "msg/s (all)", "status"));
+            + " (microseconds, coordinated omission corrected)" + (rounds > 1 ? "; median of the rounds" : ""), headers);
         final Map<String, Integer> footnotes = new LinkedHashMap<>();
-        for (final Map.Entry<String, List<RunResult>> group : byPath(results, "load").entrySet()) {
+        final Map<String, List<LoadRows.Row>> byPath = new LinkedHashMap<>();
+        rows.stream().sorted(Comparator.comparingInt((LoadRows.Row r) -> Transports.pathRank(r.first().path())))
+            .forEach(r -> byPath.computeIfAbsent(r.first().path(), k -> new ArrayList<>()).add(r));
+        for (final Map.Entry<String, List<LoadRows.Row>> group : byPath.entrySet()) {
             table.group(group.getKey());
-            for (final RunResult r : group.getValue()) {
+            for (final LoadRows.Row r : group.getValue()) {
+                final RunResult first = r.first();
+                final List<String> cells = new ArrayList<>(List.of(name(first), Integer.toString(first.size()),
+                    Integer.toString(first.clients()), rate(first)));
                 if (!r.hasLatency()) {
-                    table.row(List.of(name(r), Integer.toString(r.size()), Integer.toString(r.clients()),
-                        rate(r), "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", status(table, footnotes, r)));
-                    continue;
+                    cells.addAll(List.of("n/a", "n/a", "n/a", "n/a", "n/a", "n/a", "n/a"));
+                } else {
+                    cells.addAll(List.of(LatencyTable.number(r.sentRate(), 0), us(r.percentile(50)), us(r.percentile(90)),
+                        us(r.percentile(99)), us(r.percentile(99.9)), us(r.max()), LatencyTable.number(r.throughput(), 0)));
                 }
-                table.row(List.of(name(r), Integer.toString(r.size()), Integer.toString(r.clients()),
-                    rate(r), LatencyTable.number(r.sentRate(), 0), us(r.rtt().getValueAtPercentile(50)),
-                    us(r.rtt().getValueAtPercentile(90)),
-                    us(r.rtt().getValueAtPercentile(99)), us(r.rtt().getValueAtPercentile(99.9)),
-                    us(r.rtt().getMaxValue()), LatencyTable.number(r.throughputMsgsPerSecond(), 0),
-                    status(table, footnotes, r)));
+                cells.add(status(table, footnotes, r.status(), r.note()));
+                if (rounds > 1) {
+                    cells.add(2, Integer.toString(r.rounds()));
+                    cells.add(headers.indexOf("p99") + 1, r.hasLatency() ? us(r.p99Min()) + " - " + us(r.p99Max()) : "n/a");
+                }
+                table.row(cells);
             }
         }
         table.note("rate/client is the rate offered, sent/client the rate each client sustained (n/a: not measured, one"
             + " client per thread); a rate shown as R/N had only every Nth message answered (--respond-every), the"
             + " percentiles and msg/s are of the answered ones.");
+        if (rounds > 1) {
+            table.note("With rounds: every transport ran once per round, the rounds one after another; each percentile,"
+                + " max, sent/client and msg/s is the median over the rounds that measured latency, and p99 min - max"
+                + " their range.");
+        }
         return table;
     }
 
