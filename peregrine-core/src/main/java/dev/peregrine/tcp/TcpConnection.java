@@ -66,6 +66,13 @@ final class TcpConnection implements SelectHandler, FrameSink {
     private String closingDetail;
     private long lingerTimerId = -1;
     private BackPressureEvent backPressure; // a JFR recording's open back-pressured period, else null
+    // a send or claim was refused since the outbound buffer last emptied: its emptying owes the handler an onSent
+    private boolean refusedSinceDrained;
+    // a write outside OP_WRITE emptied the buffer after a refusal: the end-of-cycle flusher tells the handler
+    private boolean drainedEventDue;
+    private int drainedBytes;
+    // bytes read before a pause wait in the receive buffer since the resume: decoded before the next read
+    private boolean remainderDue;
     private TcpChannelCounters counters;
     private long pausedAtNs;
     // messages are counted in plain fields and published to the counters once per read and once per write,
@@ -150,6 +157,9 @@ final class TcpConnection implements SelectHandler, FrameSink {
         closingDetail = null;
         lingerTimerId = -1;
         backPressure = null;
+        refusedSinceDrained = false;
+        drainedEventDue = false;
+        remainderDue = false;
         framesDecoded = 0;
         framesQueued = 0;
         final TcpCounters totals = transport.counters();
@@ -231,12 +241,18 @@ final class TcpConnection implements SelectHandler, FrameSink {
         counters.pausedReading(transport.reactor().nowNs() - pausedAtNs);
         startReading();
         updateInterest();
-        return !dispatching && readEnd > readStart;
+        remainderDue = !dispatching && readEnd > readStart;
+        return remainderDue;
     }
 
-    /** Decodes frames left in the receive buffer by a pause, if reading is on again. */
+    /**
+     * Decodes frames left in the receive buffer by a pause, if reading is on again and they were not decoded
+     * yet: the next read decodes them first ({@link #onReadable()}), so that a read in the same cycle, the
+     * peer's end of stream included, never overtakes them.
+     */
     void decodeRemainder() {
-        if (state == CONNECTED && !readingPaused && !dispatching && readEnd > readStart) {
+        if (remainderDue && state == CONNECTED && !readingPaused && !dispatching) {
+            remainderDue = false;
             decode();
         }
     }
@@ -329,8 +345,19 @@ final class TcpConnection implements SelectHandler, FrameSink {
         close(CloseReason.ERROR, "connect to " + remoteAddress + " timed out after " + (timeoutNs / 1_000_000) + " ms");
     }
 
-    /** Reads what the socket has and delivers every whole frame; returns 1 if anything happened, else 0. */
+    /**
+     * Reads what the socket has and delivers every whole frame; returns 1 if anything happened, else 0. Frames a
+     * pause left in the receive buffer are delivered first: the selector (and the read poller) may come to this
+     * channel in the cycle after its resume before the deferred decode does, and what the read finds, an end of
+     * stream or an error that closes the channel included, must come after them.
+     */
     private int onReadable() {
+        if (remainderDue) {
+            decodeRemainder();
+            if (state != CONNECTED || readingPaused) {
+                return 1;
+            }
+        }
         final ByteBuffer view = inboundView;
         view.limit(inboundCapacity).position(readEnd);
         final int read;
@@ -434,8 +461,11 @@ final class TcpConnection implements SelectHandler, FrameSink {
         }
         countWritten(written);
         final int pending = outbound.pending();
-        if (pending == 0 && backPressure != null) {
-            leaveBackPressure("drained");
+        if (pending == 0) {
+            refusedSinceDrained = false; // the onSent below says so
+            if (backPressure != null) {
+                leaveBackPressure("drained");
+            }
         }
         if (state == CLOSING) {
             if (pending == 0) {
@@ -484,6 +514,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
 
     /** A send or claim refused for want of room: counted, and a JFR recording sees a back-pressured period begin. */
     private long backPressured() {
+        refusedSinceDrained = true;
         counters.backPressured();
         if (backPressure != null) {
             backPressure.refused();
@@ -540,17 +571,28 @@ final class TcpConnection implements SelectHandler, FrameSink {
     }
 
     /**
-     * The end-of-cycle write of a dirty connection ({@link TcpWriteFlusher}).
+     * The end-of-cycle write of a dirty connection ({@link TcpWriteFlusher}), and the {@code onSent} owed when a
+     * write outside OP_WRITE (this one, a flush after a read's frames, or the application's
+     * {@link TcpTransport#flush(long)}) emptied the buffer after a refused send: {@link SendResult#BACK_PRESSURED}
+     * promises one, and only OP_WRITE's writes tell the handler by themselves.
      *
-     * @return 1 if it wrote, else 0
+     * @return 1 if it wrote or told the handler, else 0
      */
     int flushDirty() {
-        dirty = false;
-        if (state != CONNECTED || writePending || outbound.pending() == 0) {
-            return 0;
+        int work = 0;
+        if (state == CONNECTED && !writePending && outbound.pending() > 0) {
+            flush(); // still listed: an emptying after a refusal is told below, not listed again
+            work = 1;
         }
-        flush();
-        return 1;
+        dirty = false;
+        if (drainedEventDue) {
+            drainedEventDue = false;
+            if (state == CONNECTED) {
+                handler.onSent(id, drainedBytes, outbound.pending());
+                work = 1;
+            }
+        }
+        return work;
     }
 
     /**
@@ -568,15 +610,28 @@ final class TcpConnection implements SelectHandler, FrameSink {
     /** Writes what the socket takes now and asks for OP_WRITE if some is left; false if the write failed. */
     private boolean flush() {
         socketWrites++;
+        final int written;
         try {
-            countWritten(outbound.writeTo(channel));
+            written = outbound.writeTo(channel);
         } catch (final IOException ex) {
             closeOnFailure("write", ex);
             return false;
         }
+        countWritten(written);
         if (outbound.pending() > 0) {
             writePending(true);
-        } else if (backPressure != null) {
+            return true;
+        }
+        if (refusedSinceDrained) { // its onSent comes at the end of the cycle, not from inside a send or a flush
+            refusedSinceDrained = false;
+            drainedEventDue = true;
+            drainedBytes = written;
+            if (!dirty) {
+                dirty = true;
+                transport.markDirty(this);
+            }
+        }
+        if (backPressure != null) {
             leaveBackPressure("drained");
         }
         return true;

@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -253,6 +254,45 @@ class TcpBackPressureTest {
             }
         } catch (final EOFException | java.net.SocketException ex) {
             // a reset is an acceptable end: the pending bytes were discarded
+        }
+    }
+
+    /**
+     * A refusal while earlier bytes only wait for the end-of-cycle write: that write (or the application's own
+     * flush) empties the buffer without OP_WRITE, and the onSent that {@link SendResult#BACK_PRESSURED} promises
+     * must still come, at the end of the cycle, never from inside the flush call.
+     */
+    @ParameterizedTest(name = "readPolling={0}, flushed by the application={1}")
+    @CsvSource({"false,false", "true,false", "false,true", "true,true"})
+    void shouldTellARefusedSenderWhenAWriteOutsideOpWriteEmptiesTheBuffer(final boolean readPolling,
+                                                                          final boolean applicationFlush) throws Exception {
+        // the outbound buffer holds one largest frame: a small frame waiting for its write leaves no room for one
+        final TcpOptions options = new TcpOptions().readPolling(readPolling).framing(Framing.parse("length:4be"))
+            .maxFrameLength(64 * 1024).outboundBufferSize(64);
+        try (TcpTestRig rig = new TcpTestRig(options); Socket peer = new Socket()) {
+            peer.connect(rig.listen());
+            rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));
+            final long id = rig.first(ChannelEvent.Accepted.class).channelId();
+            final MemorySegment big = Arena.ofAuto().allocate(64 * 1024);
+
+            assertThat(rig.transport.send(id, TcpTestRig.text("small"), 0, 5)).isEqualTo(9);
+            assertThat(rig.transport.send(id, big, 0, 64 * 1024)).isEqualTo(SendResult.BACK_PRESSURED);
+            if (applicationFlush) {
+                assertThat(rig.transport.flush(id)).isZero();
+                assertThat(rig.all(ChannelEvent.Sent.class)).as("not from inside the flush call").isEmpty();
+            }
+            rig.pollUntil(() -> rig.has(ChannelEvent.Sent.class));
+
+            assertThat(rig.all(ChannelEvent.Sent.class)).singleElement()
+                .satisfies(sent -> assertThat(sent.bytesBuffered()).isZero())
+                .satisfies(sent -> assertThat(sent.bytesWritten()).isEqualTo(9));
+            assertThat(rig.transport.send(id, big, 0, 64 * 1024)).as("the retry the event asked for").isNotNegative();
+            rig.pollFor(20);
+            final DataInputStream in = new DataInputStream(peer.getInputStream());
+            assertThat(in.readInt()).isEqualTo(5);
+            in.readFully(new byte[5]);
+            assertThat(in.readInt()).isEqualTo(64 * 1024);
+            assertThat(rig.errors).isEmpty();
         }
     }
 }

@@ -169,4 +169,36 @@ class TcpReadPauseTest {
             assertThat(rig.errors).isEmpty();
         }
     }
+
+    /**
+     * Frames read in the same read as the one that paused, then the peer's end of stream: resumed between cycles,
+     * the next cycle's read (selector or poller) comes before the deferred decode, and must not overtake it: the
+     * frames first, then the close.
+     */
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldDeliverFramesReadBeforeAPauseWhenThePeerClosedMeanwhile(final boolean readPolling) throws Exception {
+        final Pauser pauser = new Pauser();
+        pauser.pauseOn = 1;
+        try (TcpTestRig rig = new TcpTestRig(options(readPolling), pauser); Socket peer = new Socket()) {
+            pauser.transport = rig.transport;
+            peer.connect(rig.listen());
+            rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));
+            final long id = rig.first(ChannelEvent.Accepted.class).channelId();
+            final DataOutputStream out = new DataOutputStream(peer.getOutputStream());
+
+            writeFrames(out, 1, 3); // one write: the three frames arrive together
+            out.flush();
+            rig.pollUntil(() -> !pauser.numbers.isEmpty());
+            rig.pollFor(20);
+            assertThat(pauser.numbers).containsExactly(1);
+            peer.shutdownOutput(); // the end of stream waits in the kernel behind the pause
+            Thread.sleep(20);
+            assertThat(rig.transport.resumeReading(id)).isZero(); // between cycles
+            rig.pollUntil(() -> rig.has(ChannelEvent.Closed.class));
+
+            assertThat(pauser.numbers).containsExactly(1, 2, 3);
+            assertThat(rig.first(ChannelEvent.Closed.class).detail()).isEqualTo("end of stream");
+        }
+    }
 }
