@@ -40,8 +40,10 @@ import java.net.InetSocketAddress;
  * all the attempts) is reported ({@link MoldUDP64Listener#onUnrecoverable}) and the subscriber becomes
  * {@link MoldUDP64SubscriberState#UNRECOVERABLE}: it never skips a gap silently, and never waits forever.
  *
- * <p>A packet of another session is dropped and counted, except after the current session has ended: then
- * the new session is followed from its message 1, so a restart at 1 is not mistaken for old duplicates.
+ * <p>A packet of another session is dropped and counted, except after the current session has ended and all of
+ * it was delivered (a gap still open is recovered, or reported unrecoverable, first): then the new session is
+ * followed from its message 1, so a restart at 1 is not mistaken for old duplicates. An answer with no message
+ * in it does not count as an answer: the request is sent again after its timeout, up to the attempts.
  * Every count and length is checked before use ({@link MoldUDP64Layout#validate}); a malformed packet
  * (a truncated answer, say) is counted and dropped whole. The subscriber has its own request socket, so
  * several subscribers on one host sharing the feed port each get their own answers. Nothing allocates per
@@ -100,6 +102,10 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     private long handlerFailures;
     private String failure;
     private boolean released;
+    private boolean closed;
+    // a packet or a cycle is being handled: a close() from a listener callback leaves the reorder buffer's memory
+    // to be released once it is done, as the rest of the packet or cycle may still read it
+    private boolean handling;
     private final MoldUDP64SubscriberCounters counters;
 
     /**
@@ -189,12 +195,18 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
      * @return the number of messages delivered, from this packet and from the reorder buffer
      */
     public int onPacket(final MemorySegment buffer, final long offset, final int length, final boolean answer, final long nowNs) {
-        if (state == MoldUDP64SubscriberState.FAILED) {
+        if (ended()) {
             return 0;
         }
-        final int deliveredNow = handlePacket(buffer, offset, length, answer, nowNs);
-        if (state == MoldUDP64SubscriberState.FAILED) {
-            releaseMemory(); // the listener failed inside: the reorder buffer is no longer read once the packet is done
+        handling = true;
+        final int deliveredNow;
+        try {
+            deliveredNow = handlePacket(buffer, offset, length, answer, nowNs);
+        } finally {
+            handling = false;
+        }
+        if (ended()) {
+            releaseMemory(); // the listener failed or closed inside: the reorder buffer is no longer read once the packet is done
         }
         return deliveredNow;
     }
@@ -217,14 +229,16 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         if (!sessionKnown) {
             adoptSession(buffer, offset);
         } else if (!MoldUDP64Layout.sessionEquals(buffer, offset, session)) {
-            if (sessionFixed || !endOfSessionSeen || answer) {
+            // a new session is followed only once the old one is complete: a gap of the old one still open is
+            // recovered (or reported unrecoverable) first, never dropped with it
+            if (sessionFixed || !endOfSessionSeen || answer || nextExpected < highestSeen) {
                 otherSession++;
                 return 0;
             }
             adoptSession(buffer, offset);
             nextExpected = 1; // a new session after the old one ended: all of it is new, from message 1
             changeState(MoldUDP64SubscriberState.SYNCHRONISED);
-            if (state == MoldUDP64SubscriberState.FAILED) {
+            if (ended()) {
                 return 0;
             }
         }
@@ -264,11 +278,11 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
                 }
                 keep(buffer, offset, length, sequence, count, known, answer, eventNs);
             }
-            if (state == MoldUDP64SubscriberState.FAILED) {
+            if (ended()) {
                 return deliveredNow;
             }
         }
-        if (answer) {
+        if (answer && count > 0) { // an empty answer answers nothing: it must not count as one, nor reset the attempts
             answerMessages = Math.max(answerMessages, count);
             if (gaps.count > 0) {
                 final long roundTripNs = gaps.answered(sequence, eventNs);
@@ -280,17 +294,17 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         if (reorder.messages() > 0) {
             deliveredNow += drain();
         }
-        if (gaps.count > 0 && state != MoldUDP64SubscriberState.FAILED) {
+        if (gaps.count > 0 && !ended()) {
             gaps.trimBelow(nextExpected, eventNs);
         }
-        if (state == MoldUDP64SubscriberState.FAILED) {
+        if (ended()) {
             return deliveredNow;
         }
         if (nextExpected >= highestSeen) {
             changeState(endOfSessionSeen ? MoldUDP64SubscriberState.END_OF_SESSION : MoldUDP64SubscriberState.SYNCHRONISED);
         } else {
             changeState(MoldUDP64SubscriberState.RECOVERING);
-            if (state != MoldUDP64SubscriberState.FAILED) {
+            if (!ended()) {
                 issueRequests();
             }
         }
@@ -318,7 +332,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
                     recovered++;
                 }
                 if (!onMessage(messageSequence, buffer, position + MoldUDP64Layout.BLOCK_HEADER_LENGTH, messageLength)) {
-                    break; // the listener failed: nothing more from this packet
+                    break; // the listener failed or closed the subscriber: nothing more from this packet
                 }
             }
             position += MoldUDP64Layout.BLOCK_HEADER_LENGTH + messageLength;
@@ -341,17 +355,17 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
                 reorder.length(messageSequence));
             reorder.release(messageSequence);
             if (!delivering) {
-                break; // the listener failed: nothing more from the buffer
+                break; // the listener failed or closed the subscriber: nothing more from the buffer
             }
         }
         return deliveredNow;
     }
 
-    /** Hands one message to the listener; false if it threw (the subscriber has failed). */
+    /** Hands one message to the listener; false if it threw (the subscriber has failed) or closed the subscriber. */
     private boolean onMessage(final long sequence, final MemorySegment buffer, final long offset, final int length) {
         try {
             listener.onMessage(sequence, buffer, offset, length);
-            return true;
+            return !closed;
         } catch (final Throwable ex) {
             listenerFailed("onMessage for message " + sequence, ex);
             return false;
@@ -360,7 +374,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
 
     /** Reports a filled gap to the listener; the gap list calls this. */
     void gapFilled(final long fromSequence, final long count, final long nanos) {
-        if (state == MoldUDP64SubscriberState.FAILED) {
+        if (ended()) {
             return;
         }
         MoldGapFilledEvent.emit(feedLabel, fromSequence, count, nanos);
@@ -411,6 +425,11 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         }
     }
 
+    /** Whether the subscriber delivers nothing more: its listener failed, or it was closed (from a callback, say). */
+    private boolean ended() {
+        return closed || state == MoldUDP64SubscriberState.FAILED;
+    }
+
     /**
      * Keeps a packet that starts past the next expected message in the reorder buffer, and takes the
      * messages it brings out of the gaps; without room, drops it and makes its new ground a gap.
@@ -423,7 +442,8 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             overflow(Math.max(sequence, known), end, nowNs);
             return;
         }
-        final long limit = nextExpected + reorder.window();
+        // near the top of the sequence space the sum would wrap: nothing past a gap would be kept
+        final long limit = nextExpected > Long.MAX_VALUE - reorder.window() ? Long.MAX_VALUE : nextExpected + reorder.window();
         long position = offset + MoldUDP64Layout.HEADER_LENGTH;
         long runFrom = -1;
         long runTo = -1;
@@ -847,13 +867,20 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         return requests;
     }
 
-    /** Closes both sockets, leaves the reactor and frees the reorder buffer; reactor thread only. Idempotent. */
+    /**
+     * Closes both sockets, leaves the reactor and frees the reorder buffer; reactor thread only. Idempotent. Called
+     * from a listener callback, it ends the delivery: nothing more is delivered, not even the rest of the packet at
+     * hand, and the reorder buffer is freed once that packet is done with.
+     */
     @Override
     public void close() {
+        closed = true;
         feed.close();
         requests.close();
         reactor.remove(this);
-        releaseMemory();
+        if (!handling) {
+            releaseMemory();
+        }
         counters.close();
     }
 }

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
 
 import static dev.peregrine.mold.MoldFixture.address;
 import static dev.peregrine.mold.MoldFixture.capture;
@@ -25,6 +26,7 @@ import static dev.peregrine.mold.MoldFixture.numbered;
 import static dev.peregrine.mold.MoldFixture.packet;
 import static dev.peregrine.mold.MoldFixture.receive;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The listener's flow chart, packet by packet, with a capture socket standing in for the re-request server. */
@@ -37,6 +39,7 @@ class MoldUDP64SubscriberTest {
     private final DatagramChannel requestServer = capture();
     private final List<String> events = new ArrayList<>();
     private MoldUDP64Subscriber subscriber;
+    private LongConsumer afterMessage = sequence -> { };
 
     @AfterEach
     void close() throws Exception {
@@ -50,6 +53,7 @@ class MoldUDP64SubscriberTest {
                 @Override
                 public void onMessage(final long sequence, final MemorySegment buffer, final long offset, final int length) {
                     events.add("message " + sequence + " len " + length);
+                    afterMessage.accept(sequence);
                 }
 
                 @Override
@@ -511,6 +515,88 @@ class MoldUDP64SubscriberTest {
         assertThat(events).hasSize(5);
         assertThat(subscriber.session()).isEqualTo("S2");
         assertThat(subscriber.duplicates()).isZero();
+    }
+
+    @Test
+    void shouldRecoverTheOldSessionsGapBeforeFollowingTheNextSession() {
+        subscriber(new MoldUDP64SubscriberOptions());
+        feed(packet(SESSION, 1, 2, numbered(1, 2)));
+        feed(packet(SESSION, 4, MoldUDP64Layout.END_OF_SESSION)); // it overtook message 3
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(3, 1));
+
+        feed(packet("S2", 1, 1, numbered(1, 1))); // the next session starts while 3 is being recovered
+        assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.RECOVERING);
+        assertThat(subscriber.otherSession()).isEqualTo(1);
+        answer(packet(SESSION, 3, 1, numbered(3, 1)));
+        feed(packet("S2", 2, 1, numbered(2, 1)));
+
+        assertThat(events).containsExactly("message 1 len 8", "message 2 len 8", "RECOVERING at 3", "message 3 len 8",
+            "gap filled 3+1", "END_OF_SESSION at 4", "SYNCHRONISED at 1", "RECOVERING at 1");
+        assertThat(subscriber.session()).isEqualTo("S2");
+        assertThat(hex(receive(reactor, requestServer))).as("the new session's first message, asked of its server")
+            .isEqualTo("53322020202020202020" + String.format("%016x%04x", 1, 1));
+    }
+
+    @Test
+    void shouldDeliverNothingMoreOnceTheListenerClosedTheSubscriberInsideAPacket() {
+        subscriber(new MoldUDP64SubscriberOptions());
+        afterMessage = sequence -> subscriber.close();
+
+        feed(packet(SESSION, 1, 3, numbered(1, 3)));
+        feed(packet(SESSION, 4, 1, numbered(4, 1)));
+
+        assertThat(events).containsExactly("message 1 len 8");
+        assertThat(subscriber.delivered()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldDeliverNothingMoreOnceTheListenerClosedTheSubscriberWhileTheReorderBufferDrains() {
+        subscriber(new MoldUDP64SubscriberOptions());
+        feed(packet(SESSION, 1, 1, numbered(1, 1)));
+        feed(packet(SESSION, 3, 3, numbered(3, 3))); // kept past the gap at 2
+        receive(reactor, requestServer);
+        afterMessage = sequence -> {
+            if (sequence == 3) {
+                subscriber.close(); // the buffer's memory is still read by the drain that called this
+            }
+        };
+
+        assertThatCode(() -> answer(packet(SESSION, 2, 1, numbered(2, 1)))).doesNotThrowAnyException();
+
+        assertThat(events).containsExactly("message 1 len 8", "RECOVERING at 2", "message 2 len 8", "message 3 len 8");
+        assertThat(feed(packet(SESSION, 6, 1, numbered(6, 1)))).isZero();
+    }
+
+    @Test
+    void shouldNotTakeAnEmptyAnswerForAnAnswerAndGiveUpAfterTheAttempts() {
+        subscriber(new MoldUDP64SubscriberOptions().requestAttempts(3).maxRequestTimeoutNs(60_000_000L));
+        feed(packet(SESSION, 1, 1, numbered(1, 1)));
+        feed(packet(SESSION, 3, 1, numbered(3, 1)));
+        receive(reactor, requestServer);
+        for (int i = 0; i < 20; i++) {
+            answer(packet(SESSION, 2, 0)); // a broken server: a heartbeat where the answer should be
+            clock.now += 60_000_000L;
+            reactor.doWork();
+        }
+
+        assertThat(subscriber.requests()).isEqualTo(3);
+        assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.UNRECOVERABLE);
+        assertThat(events).contains("unrecoverable 2+1 NO_ANSWER");
+    }
+
+    @Test
+    void shouldKeepPacketsPastAGapNearTheTopOfTheSequenceSpace() {
+        final long base = Long.MAX_VALUE - 100_000; // within a reorder window of the top: the window's end would wrap
+        subscriber(new MoldUDP64SubscriberOptions());
+        feed(packet(SESSION, base, 1, numbered(base, 1)));
+        feed(packet(SESSION, base + 2, 1, numbered(base + 2, 1)));
+
+        assertThat(subscriber.bufferOverflows()).isZero();
+        assertThat(subscriber.reorderBufferMessages()).isEqualTo(1);
+        answer(packet(SESSION, base + 1, 1, numbered(base + 1, 1)));
+        assertThat(events).endsWith("message " + (base + 1) + " len 8", "message " + (base + 2) + " len 8",
+            "gap filled " + (base + 1) + "+1", "SYNCHRONISED at " + (base + 3));
+        assertThat(subscriber.requests()).isEqualTo(1);
     }
 
     @Test
