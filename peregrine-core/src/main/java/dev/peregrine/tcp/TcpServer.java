@@ -21,6 +21,12 @@ final class TcpServer implements SelectHandler {
     static final int FAILED = 3;
     /** Most accepts per readiness event, so a connection storm does not starve established channels. */
     private static final int ACCEPTS_PER_EVENT = 64;
+    /**
+     * How long a server stops accepting after an accept failed. The pending connection stays in the backlog and
+     * the socket stays readable: without a pause a failure that lasts (no file descriptor left, EMFILE) would be
+     * met, and reported, on every cycle of a spinning reactor. Netty's acceptor waits the same second.
+     */
+    static final long ACCEPT_PAUSE_NS = 1_000_000_000L;
 
     private final TcpTransport transport;
     private final int index;
@@ -31,6 +37,7 @@ final class TcpServer implements SelectHandler {
     private SelectionKey key;
     private SocketAddress localAddress;
     private String failure;
+    private boolean acceptPaused;
 
     TcpServer(final TcpTransport transport, final int index) {
         this.transport = transport;
@@ -47,6 +54,7 @@ final class TcpServer implements SelectHandler {
         id = TcpIds.serverId(generation, index);
         localAddress = requested;
         failure = null;
+        acceptPaused = false;
         try {
             channel = ServerSocketChannel.open();
             channel.setOption(StandardSocketOptions.SO_REUSEADDR, true);
@@ -62,6 +70,36 @@ final class TcpServer implements SelectHandler {
             state = FAILED;
         }
         return id;
+    }
+
+    private void pauseAccepting() {
+        acceptPaused = true;
+        key.interestOps(0);
+        transport.scheduleServerTimer(id, ACCEPT_PAUSE_NS);
+    }
+
+    /**
+     * The server's timer: the deferred outcome of {@link #open}, or the end of an accept pause.
+     *
+     * @param reactor the reactor
+     * @param handler the transport's handler
+     */
+    void onTimer(final Reactor reactor, final ChannelHandler handler) {
+        if (state == LISTENING && acceptPaused) {
+            acceptPaused = false;
+            key.interestOps(SelectionKey.OP_ACCEPT);
+            return;
+        }
+        completeListen(reactor, handler);
+    }
+
+    /**
+     * Whether accepting is paused after a failed accept.
+     *
+     * @return true during the pause
+     */
+    boolean acceptPaused() {
+        return acceptPaused;
     }
 
     /** Delivers the outcome of {@link #open} on a cycle after it, and starts accepting if it bound. */
@@ -103,7 +141,9 @@ final class TcpServer implements SelectHandler {
             try {
                 accepted = channel.accept();
             } catch (final IOException ex) {
-                transport.reportError(new IOException("accept on " + localAddress + " failed: " + ex.getMessage(), ex));
+                pauseAccepting();
+                transport.reportError(new IOException("accept on " + localAddress + " failed: " + ex.getMessage()
+                    + "; accepting again in " + ACCEPT_PAUSE_NS / 1_000_000 + " ms", ex));
                 return;
             }
             if (accepted == null) {

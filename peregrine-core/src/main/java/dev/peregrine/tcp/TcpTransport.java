@@ -741,8 +741,13 @@ public final class TcpTransport implements Transport {
     private void onServerTimer(final long id) {
         final TcpServer server = server(id);
         if (server != null) {
-            server.completeListen(reactor, handler);
+            server.onTimer(reactor, handler);
         }
+    }
+
+    /** Schedules a server's timer ({@link TcpServer#onTimer}) this long from now. */
+    void scheduleServerTimer(final long serverId, final long delayNs) {
+        reactor.timers().schedule(reactor.nowNs() + delayNs, timerHandler, serverId);
     }
 
     private void onConnectionTimer(final long timerId, final long id) {
