@@ -53,6 +53,11 @@ import java.nio.channels.SelectionKey;
  * <p>Not thread-safe: one reactor thread owns an endpoint.
  */
 public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable {
+    /** The longest UDP payload over IPv4: 65 535 bytes less the IP and UDP headers (20 and 8). */
+    static final int MAX_UDP_PAYLOAD_IPV4 = 65_507;
+    /** The longest UDP payload over IPv6 without jumbograms: 65 535 bytes less the UDP header. */
+    static final int MAX_UDP_PAYLOAD_IPV6 = 65_527;
+
     private final DatagramChannel channel;
     private final UdpNativeSocket socket;
     private final DatagramHandler handler;
@@ -64,6 +69,8 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     private final ByteBuffer sendBuffer;
     private final MemorySegment sendSegment;
     private final int receiveBatch;
+    /** The longest datagram a send may carry: the send buffer, and UDP's own limit for the socket's family. */
+    private final int maxSendLength;
     /** Coalesced reads are on: each read is split into the datagrams it holds. */
     private final boolean coalesced;
     private final boolean busyPoll;
@@ -102,6 +109,8 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         this.busyPoll = options.busyPoll();
         this.connectedReadWrite = options.connectedReadWrite();
         this.localAddress = socket != null ? socket.localAddress() : (InetSocketAddress)channel.getLocalAddress();
+        this.maxSendLength = Math.min(sendBuffer.capacity(),
+            localAddress.getAddress() instanceof Inet6Address ? MAX_UDP_PAYLOAD_IPV6 : MAX_UDP_PAYLOAD_IPV4);
         final String label = "udp=" + localAddress + (remoteAddress == null ? "" : " remote=" + remoteAddress);
         this.datagramsReceived = counters.allocate(CounterTypes.UDP_DATAGRAMS_IN, label);
         this.datagramsSent = counters.allocate(CounterTypes.UDP_DATAGRAMS_OUT, label);
@@ -268,7 +277,8 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
      * @param length its length, at least 1 (the JDK cannot send an empty datagram)
      * @return the bytes sent, or {@link SendResult#BACK_PRESSURED}, {@link SendResult#NOT_CONNECTED}
      *     (not connected, or the peer's port is unreachable), {@link SendResult#CLOSED},
-     *     {@link SendResult#MESSAGE_TOO_LARGE}
+     *     {@link SendResult#MESSAGE_TOO_LARGE} (longer than {@link #maxDatagramLength()} or than UDP carries:
+     *     {@value #MAX_UDP_PAYLOAD_IPV4} bytes over IPv4, {@value #MAX_UDP_PAYLOAD_IPV6} over IPv6)
      */
     public long send(final MemorySegment buffer, final long offset, final int length) {
         if (remoteAddress == null) {
@@ -287,8 +297,11 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
      * @return the bytes sent, or a negative {@link SendResult} code as for {@link #send}
      */
     public long sendTo(final MemorySegment buffer, final long offset, final int length, final InetSocketAddress target) {
-        if (length < 0 || length > sendBuffer.capacity()) {
+        if (length < 0 || length > maxSendLength) {
             return SendResult.MESSAGE_TOO_LARGE;
+        }
+        if (target == null && remoteAddress == null) {
+            return SendResult.NOT_CONNECTED;
         }
         MemorySegment.copy(buffer, offset, sendSegment, 0, length);
         if (socket != null) {
@@ -315,7 +328,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
      * @return the bytes sent, or a negative {@link SendResult} code as for {@link #send}
      */
     public long sendPrepared(final int length, final InetSocketAddress target) {
-        if (length < 0 || length > sendBuffer.capacity()) {
+        if (length < 0 || length > maxSendLength) {
             return SendResult.MESSAGE_TOO_LARGE;
         }
         if (target == null && remoteAddress == null) {
@@ -348,7 +361,9 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
      * @param segmentLength the length of each datagram, 1 or more
      * @param target where to send it, or null for the connected peer
      * @return the datagrams sent, from the first (fewer than the burst holds, possibly 0, when the socket's buffer
-     *     is full: the rest are counted as drops and not sent), or a negative {@link SendResult} code
+     *     is full: the rest are counted as drops and not sent), or a negative {@link SendResult} code as for
+     *     {@link #send} (MESSAGE_TOO_LARGE when a datagram is longer than UDP carries, NOT_CONNECTED without a
+     *     target or a connected peer)
      * @throws IllegalArgumentException if the lengths are out of range or the burst holds more than
      *     {@link #MAX_SEGMENTS} datagrams
      */
@@ -361,6 +376,12 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         if (segments > MAX_SEGMENTS) {
             throw new IllegalArgumentException("length=" + length + " segmentLength=" + segmentLength + " makes "
                 + segments + " datagrams, more than " + MAX_SEGMENTS);
+        }
+        if (Math.min(segmentLength, length) > maxSendLength) {
+            return (int)SendResult.MESSAGE_TOO_LARGE;
+        }
+        if (target == null && remoteAddress == null) {
+            return (int)SendResult.NOT_CONNECTED;
         }
         if (segments == 1) {
             final long sent = sendPrepared(length, target);
@@ -520,8 +541,14 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         return nativeSendFailed(sent);
     }
 
-    /** A native send failed other than for a full buffer: counted, reported unless the port refused, NOT_CONNECTED. */
+    /**
+     * A native send failed other than for a full buffer: counted, and reported unless the port refused;
+     * NOT_CONNECTED, or MESSAGE_TOO_LARGE when the kernel says the datagram is too long for the path.
+     */
     private long nativeSendFailed(final long errno) {
+        if (errno == -UdpNativeSocket.EMSGSIZE) {
+            return SendResult.MESSAGE_TOO_LARGE;
+        }
         sendErrors++;
         if (errno != -UdpNativeSocket.ECONNREFUSED) { // a refused port is an outcome, as PortUnreachableException is
             final String error = UdpNativeSocket.describe((int)-errno);

@@ -35,6 +35,8 @@ final class UdpNativeSocket {
     static final int EAGAIN = 11;
     /** An ICMP port-unreachable answered an earlier datagram of this connected socket. */
     static final int ECONNREFUSED = 111;
+    /** {@code EMSGSIZE}: the datagram is longer than the socket (or the path) can carry. */
+    static final int EMSGSIZE = 90;
     private static final int AF_INET = 2;
     private static final int SOCK_DGRAM = 2;
     private static final int SOCK_NONBLOCK = 0x800;

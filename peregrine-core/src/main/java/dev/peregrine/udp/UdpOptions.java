@@ -40,10 +40,11 @@ public final class UdpOptions {
      *
      * @param localAddress the address, e.g. {@code new InetSocketAddress(5000)} for every interface
      * @return this
+     * @throws IllegalArgumentException if it is null or unresolved (a native socket would bind every interface)
      */
     public UdpOptions localAddress(final InetSocketAddress localAddress) {
-        if (localAddress == null) {
-            throw new IllegalArgumentException("localAddress=null");
+        if (localAddress == null || localAddress.isUnresolved()) {
+            throw new IllegalArgumentException("localAddress=" + localAddress + (localAddress == null ? "" : " is unresolved"));
         }
         this.localAddress = localAddress;
         return this;
