@@ -8,7 +8,9 @@ import java.util.Arrays;
  * than ever before).
  *
  * <p>A timer fires on the first {@link #poll} at or after its deadline, never before; its lateness is at
- * most one tick plus the time between polls. Not thread-safe: owned by one reactor thread.
+ * most one tick plus the time between polls. A timer that a handler schedules from inside a poll, with a deadline
+ * that is already due, fires in that same poll, after the handler returns. Not thread-safe: owned by one reactor
+ * thread.
  */
 public final class TimerWheel {
     /** Marks an empty entry. */
@@ -25,6 +27,7 @@ public final class TimerWheel {
     private TimerHandler[] handlers;
     private long currentTick;
     private int pollIndex;
+    private boolean firing; // a handler called by poll is running: poll steps past pollIndex when it returns
     private int timerCount;
 
     /**
@@ -75,8 +78,15 @@ public final class TimerWheel {
         cookies[index] = cookie;
         handlers[index] = handler;
         timerCount++;
-        if (wheelIndex == (int)(currentTick & tickMask) && entry < pollIndex) {
-            pollIndex = entry; // the current row was partly scanned: make sure this entry is seen in this tick
+        if (wheelIndex == (int)(currentTick & tickMask)) {
+            // the current row was partly scanned: make sure this entry is seen before the scan leaves the row. From
+            // a handler that poll called, the entry may be the very slot that handler's timer just freed, and poll
+            // steps past pollIndex when the handler returns; without this, a due timer would wait a wheel turn
+            if (firing && entry <= pollIndex) {
+                pollIndex = entry - 1;
+            } else if (!firing && entry < pollIndex) {
+                pollIndex = entry;
+            }
         }
         return ((long)wheelIndex << 32) | entry;
     }
@@ -126,7 +136,12 @@ public final class TimerWheel {
                     final long timerId = ((long)wheelIndex << 32) | pollIndex;
                     clear(index);
                     expired++;
-                    handler.onTimer(timerId, cookie, nowNs); // may schedule: indexes are recomputed each step
+                    firing = true;
+                    try {
+                        handler.onTimer(timerId, cookie, nowNs); // may schedule: indexes are recomputed each step
+                    } finally {
+                        firing = false;
+                    }
                 }
                 pollIndex++;
             }

@@ -90,6 +90,27 @@ class TimerWheelTest {
     }
 
     @Test
+    void shouldFireADueTimerScheduledFromAHandlerInTheSlotItFreedWhenThePollIsPastTheTick() {
+        final TimerWheel wheel = new TimerWheel(0, TICK, 8);
+        final TimerHandler catchingUp = new TimerHandler() {
+            @Override
+            public void onTimer(final long timerId, final long cookie, final long nowNs) {
+                fired.add(cookie);
+                if (cookie == 1) {
+                    wheel.schedule(200, this, 2); // a periodic timer catching up: its next deadline is already past
+                }
+            }
+        };
+        wheel.schedule(100, catchingUp, 1);
+
+        wheel.poll(TICK * 3, 100); // late: tick 0, where both land, is long over
+
+        // not a wheel turn (8 ticks) later: the scan went back for the slot the first timer had just freed
+        assertThat(fired).containsExactly(1L, 2L);
+        assertThat(wheel.timerCount()).isZero();
+    }
+
+    @Test
     void shouldRespectLimitAndResumeWhereItStopped() {
         final TimerWheel wheel = new TimerWheel(0, TICK, 8);
         for (int i = 0; i < 40; i++) {
