@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.invoke.VarHandle;
 import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -125,12 +126,24 @@ public final class Reactor implements AutoCloseable {
         }
         nowNs = now;
         int work = commands.drain(commandRunner, workLimit);
+        // a reactor driven by its caller may be closed by one of its own tasks, timers or handlers: the closed
+        // selector is not touched again, and the cycle ends there
+        if (released) {
+            return work;
+        }
         if (++cyclesSinceSelect >= selectInterval) {
             cyclesSinceSelect = 0;
             try {
                 work += selector.selectNow(selectedKeyHandler);
             } catch (final IOException ex) {
                 errorHandler.onError(new UncheckedIOException("select failed in reactor " + name, ex));
+            } catch (final ClosedSelectorException ex) {
+                if (!released) {
+                    throw ex;
+                }
+            }
+            if (released) {
+                return work;
             }
         }
         try {
@@ -141,8 +154,14 @@ public final class Reactor implements AutoCloseable {
                 + "; the reactor goes on", ex));
             work++;
         }
+        if (released) {
+            return work;
+        }
         final Pollable[] pollables = this.pollables;
         for (final Pollable pollable : pollables) {
+            if (released) {
+                return work;
+            }
             try {
                 work += pollable.doWork(now);
             } catch (final Throwable ex) {

@@ -258,6 +258,28 @@ class ReactorTest {
     }
 
     @Test
+    void shouldEndTheCycleOfACallerDrivenReactorThatItsOwnTaskTimerOrPollableClosed() {
+        final Reactor byTask = new Reactor(new ReactorOptions().errorHandler(errors::add));
+        assertThat(byTask.execute(byTask::close)).isTrue();
+        final Reactor byTimer = new Reactor(new ReactorOptions().errorHandler(errors::add));
+        byTimer.timers().schedule(byTimer.nowNs(), (timerId, cookie, nowNs) -> byTimer.close(), 0);
+        final Reactor byPollable = new Reactor(new ReactorOptions().errorHandler(errors::add));
+        final AtomicInteger after = new AtomicInteger();
+        byPollable.add(nowNs -> {
+            byPollable.close();
+            return 1;
+        });
+        byPollable.add(nowNs -> after.incrementAndGet());
+
+        for (final Reactor reactor : List.of(byTask, byTimer, byPollable)) {
+            reactor.doWork(); // closed inside: the rest of the cycle leaves the closed selector alone
+            assertThat(reactor.isClosed()).isTrue();
+        }
+        assertThat(after).as("no pollable runs after the close").hasValue(0);
+        assertThat(errors).isEmpty();
+    }
+
+    @Test
     void shouldRefuseTasksOnceClosed() {
         final Reactor reactor = new Reactor(new ReactorOptions().errorHandler(errors::add));
         reactor.close();
