@@ -102,6 +102,18 @@ public sealed interface ChannelCommand {
     }
 
     /**
+     * {@link Transport#abort(long)}: a close that discards what is still buffered.
+     *
+     * @param id the channel or server
+     */
+    record Abort(long id) implements ChannelCommand {
+        @Override
+        public long result() {
+            return 0;
+        }
+    }
+
+    /**
      * {@link Transport#close()}.
      */
     record CloseAll() implements ChannelCommand {

@@ -58,7 +58,13 @@ public final class CommandRecorder implements Transport {
         final byte[] bytes = ChannelCommand.Send.copy(buffer, offset, length);
         final int index = commands.size();
         commands.add(null); // keeps the command's place if sending triggers nested commands
-        final long result = delegate.send(channelId, buffer, offset, length);
+        final long result;
+        try {
+            result = delegate.send(channelId, buffer, offset, length);
+        } catch (final RuntimeException | Error ex) {
+            commands.remove(index); // refused with an exception, not a result: nothing to replay
+            throw ex;
+        }
         commands.set(index, new ChannelCommand.Send(channelId, bytes, result));
         return result;
     }
@@ -67,6 +73,16 @@ public final class CommandRecorder implements Transport {
     public void close(final long id) {
         commands.add(new ChannelCommand.Close(id));
         delegate.close(id);
+    }
+
+    /**
+     * Records the abort and aborts on the real transport: an abort, not the close that {@link Transport#abort}'s
+     * default would turn it into, so that recording a run does not change what it does.
+     */
+    @Override
+    public void abort(final long id) {
+        commands.add(new ChannelCommand.Abort(id));
+        delegate.abort(id);
     }
 
     @Override

@@ -93,6 +93,11 @@ public final class ScriptedTransport implements Transport {
     }
 
     @Override
+    public void abort(final long id) {
+        commands.add(new ChannelCommand.Abort(id));
+    }
+
+    @Override
     public void close() {
         commands.add(new ChannelCommand.CloseAll());
     }

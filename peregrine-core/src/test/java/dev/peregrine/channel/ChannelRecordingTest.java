@@ -10,6 +10,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The record/replay tools: events and commands as values, a transport with no sockets, and the
@@ -93,5 +94,50 @@ class ChannelRecordingTest {
         assertThat(recorder.commands()).containsExactly(new ChannelCommand.Listen(ADDRESS, 1),
             new ChannelCommand.Send(1, new byte[] {1, 2, 3}, 7), new ChannelCommand.Close(1), new ChannelCommand.CloseAll());
         assertThat(recorder.commands()).isEqualTo(real.commands());
+    }
+
+    @Test
+    void shouldRecordAnAbortAsAnAbortAndPassItOnAsOne() {
+        final ScriptedTransport real = new ScriptedTransport();
+        final CommandRecorder recorder = new CommandRecorder(real);
+
+        recorder.abort(7);
+
+        assertThat(recorder.commands()).containsExactly(new ChannelCommand.Abort(7));
+        assertThat(real.commands()).as("the real transport aborted, not closed").containsExactly(new ChannelCommand.Abort(7));
+    }
+
+    @Test
+    void shouldLeaveASendTheTransportRefusedWithAnExceptionOutOfTheRecording() {
+        final CommandRecorder recorder = new CommandRecorder(new Transport() {
+            @Override
+            public long listen(final SocketAddress localAddress) {
+                return 1;
+            }
+
+            @Override
+            public long connect(final SocketAddress remoteAddress) {
+                return 1;
+            }
+
+            @Override
+            public long send(final long channelId, final MemorySegment buffer, final long offset, final int length) {
+                throw new IllegalArgumentException("length=" + length + " differs from the fixed framing's");
+            }
+
+            @Override
+            public void close(final long id) {
+            }
+
+            @Override
+            public void close() {
+            }
+        });
+        final MemorySegment buffer = MemorySegment.ofArray(new byte[] {1, 2, 3});
+
+        assertThatThrownBy(() -> recorder.send(1, buffer, 0, 3)).isInstanceOf(IllegalArgumentException.class);
+        recorder.close(1);
+
+        assertThat(recorder.commands()).containsExactly(new ChannelCommand.Close(1));
     }
 }
