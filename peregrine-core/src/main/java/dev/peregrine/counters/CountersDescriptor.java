@@ -198,7 +198,10 @@ public final class CountersDescriptor {
             throw new IllegalStateException("counters file version=" + version + ", expected " + VERSION);
         }
         final int slots = segment.get(ValueLayout.JAVA_INT_UNALIGNED, SLOTS_OFFSET);
-        checkSlots(slots);
+        if (slots < MIN_SLOTS || slots > MAX_SLOTS) { // a damaged file: not the caller's argument, so not checkSlots
+            throw new IllegalStateException("counters file has slots=" + slots + ", outside [" + MIN_SLOTS + ", "
+                + MAX_SLOTS + "]");
+        }
         if (segment.byteSize() < fileLength(slots)) {
             throw new IllegalStateException("counters file of " + segment.byteSize() + " bytes is shorter than its "
                 + slots + " slots need (" + fileLength(slots) + ")");

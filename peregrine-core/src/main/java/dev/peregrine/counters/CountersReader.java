@@ -35,13 +35,15 @@ public final class CountersReader implements AutoCloseable {
     }
 
     private final Arena arena;
+    private final FileChannel channel; // kept open: its size is the mapped file's, even once a new file took the name
     private final MemorySegment segment;
     private final int slots;
     private final Path file;
 
-    private CountersReader(final Path file, final Arena arena, final MemorySegment segment) {
+    private CountersReader(final Path file, final Arena arena, final FileChannel channel, final MemorySegment segment) {
         this.file = file;
         this.arena = arena;
+        this.channel = channel;
         this.segment = segment;
         this.slots = CountersDescriptor.checkHeader(segment);
     }
@@ -56,15 +58,28 @@ public final class CountersReader implements AutoCloseable {
      */
     public static CountersReader open(final Path file) {
         final Arena arena = Arena.ofShared();
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+        FileChannel channel = null;
+        try {
+            channel = FileChannel.open(file, StandardOpenOption.READ);
             final MemorySegment segment = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size(), arena);
-            return new CountersReader(file, arena, segment);
+            return new CountersReader(file, arena, channel, segment);
         } catch (final IOException ex) {
-            arena.close();
+            release(arena, channel);
             throw new UncheckedIOException("cannot map counters file " + file + ": " + ex.getMessage(), ex);
         } catch (final RuntimeException ex) {
-            arena.close();
+            release(arena, channel);
             throw ex;
+        }
+    }
+
+    private static void release(final Arena arena, final FileChannel channel) {
+        arena.close();
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (final IOException ignored) {
+                // already failing: the first failure is the one reported
+            }
         }
     }
 
@@ -75,7 +90,7 @@ public final class CountersReader implements AutoCloseable {
      * @return a reader of its memory; closing it does nothing
      */
     public static CountersReader of(final CountersManager manager) {
-        return new CountersReader(manager.file(), null, manager.segment());
+        return new CountersReader(manager.file(), null, null, manager.segment());
     }
 
     /**
@@ -83,8 +98,39 @@ public final class CountersReader implements AutoCloseable {
      *
      * @param consumer receives each counter
      * @return how many counters it received
+     * @throws IllegalStateException if the file shrank under this reader (another process truncated it): reading
+     *     the part that is gone would fault
      */
     public int forEach(final CounterConsumer consumer) {
+        checkNotShrunk();
+        try {
+            return readEach(consumer);
+        } catch (final InternalError ex) { // a fault on the mapping: the file shrank after the check above
+            throw shrunk(-1, ex);
+        }
+    }
+
+    private void checkNotShrunk() {
+        if (channel == null) {
+            return;
+        }
+        final long size;
+        try {
+            size = channel.size();
+        } catch (final IOException ex) {
+            throw new UncheckedIOException("cannot read the size of counters file " + file + ": " + ex.getMessage(), ex);
+        }
+        if (size < segment.byteSize()) {
+            throw shrunk(size, null);
+        }
+    }
+
+    private IllegalStateException shrunk(final long size, final Throwable cause) {
+        return new IllegalStateException("counters file " + file + " shrank under its reader" + (size >= 0 ? " to " + size
+            + " bytes" : "") + " (" + segment.byteSize() + " mapped): it is not read", cause);
+    }
+
+    private int readEach(final CounterConsumer consumer) {
         int count = 0;
         for (int slot = 0; slot < slots; slot++) {
             final long metadata = CountersDescriptor.metadataOffset(slot);
@@ -181,7 +227,7 @@ public final class CountersReader implements AutoCloseable {
     @Override
     public void close() {
         if (arena != null) {
-            arena.close();
+            release(arena, channel);
         }
     }
 }

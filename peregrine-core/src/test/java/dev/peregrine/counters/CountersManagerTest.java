@@ -4,8 +4,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class CountersManagerTest {
@@ -117,5 +122,39 @@ class CountersManagerTest {
         }
         assertThat(mismatch.get()).isNull();
         assertThat(reads[0]).as("values read").isPositive();
+    }
+
+    @Test
+    void shouldRefuseAFileWithADamagedSlotCountAsNotACountersFile() throws Exception {
+        final Path file = dir.resolve("2.counters");
+        final byte[] bytes;
+        try (CountersManager manager = CountersManager.create(file, 8, 0)) {
+            manager.allocate(CounterTypes.TCP_CONNECTIONS_ACCEPTED, "a");
+            bytes = Files.readAllBytes(file); // the manager removes its file when closed
+        }
+        final Path damaged = dir.resolve("3.counters");
+        ByteBuffer.wrap(bytes).order(ByteOrder.nativeOrder()).putInt(CountersDescriptor.SLOTS_OFFSET, 0);
+        Files.write(damaged, bytes);
+
+        // IllegalStateException, as open() says: what ./peregrine stat reports in one line
+        assertThatThrownBy(() -> CountersReader.open(damaged).close()).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("slots=0");
+    }
+
+    @Test
+    void shouldRefuseToReadAFileThatShrankUnderItsReader() throws Exception {
+        final Path file = dir.resolve("4.counters");
+        try (CountersManager manager = CountersManager.create(file, 64, 0);
+             CountersReader reader = CountersReader.open(file)) {
+            manager.allocate(CounterTypes.TCP_CONNECTIONS_ACCEPTED, "a").increment();
+            assertThat(read(reader)).hasSize(1);
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                channel.truncate(CountersDescriptor.HEADER_LENGTH); // by another process, say
+            }
+
+            // a clear refusal, not the fault (InternalError) that reading past the file's end raises
+            assertThatThrownBy(() -> read(reader)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("shrank under its reader");
+        }
     }
 }
