@@ -233,10 +233,31 @@ public final class ShmRingWriter {
     public long offer(final MemorySegment source, final long offset, final int length) {
         final long index = tryClaim(length);
         if (index >= 0) {
-            MemorySegment.copy(source, offset, segment, index, length);
+            copyOrAbort(source, offset, segment, index, length, this);
             commit(index);
         }
         return index;
+    }
+
+    /**
+     * Copies a message into a claim, or gives the claim up and rethrows when the copy fails (a source shorter
+     * than the length, closed, or another thread's): a claim left open would refuse every later one.
+     *
+     * @param source memory holding the message
+     * @param offset where it starts
+     * @param ring the ring's memory
+     * @param index the claim
+     * @param length its length
+     * @param writer the writer that made the claim
+     */
+    static void copyOrAbort(final MemorySegment source, final long offset, final MemorySegment ring, final long index,
+        final int length, final ShmRingWriter writer) {
+        try {
+            MemorySegment.copy(source, offset, ring, index, length);
+        } catch (final RuntimeException | Error ex) {
+            writer.abort(index);
+            throw ex;
+        }
     }
 
     /**

@@ -162,7 +162,7 @@ public final class ShmTransport implements Transport, Pollable {
         if (index < 0) {
             return SendResult.CLOSED;
         }
-        MemorySegment.copy(buffer, offset, writer.buffer(), index, length);
+        ShmRingWriter.copyOrAbort(buffer, offset, writer.buffer(), index, length, writer);
         writer.commit(index);
         return 0;
     }

@@ -200,6 +200,24 @@ class ShmRingTest {
     }
 
     @Test
+    void shouldGiveUpTheClaimOfAnOfferWhoseCopyFailedAndTakeTheNextOne() {
+        final MemorySegment ring = newRing(CAPACITY, 100, 10);
+        final ShmRingWriter writer = new ShmRingWriter(ring);
+        final ShmRingReader reader = new ShmRingReader(ring);
+        final MemorySegment tooShort = Arena.ofAuto().allocate(8);
+        final MemorySegment message = Arena.ofAuto().allocate(3);
+        message.set(ValueLayout.JAVA_BYTE, 0, (byte)7);
+
+        assertThatThrownBy(() -> writer.offer(tooShort, 0, 64)).isInstanceOf(IndexOutOfBoundsException.class);
+
+        assertThat(writer.offer(message, 0, 3)).as("no claim left open by the failed copy").isNotNegative();
+        final Collector collector = new Collector();
+        assertThat(reader.poll(collector, 10)).isEqualTo(1);
+        assertThat(collector.messages).hasSize(1);
+        assertThat(collector.messages.get(0)).containsExactly(7, 0, 0);
+    }
+
+    @Test
     void shouldReportCorruptRecordInsteadOfTrustingIt() {
         final MemorySegment ring = newRing(CAPACITY, 100, 10);
         final ShmRingReader reader = new ShmRingReader(ring);
