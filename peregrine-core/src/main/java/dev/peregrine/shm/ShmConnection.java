@@ -46,6 +46,8 @@ final class ShmConnection {
     private boolean peerGone;
     @SuppressWarnings("unused") // through STATE: CLOSED bit plus the count of users inside enter/exit
     private volatile int state;
+    // an access to the rings faulted (the peer shrank a ring file under the mapping): the close writes nothing to them
+    private volatile boolean faulted;
 
     private ShmConnection(final Arena arena, final SocketChannel socket, final MemorySegment inbound,
         final MemorySegment outbound, final Path[] filesToRemove) {
@@ -224,10 +226,20 @@ final class ShmConnection {
         return ((int)STATE.getVolatile(this) & CLOSED) != 0;
     }
 
+    /**
+     * Marks the rings unusable: an access to them faulted (another process shrank a ring file under the mapping), so
+     * the close only unmaps them, without marking the outbound ring closed (that write would fault too).
+     */
+    void markFaulted() {
+        faulted = true;
+    }
+
     private void finish() {
         IOException failure = null;
         try {
-            writer.close();
+            if (!faulted) {
+                writer.close();
+            }
         } finally {
             removeFiles();
             try {

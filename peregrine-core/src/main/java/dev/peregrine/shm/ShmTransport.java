@@ -48,6 +48,10 @@ import java.util.Arrays;
  *
  * <p>Each channel's rings are mapped in an arena of its own, unmapped when the channel closes (after the
  * delivery in progress on it has returned); {@link #close()} the transport to release every channel's.
+ * A peer that corrupts its ring gets its channel closed with {@link CloseReason#ERROR} and the reason; so does one
+ * that shrinks a ring file under the mapping (any process of the same user holding the file can truncate it), whose
+ * every access then faults: only that channel is closed, and a {@link #send} to it answers
+ * {@link SendResult#CLOSED} rather than throwing the fault.
  *
  * <p>Not thread-safe: the reactor's thread only.
  */
@@ -151,20 +155,30 @@ public final class ShmTransport implements Transport, Pollable {
         if (length < 0 || length > writer.maxMessageLength()) {
             return SendResult.MESSAGE_TOO_LARGE;
         }
-        final long index = writer.tryClaim(length);
-        if (index == ShmRingWriter.BACK_PRESSURED) {
-            if (!channel.backPressured) {
-                channel.backPressured = true;
-                channel.inFlightAtBackPressure = writer.bytesInFlight();
-            }
-            return SendResult.BACK_PRESSURED;
-        }
-        if (index < 0) {
+        if (channel.faulted != null) {
             return SendResult.CLOSED;
         }
-        ShmRingWriter.copyOrAbort(buffer, offset, writer.buffer(), index, length, writer);
-        writer.commit(index);
-        return 0;
+        try {
+            final long index = writer.tryClaim(length);
+            if (index == ShmRingWriter.BACK_PRESSURED) {
+                if (!channel.backPressured) {
+                    channel.backPressured = true;
+                    channel.inFlightAtBackPressure = writer.bytesInFlight();
+                }
+                return SendResult.BACK_PRESSURED;
+            }
+            if (index < 0) {
+                return SendResult.CLOSED;
+            }
+            ShmRingWriter.copyOrAbort(buffer, offset, writer.buffer(), index, length, writer);
+            writer.commit(index);
+            return 0;
+        } catch (final InternalError ex) {
+            // the outbound ring's memory faulted (its file shrank under the mapping): nothing more goes to this
+            // channel, which the next cycle closes, not this call (it may come from another channel's handler)
+            channel.faulted = String.valueOf(ex.getMessage());
+            return SendResult.CLOSED;
+        }
     }
 
     @Override
@@ -221,7 +235,17 @@ public final class ShmTransport implements Transport, Pollable {
         final ShmTransportChannel[] channels = this.channels;
         for (final ShmTransportChannel channel : channels) {
             if (channel.state == ShmTransportChannel.CONNECTED) {
-                work += pollChannel(channel, nowNs);
+                if (channel.faulted != null) {
+                    ringFaulted(channel, channel.faulted);
+                    work++;
+                    continue;
+                }
+                try {
+                    work += pollChannel(channel, nowNs);
+                } catch (final InternalError ex) {
+                    ringFaulted(channel, String.valueOf(ex.getMessage()));
+                    work++;
+                }
             } else if (channel.state != ShmTransportChannel.RELEASED && nowNs - channel.deadlineNs > 0) {
                 failHandshake(channel, "rendezvous timed out after " + options.handshakeTimeoutNs() + " ns");
             }
@@ -229,7 +253,11 @@ public final class ShmTransport implements Transport, Pollable {
         if (nowNs - countersPublishedNs > HEARTBEAT_INTERVAL_NS) {
             // the ring's occupancy reads the peer's head: a cache miss, paid with the heartbeat, not each cycle
             countersPublishedNs = nowNs;
-            counters.publish(channels);
+            try {
+                counters.publish(channels);
+            } catch (final InternalError ex) {
+                // a ring's memory faulted: that channel's own next access closes it, with the reason
+            }
         }
         return work;
     }
@@ -271,6 +299,8 @@ public final class ShmTransport implements Transport, Pollable {
         polling = channel;
         try {
             return connection.reader().poll(channel, POLL_LIMIT);
+        } catch (final InternalError ex) {
+            throw ex; // the ring's memory faulted, not the handler: pollChannel's caller closes the channel
         } catch (final Throwable ex) {
             handlerFailed(channel, ex);
             return 1;
@@ -449,6 +479,19 @@ public final class ShmTransport implements Transport, Pollable {
         }
     }
 
+    /**
+     * An access to a channel's rings faulted: another process shrank a ring file under the mapping (a file of the
+     * same user can be truncated by any process that holds it open). Only that channel is closed, with the reason,
+     * and its rings are unmapped without another write to them.
+     */
+    private void ringFaulted(final ShmTransportChannel channel, final String fault) {
+        channel.connection.markFaulted();
+        final String detail = "its shared memory faulted (a ring file shrank under the mapping?): " + fault;
+        reactor.errorHandler().onError(new IllegalStateException("shared-memory channel " + channel.id + ": " + detail
+            + "; the channel is closed, the reactor goes on"));
+        close(channel, CloseReason.ERROR, detail);
+    }
+
     /** A handler threw: count it, report it, and close only that handler's channel (if it is still open). */
     private void handlerFailed(final ShmTransportChannel channel, final Throwable ex) {
         handlerFailures++;
@@ -527,7 +570,7 @@ public final class ShmTransport implements Transport, Pollable {
     private void exitConnection(final ShmConnection connection) {
         try {
             connection.exit();
-        } catch (final RuntimeException ex) {
+        } catch (final RuntimeException | InternalError ex) { // a fault too: the channel must still leave the list
             reactor.errorHandler().onError(ex);
         }
     }

@@ -32,6 +32,8 @@ final class ShmTransportChannel implements ShmMessageHandler {
     long inFlightAtBackPressure;
     long lastHeartbeatNs;
     boolean releasePending;
+    /** Why an access to the channel's rings faulted outside a poll (in a send), for the next cycle to close it. */
+    String faulted;
 
     ShmTransportChannel(final long id, final long serverId, final SocketChannel socket, final int state,
         final ChannelHandler handler, final long deadlineNs) {
