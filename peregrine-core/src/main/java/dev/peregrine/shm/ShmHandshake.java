@@ -3,6 +3,7 @@ package dev.peregrine.shm;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 
 /**
@@ -100,8 +101,14 @@ final class ShmHandshake {
         }
         final byte[] bytes = new byte[length];
         buffer.get(bytes);
-        final Path path = Path.of(new String(bytes, StandardCharsets.UTF_8));
-        if (!path.isAbsolute() || !path.getFileName().toString().startsWith(ShmRingFile.PREFIX)) {
+        final Path path;
+        try {
+            path = Path.of(new String(bytes, StandardCharsets.UTF_8));
+        } catch (final InvalidPathException ex) { // a NUL byte, say
+            throw new IllegalStateException("ring path is not a path: " + ex.getMessage(), ex);
+        }
+        // the root ("/") has no file name
+        if (!path.isAbsolute() || path.getFileName() == null || !path.getFileName().toString().startsWith(ShmRingFile.PREFIX)) {
             throw new IllegalStateException("ring path " + path + " is not an absolute " + ShmRingFile.PREFIX + "* file");
         }
         return path;

@@ -2,15 +2,22 @@ package dev.peregrine.shm;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Rings written by a hostile or broken peer: the reader answers CORRUPT, never hangs and never faults. */
+/**
+ * Rings and offers written by a hostile or broken peer: the reader answers CORRUPT, never hangs and never faults;
+ * an offer that cannot be one is refused with the reason.
+ */
 class ShmRingHostileTest {
     private static final int CAPACITY = 1024;
 
@@ -55,5 +62,20 @@ class ShmRingHostileTest {
         assertThat(reader.corruption()).contains("head=2");
         assertThatThrownBy(() -> new ShmRingWriter(ring)).isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("head=2");
+    }
+
+    /** A server's offer naming the root, or a path with a NUL in it: refused with the reason, not a NullPointerException. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/", "/tmp/peregrine-shm-\u0000x"})
+    void shouldRefuseAnOfferedRingPathThatIsNoRingFile(final String path) {
+        final ByteBuffer offer = ShmHandshake.newBuffer();
+        offer.putInt(ShmHandshake.MAGIC).putInt(ShmHandshake.VERSION).putInt(64 * 1024).putInt(1024).putInt(100);
+        for (int ring = 0; ring < 2; ring++) {
+            final byte[] bytes = path.getBytes(StandardCharsets.UTF_8);
+            offer.putShort((short)bytes.length).put(bytes);
+        }
+
+        assertThatThrownBy(() -> ShmHandshake.readOffer(offer)).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("ring path");
     }
 }
