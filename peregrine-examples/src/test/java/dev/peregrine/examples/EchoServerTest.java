@@ -56,7 +56,7 @@ class EchoServerTest {
             new ChannelCommand.Send(5, new byte[0], 0),
             new ChannelCommand.Send(5, "two".getBytes(StandardCharsets.US_ASCII), 0),
             new ChannelCommand.Send(5, "three".getBytes(StandardCharsets.US_ASCII), SendResult.BACK_PRESSURED),
-            new ChannelCommand.Close(5));
+            new ChannelCommand.Abort(5)); // the echo aborts a channel that does not read its echoes
         assertThat(echo.echoed()).isEqualTo(3);
     }
 
