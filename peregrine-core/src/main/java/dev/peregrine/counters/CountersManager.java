@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -204,6 +205,9 @@ public final class CountersManager implements AutoCloseable {
         final long word = (long)CountersDescriptor.LONG.getAcquire(segment, metadata + CountersDescriptor.STATE_WORD_OFFSET);
         final int generation = CountersDescriptor.generation(word) + 1;
         final byte[] bytes = CountersDescriptor.truncatedUtf8(label, CountersDescriptor.MAX_LABEL_LENGTH);
+        // store-store: the slot's state left ALLOCATED (free's release store) before the new type and label are
+        // seen; x86 keeps stores in order anyway, a weaker CPU may not (a reader checks the word around them)
+        VarHandle.storeStoreFence();
         segment.set(ValueLayout.JAVA_INT, metadata + CountersDescriptor.TYPE_ID_OFFSET, typeId);
         MemorySegment.copy(bytes, 0, segment, ValueLayout.JAVA_BYTE, metadata + CountersDescriptor.LABEL_OFFSET, bytes.length);
         segment.set(ValueLayout.JAVA_INT, metadata + CountersDescriptor.LABEL_LENGTH_OFFSET, bytes.length);

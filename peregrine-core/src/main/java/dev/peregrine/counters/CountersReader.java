@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -148,6 +149,9 @@ public final class CountersReader implements AutoCloseable {
                 MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, metadata + CountersDescriptor.LABEL_OFFSET, bytes, 0, length);
                 // acquire: the second read of the word below cannot move before this read of the value
                 final long value = (long)CountersDescriptor.LONG.getAcquire(segment, CountersDescriptor.valueOffset(slots, slot));
+                // load-load: the plain reads of the type and label above may not drift past the word's second read
+                // (an acquire load orders what follows it, not what precedes it); a no-op on x86
+                VarHandle.acquireFence();
                 if (wordAcquire(metadata) == before) {
                     consumer.accept(slot, typeId, new String(bytes, StandardCharsets.UTF_8), value);
                     count++;
