@@ -83,7 +83,7 @@ public final class Reactor implements AutoCloseable {
         this.blockingSelect = idleStrategy instanceof BlockingSelectIdleStrategy;
         this.maxSelectWaitNs = blockingSelect ? ((BlockingSelectIdleStrategy)idleStrategy).maxWaitNs() : 0;
         this.clock = options.clock();
-        this.errorHandler = options.errorHandler();
+        this.errorHandler = neverThrowing(options.errorHandler());
         this.cpu = options.cpu();
         this.workLimit = options.workLimit();
         this.selectInterval = options.selectInterval();
@@ -332,7 +332,8 @@ public final class Reactor implements AutoCloseable {
     }
 
     /**
-     * Where errors are reported.
+     * Where errors are reported: the configured handler, guarded so that a handler that throws cannot stop the
+     * reactor (what it threw goes to standard error).
      *
      * @return the handler
      */
@@ -425,6 +426,25 @@ public final class Reactor implements AutoCloseable {
         } catch (final Throwable ex) {
             errorHandler.onError(new IllegalStateException("handed-over task failed in reactor " + name, ex));
         }
+    }
+
+    /**
+     * The application's error handler, guarded: one that throws would otherwise throw out of the duty cycle from the
+     * very catch blocks that keep the reactor going (and a running reactor would stop and release every channel).
+     * What it threw is printed to standard error with the error it was given.
+     */
+    private static ErrorHandler neverThrowing(final ErrorHandler handler) {
+        if (handler == ErrorHandler.STANDARD_ERROR) {
+            return handler;
+        }
+        return error -> {
+            try {
+                handler.onError(error);
+            } catch (final Throwable thrown) {
+                thrown.addSuppressed(error);
+                new IllegalStateException("the reactor's error handler threw; the reactor goes on", thrown).printStackTrace();
+            }
+        };
     }
 
     private void release() {

@@ -4,10 +4,13 @@ import dev.peregrine.testkit.AllocationMeter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.Pipe;
 import java.nio.channels.SelectionKey;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -277,6 +280,34 @@ class ReactorTest {
         }
         assertThat(after).as("no pollable runs after the close").hasValue(0);
         assertThat(errors).isEmpty();
+    }
+
+    @Test
+    void shouldGoOnWhenItsErrorHandlerThrows() {
+        final AtomicInteger reported = new AtomicInteger();
+        final AtomicInteger polled = new AtomicInteger();
+        final PrintStream savedErr = System.err;
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        try (Reactor reactor = new Reactor(new ReactorOptions().errorHandler(error -> {
+            reported.incrementAndGet();
+            throw new IllegalStateException("thrown by the test's error handler");
+        }))) {
+            reactor.add(nowNs -> {
+                throw new IllegalStateException("thrown by the test's pollable");
+            });
+            reactor.add(nowNs -> polled.incrementAndGet());
+
+            reactor.doWork();
+            reactor.doWork();
+
+            assertThat(reported).hasValue(2);
+            assertThat(polled).as("the pollable after the failing one still runs").hasValue(2);
+        } finally {
+            System.setErr(savedErr);
+        }
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("the reactor's error handler threw",
+            "thrown by the test's error handler", "thrown by the test's pollable");
     }
 
     @Test
