@@ -56,6 +56,7 @@ public final class Cli {
      * @return the same command line
      */
     public static CommandLine configure(final CommandLine commandLine, final CommandLine.IExecutionStrategy strategy) {
+        shareVersion(commandLine, commandLine.getCommandSpec().versionProvider());
         commandLine.setParameterExceptionHandler(Cli::onUserError);
         commandLine.setExecutionExceptionHandler(Cli::onFailure);
         commandLine.setExecutionStrategy(parseResult -> {
@@ -147,6 +148,19 @@ public final class Cli {
         return d[a.length()][b.length()];
     }
 
+    /** {@code --version} answers on every subcommand as on the root: picocli asks each command's own provider. */
+    private static void shareVersion(final CommandLine commandLine, final CommandLine.IVersionProvider provider) {
+        if (provider == null) {
+            return;
+        }
+        for (final CommandLine sub : commandLine.getSubcommands().values()) {
+            if (sub.getCommandSpec().versionProvider() == null && sub.getCommandSpec().version().length == 0) {
+                sub.getCommandSpec().versionProvider(provider);
+            }
+            shareVersion(sub, provider);
+        }
+    }
+
     /** Checks every command of the parse, outermost first, unless help or the version was asked for. */
     private static void check(final ParseResult parseResult) {
         for (ParseResult at = parseResult; at != null; at = at.subcommand()) {
@@ -155,8 +169,12 @@ public final class Cli {
             }
         }
         for (ParseResult at = parseResult; at != null; at = at.subcommand()) {
+            if (!at.unmatched().isEmpty()) { // e.g. a word between "bench" and its subcommand
+                throw new UnmatchedArgumentException(at.commandSpec().commandLine(), at.unmatched());
+            }
             final CommandSpec spec = at.commandSpec();
             for (final OptionSpec option : spec.options()) {
+                checkListSeparators(spec.commandLine(), option);
                 checkRange(spec.commandLine(), option, option.longestName());
             }
             for (final ArgSpec positional : spec.positionalParameters()) {
@@ -169,6 +187,22 @@ public final class Cli {
             }
             if (spec.userObject() instanceof Validated validated) {
                 validated.validate();
+            }
+        }
+    }
+
+    /**
+     * A list option's values as typed: picocli drops the empty item after a trailing comma ("32," reads as 32) but
+     * refuses ",32" and "32,,64"; a trailing comma is refused the same way, as it is as likely a forgotten value.
+     */
+    private static void checkListSeparators(final CommandLine commandLine, final OptionSpec option) {
+        if (option.splitRegex().isEmpty()) {
+            return;
+        }
+        for (final String typed : option.originalStringValues()) {
+            if (typed.isBlank() || typed.strip().endsWith(",")) {
+                throw invalid(commandLine, option.longestName(), "'" + typed + "' " + (typed.isBlank() ? "is empty"
+                    : "ends with a comma") + "; give the values separated by single commas, e.g. 32,256");
             }
         }
     }
@@ -214,12 +248,20 @@ public final class Cli {
 
     /** One line for a user error: the command, what is wrong, and where help is. */
     private static int onUserError(final ParameterException error, final String[] args) {
-        final CommandLine commandLine = error.getCommandLine();
-        final PrintWriter err = commandLine.getErr();
+        CommandLine commandLine = error.getCommandLine();
         String message = error.getMessage() == null ? error.getClass().getSimpleName() : error.getMessage();
         if (error instanceof UnmatchedArgumentException unmatched) {
             message = unmatched(commandLine, unmatched);
         }
+        // a word or option a parent did not know (bench --bogus pingpong) is the first mistake, not what the
+        // subcommand then missed
+        for (CommandLine parent = commandLine.getParent(); parent != null; parent = parent.getParent()) {
+            if (!parent.getUnmatchedArguments().isEmpty()) {
+                commandLine = parent;
+                message = unmatched(parent, new UnmatchedArgumentException(parent, parent.getUnmatchedArguments()));
+            }
+        }
+        final PrintWriter err = commandLine.getErr();
         final String name = commandLine.getCommandSpec().qualifiedName();
         err.println(name + ": " + oneLineText(message) + " (see ./" + name + " --help)");
         err.flush();

@@ -166,6 +166,10 @@ public final class CommonOptions implements Validated {
                     stream.println("# " + result.scenario() + " " + result.label()
                         + ": round-trip latency in microseconds" + (result.rate() > 0 ? " from intended send time" : ""));
                     result.rtt().outputPercentileDistribution(stream, 1000.0);
+                    stream.flush();
+                    if (stream.checkError()) { // a PrintStream keeps its write errors to itself (a full disk, /dev/full)
+                        throw new IOException("the write failed");
+                    }
                 } catch (final IOException ex) {
                     throw new UncheckedIOException("cannot write " + file, ex);
                 }

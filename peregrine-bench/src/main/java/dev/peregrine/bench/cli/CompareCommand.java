@@ -58,10 +58,11 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--size", split = ",", defaultValue = "32,256", description = "Message sizes (default: ${DEFAULT-VALUE}).")
     List<Integer> sizes;
 
-    @Range(min = 1)
+    @Range(min = 1, max = RunSpec.MAX_MESSAGES)
     @Option(names = "--messages", defaultValue = "100000", description = "Ping-pong messages measured per transport and size (default: ${DEFAULT-VALUE}).")
     long messages;
 
+    @Range(max = RunSpec.MAX_MESSAGES)
     @Option(names = "--warmup", defaultValue = "20000", description = "Ping-pong warm-up messages (default: ${DEFAULT-VALUE}).")
     long warmup;
 

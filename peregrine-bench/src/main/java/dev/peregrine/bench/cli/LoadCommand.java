@@ -155,6 +155,13 @@ public final class LoadCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--respond-every=" + respondEvery + " runs"
                 + " its clients on one thread: use --topology shared (the default), or --clients 1");
         }
+        for (final long rate : rates) { // a run's messages are counted in an int: refuse now, not after other runs
+            if (rate * Math.max(seconds, warmupSeconds) > RunSpec.MAX_MESSAGES) {
+                throw Cli.invalid(spec.commandLine(), "--rates", rate + " messages per second for " + Math.max(seconds,
+                    warmupSeconds) + " s is more than a run holds (" + RunSpec.MAX_MESSAGES + " messages); lower the rate"
+                    + " or --seconds/--warmup-seconds");
+            }
+        }
         final Integer relaunched = Relaunch.ifNeeded(spec, named);
         if (relaunched != null) {
             return relaunched;

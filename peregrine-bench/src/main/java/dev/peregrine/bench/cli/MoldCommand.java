@@ -79,6 +79,10 @@ public final class MoldCommand implements Callable<Integer> {
             throw Cli.invalid(spec.commandLine(), "--request-port", "0 means --port + 1 = " + effective
                 + ", which is not a port; give --request-port 1 to 65535");
         }
+        if (effective == port) {
+            throw Cli.invalid(spec.commandLine(), "--request-port", effective + " is the feed's --port; the re-request"
+                + " server needs a port of its own (0 means --port + 1)");
+        }
         return effective;
     }
 

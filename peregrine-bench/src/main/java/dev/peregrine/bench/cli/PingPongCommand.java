@@ -47,10 +47,11 @@ public final class PingPongCommand implements Callable<Integer> {
             + " 4 when the message or the answer is shorter than 8) (default: the message's size, an echo).")
     Integer replySize;
 
-    @Range(min = 1)
+    @Range(min = 1, max = RunSpec.MAX_MESSAGES)
     @Option(names = "--messages", defaultValue = "1000000", description = "Messages measured (default: ${DEFAULT-VALUE}).")
     long messages;
 
+    @Range(max = RunSpec.MAX_MESSAGES)
     @Option(names = "--warmup", defaultValue = "200000", description = "Messages sent first, not measured (default: ${DEFAULT-VALUE}).")
     long warmup;
 

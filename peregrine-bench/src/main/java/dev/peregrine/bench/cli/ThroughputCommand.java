@@ -60,11 +60,12 @@ public final class ThroughputCommand implements Callable<Integer> {
         description = "Warm-up seconds before measuring (default: ${DEFAULT-VALUE}).")
     double warmupSeconds;
 
+    @Range(max = RunSpec.MAX_MESSAGES)
     @Option(names = "--warmup", defaultValue = "100000",
         description = "Warm-up messages: at least this many (with --messages: exactly) (default: ${DEFAULT-VALUE}).")
     long warmup;
 
-    @Range(min = 1)
+    @Range(min = 1, max = RunSpec.MAX_MESSAGES)
     @Option(names = "--messages", description = "Measure this many messages instead of --seconds.")
     Long messages;
 

@@ -31,6 +31,9 @@ public record RunSpec(String scenario, BenchTransport transport, int size, long 
                       int clients, boolean inProcess, int clientCpu, int responderCpu, boolean busySpin,
                       String host, double timeLimitSeconds, int replySize, boolean sharedResponder,
                       int respondEvery) {
+    /** The most messages a run measures or warms up with: its histograms and rings are indexed by int. */
+    public static final long MAX_MESSAGES = Integer.MAX_VALUE - 8;
+
     /**
      * A run whose responder answers every message.
      *
@@ -200,10 +203,10 @@ public record RunSpec(String scenario, BenchTransport transport, int size, long 
      * Checks the values.
      */
     public RunSpec {
-        if (messages < 1 || messages > Integer.MAX_VALUE - 8) {
+        if (messages < 1 || messages > MAX_MESSAGES) {
             throw new IllegalArgumentException("messages=" + messages + " must be in [1, 2^31 - 9]");
         }
-        if (warmup < 0 || warmup > Integer.MAX_VALUE - 8) {
+        if (warmup < 0 || warmup > MAX_MESSAGES) {
             throw new IllegalArgumentException("warmup=" + warmup);
         }
         if (rate < 0) {

@@ -75,6 +75,10 @@ public final class StatCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "Invalid value for option '--json': --json and --prometheus"
                 + " exclude each other; give one");
         }
+        if (dir != null && Files.exists(dir) && !Files.isDirectory(dir)) { // a missing folder: no process has one yet
+            throw new ParameterException(spec.commandLine(), "Invalid value for option '--dir': " + dir
+                + " is a file, not a folder of counters files");
+        }
         final PrintWriter out = spec.commandLine().getOut();
         final Path directory = dir != null ? dir : CountersDirectory.configuredDirectory();
         if (pid == null) {
