@@ -22,6 +22,11 @@ final class FixedLengthFrameCodec implements FrameCodec {
     }
 
     @Override
+    public int minPayloadLength() {
+        return frameLength;
+    }
+
+    @Override
     public void checkPayloadLength(final int length) {
         if (length != frameLength) {
             throw new IllegalArgumentException("length=" + length + " but the framing is fixed:" + frameLength);

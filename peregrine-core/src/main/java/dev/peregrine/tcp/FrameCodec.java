@@ -50,6 +50,15 @@ interface FrameCodec {
     }
 
     /**
+     * The shortest payload {@link #checkPayloadLength} accepts: 0, or the one length of a fixed framing.
+     *
+     * @return the length
+     */
+    default int minPayloadLength() {
+        return 0;
+    }
+
+    /**
      * Writes the header of a frame.
      *
      * @param buffer where

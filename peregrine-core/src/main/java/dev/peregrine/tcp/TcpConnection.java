@@ -42,6 +42,12 @@ final class TcpConnection implements SelectHandler, FrameSink {
     private final ByteBuffer inboundView;
     private final int inboundCapacity;
     private final TcpOutboundBuffer outbound;
+    private final MemorySegment outboundSegment;
+    // what a claim or send may carry without a closer look: payload lengths from minPayloadLength on, up to
+    // payloadLengthRange more (one unsigned compare on the claim path; checkLength says why anything else fails)
+    private final int minPayloadLength;
+    private final int payloadLengthRange;
+    private final int halfOutbound;
     private final TcpReadPoller poller;
     private final int readInterest;
     private int pollIndex = -1;
@@ -94,6 +100,10 @@ final class TcpConnection implements SelectHandler, FrameSink {
         this.inbound = arena.allocate(inboundCapacity, 64);
         this.inboundView = inbound.asByteBuffer();
         this.outbound = new TcpOutboundBuffer(arena, Math.max(outboundBufferSize, frameSpace));
+        this.outboundSegment = outbound.segment();
+        this.minPayloadLength = codec.minPayloadLength();
+        this.payloadLengthRange = maxFrameLength - minPayloadLength;
+        this.halfOutbound = outbound.capacity() / 2;
         this.poller = poller;
         // a polled connection never asks the selector for reads: the poller reads it every cycle
         this.readInterest = poller == null ? SelectionKey.OP_READ : 0;
@@ -129,7 +139,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
     }
 
     MemorySegment outboundSegment() {
-        return outbound.segment();
+        return outboundSegment;
     }
 
     SocketAddress remoteAddress() {
@@ -174,6 +184,14 @@ final class TcpConnection implements SelectHandler, FrameSink {
 
     void checkPayloadLength(final int length) {
         codec.checkPayloadLength(length);
+    }
+
+    /**
+     * Whether a payload of this length needs no closer look: the common case of a claim or send, in one
+     * unsigned compare. Anything else goes through the full check, which says what is wrong with it.
+     */
+    boolean fitsPayload(final int length) {
+        return Integer.compareUnsigned(length - minPayloadLength, payloadLengthRange) <= 0;
     }
 
     /** Remembers why a connect failed before it had a socket; the event follows on a later cycle. */
@@ -454,7 +472,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
         final int written;
         socketWrites++;
         try {
-            written = outbound.writeTo(channel);
+            written = outbound.writeTo(channel, transport.isClaimOpenOn(this));
         } catch (final IOException ex) {
             closeOnFailure("write", ex);
             return 0;
@@ -488,7 +506,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
         if (!outbound.reserve(frameLength)) {
             return backPressured();
         }
-        final MemorySegment out = outbound.segment();
+        final MemorySegment out = outboundSegment;
         final long at = outbound.tail();
         codec.writeHeader(out, at, length);
         MemorySegment.copy(buffer, offset, out, at + headerLength, length);
@@ -500,15 +518,18 @@ final class TcpConnection implements SelectHandler, FrameSink {
         return flushAfterAppend();
     }
 
-    /** Reserves room for one frame, writes its header, and returns where the payload goes. */
+    /**
+     * Reserves room for one frame, writes its header, and returns where the payload goes. The bytes stay behind
+     * the tail until {@link #commit}; the transport knows that a claim is open ({@link TcpTransport#isClaimOpenOn}),
+     * so that a write meanwhile does not move them.
+     */
     long claim(final int length) {
         final TcpOutboundBuffer out = outbound;
         if (!out.reserve(headerLength + length + trailerLength)) {
             return backPressured();
         }
         final long at = out.tail();
-        codec.writeHeader(out.segment(), at, length);
-        out.claimOpen(true);
+        codec.writeHeader(outboundSegment, at, length);
         return at + headerLength;
     }
 
@@ -530,16 +551,11 @@ final class TcpConnection implements SelectHandler, FrameSink {
         period.finish(endedBy);
     }
 
-    /** Gives up the open claim: its header and payload, behind the tail, are simply not sent. */
-    void abortClaim() {
-        outbound.claimOpen(false);
-    }
-
+    /** Appends the claimed frame; an aborted claim needs nothing here: its bytes behind the tail are not sent. */
     long commit(final int length) {
         final TcpOutboundBuffer out = outbound;
-        out.claimOpen(false);
         if (trailerLength != 0) {
-            codec.writeTrailer(out.segment(), out.tail() + headerLength + length);
+            codec.writeTrailer(outboundSegment, out.tail() + headerLength + length);
         }
         out.advance(headerLength + length + trailerLength);
         framesQueued++;
@@ -558,7 +574,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
         if (writePending) {
             return pending;
         }
-        if (pending >= outbound.capacity() / 2) {
+        if (pending >= halfOutbound) {
             return flush() ? outbound.pending() : SendResult.CLOSED;
         }
         if (dispatching) {
@@ -612,7 +628,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
         socketWrites++;
         final int written;
         try {
-            written = outbound.writeTo(channel);
+            written = outbound.writeTo(channel, transport.isClaimOpenOn(this));
         } catch (final IOException ex) {
             closeOnFailure("write", ex);
             return false;
@@ -657,7 +673,6 @@ final class TcpConnection implements SelectHandler, FrameSink {
             return;
         }
         transport.abandonClaim(this);
-        outbound.claimOpen(false);
         flushAfterDispatch = false;
         if (!writePending && outbound.pending() > 0 && !flush()) {
             return; // the write failed and closed the channel
@@ -723,7 +738,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
             flushAfterDispatch = false;
             try {
                 socketWrites++;
-                countWritten(outbound.writeTo(channel));
+                countWritten(outbound.writeTo(channel, false)); // a claim on a closing channel is abandoned
             } catch (final IOException ex) {
                 // closing anyway; the close is what gets reported
             }

@@ -17,7 +17,8 @@ import java.nio.channels.WritableByteChannel;
  * see to. The kernel's socket buffer keeps the connection busy meanwhile, and when the socket has taken
  * everything the buffer starts again from the front without a copy. While a claim is open (its header written at the tail,
  * the tail not yet advanced) the buffer never moves: a drain does not reset head and tail to the front,
- * so the claim's bytes stay where its owner writes them.
+ * so the claim's bytes stay where its owner writes them. The writer says whether one is open with each write
+ * ({@link #writeTo}): the claim path stores nothing here but the tail.
  *
  * <pre>
  *  0          head                 tail                 capacity
@@ -32,7 +33,6 @@ final class TcpOutboundBuffer {
     private final int capacity;
     private int head;
     private int tail;
-    private boolean claimOpen;
 
     TcpOutboundBuffer(final Arena arena, final int capacity) {
         this.segment = arena.allocate(capacity, 64);
@@ -83,9 +83,10 @@ final class TcpOutboundBuffer {
     /**
      * Writes as much of the pending bytes as the socket takes.
      *
+     * @param claimOpen whether a claim is open behind the tail: then a drain leaves head and tail where they are
      * @return the bytes written
      */
-    int writeTo(final WritableByteChannel channel) throws IOException {
+    int writeTo(final WritableByteChannel channel, final boolean claimOpen) throws IOException {
         view.limit(tail).position(head);
         final int written = channel.write(view);
         head += written;
@@ -96,14 +97,8 @@ final class TcpOutboundBuffer {
         return written;
     }
 
-    /** Marks the bytes behind the tail as claimed, or no longer: the buffer does not move them meanwhile. */
-    void claimOpen(final boolean open) {
-        claimOpen = open;
-    }
-
     void clear() {
         head = 0;
         tail = 0;
-        claimOpen = false;
     }
 }

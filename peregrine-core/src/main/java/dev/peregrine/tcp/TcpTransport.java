@@ -70,6 +70,8 @@ import java.util.Arrays;
  */
 public final class TcpTransport implements Transport {
     private static final TcpServer[] NO_SERVERS = new TcpServer[0];
+    /** {@link #claimEnded} when the claimed channel closed under the claim: commit answers CLOSED. */
+    private static final String CLAIM_ABANDONED = "the channel closed under the claim";
 
     private final Reactor reactor;
     private final TcpOptions options;
@@ -83,12 +85,18 @@ public final class TcpTransport implements Transport {
     private boolean flusherAdded;
     private Registrar registrar;
     private TcpServer[] servers = NO_SERVERS;
-    /** The channel of the latest claim: a loop sending on one channel finds it without the lookup. */
+    /**
+     * The channel of the latest claim, and its outbound memory: a loop sending on one channel finds both without
+     * the lookup. A claim, when open, is always on this channel ({@link #claimOpen}): the claim path stores a
+     * flag and a length per frame, no reference.
+     */
     private TcpConnection lastClaimed;
-    private TcpConnection claimed;
+    private MemorySegment lastClaimedSegment;
+    private boolean claimOpen;
     private int claimedLength;
-    private boolean claimAbandoned;
-    private String claimAborted; // why the last claim was aborted at the end of a duty cycle, for commit()
+    // why the last claim ended without a commit (CLAIM_ABANDONED, or the reason it was aborted at the end of its
+    // duty cycle), for commit(); null otherwise
+    private String claimEnded;
     private boolean closed;
 
     /**
@@ -175,12 +183,14 @@ public final class TcpTransport implements Transport {
         if (connection == null) {
             return notConnected(channelId);
         }
-        if (claimed != null) {
+        if (claimOpen) {
             throw claimStillOpen();
         }
-        final long checked = checkLength(connection, length);
-        if (checked < 0) {
-            return checked;
+        if (!connection.fitsPayload(length)) {
+            final long checked = checkLength(connection, length);
+            if (checked < 0) {
+                return checked;
+            }
         }
         return connection.send(buffer, offset, length);
     }
@@ -207,28 +217,38 @@ public final class TcpTransport implements Transport {
             if (connection == null) {
                 return notConnected(channelId);
             }
+            if (claimOpen) {
+                throw claimStillOpen(); // before the switch: an open claim is always on lastClaimed
+            }
             lastClaimed = connection;
+            lastClaimedSegment = connection.outboundSegment();
         }
-        if (claimed != null) {
+        if (claimOpen) {
             throw claimStillOpen();
         }
-        final long checked = checkLength(connection, length);
-        if (checked < 0) {
-            return checked;
+        if (!connection.fitsPayload(length)) {
+            final long checked = checkLength(connection, length);
+            if (checked < 0) {
+                return checked;
+            }
         }
         final long offset = connection.claim(length);
         if (offset >= 0) {
-            if (!flusherAdded) {
-                addFlusher(); // it also ends claims left open past their duty cycle
-            }
-            claimed = connection;
+            claimOpen = true;
             claimedLength = length;
-            if (claimAbandoned || claimAborted != null) { // rare: read rather than store on every claim
-                claimAbandoned = false;
-                claimAborted = null;
+            if (claimEnded != null || !flusherAdded) {
+                claimStarted();
             }
         }
         return offset;
+    }
+
+    /** The rare part of a claim: forgets how the previous one ended, and adds the flusher on the first. */
+    private void claimStarted() {
+        claimEnded = null;
+        if (!flusherAdded) {
+            addFlusher(); // it also ends claims left open past their duty cycle
+        }
     }
 
     /**
@@ -238,10 +258,10 @@ public final class TcpTransport implements Transport {
      * @throws IllegalStateException if no claim is open
      */
     public MemorySegment claimBuffer() {
-        if (claimed == null) {
+        if (!claimOpen) {
             throw new IllegalStateException("no claim is open");
         }
-        return claimed.outboundSegment();
+        return lastClaimedSegment;
     }
 
     /**
@@ -255,44 +275,35 @@ public final class TcpTransport implements Transport {
      *     left open past the end of its duty cycle (the message says so)
      */
     public long commit() {
-        final TcpConnection connection = claimed;
-        if (connection == null) {
+        if (!claimOpen) {
             return commitWithoutClaim();
         }
-        claimed = null;
-        return connection.commit(claimedLength);
+        claimOpen = false;
+        return lastClaimed.commit(claimedLength);
     }
 
     // the rare paths of tryClaim and commit live in methods of their own, so that the common path stays
     // small enough to be inlined into the caller's send loop
 
     private long commitWithoutClaim() {
-        if (claimAbandoned) {
-            claimAbandoned = false;
+        final String reason = claimEnded;
+        claimEnded = null;
+        if (reason == CLAIM_ABANDONED) {
             return SendResult.CLOSED;
         }
-        if (claimAborted != null) {
-            final String reason = claimAborted;
-            claimAborted = null;
-            throw new IllegalStateException(reason);
-        }
-        throw new IllegalStateException("no claim is open");
+        throw new IllegalStateException(reason != null ? reason : "no claim is open");
     }
 
     private IllegalStateException claimStillOpen() {
-        return new IllegalStateException("a claim on channel " + claimed.id() + " is open; commit or abort it first");
+        return new IllegalStateException("a claim on channel " + lastClaimed.id() + " is open; commit or abort it first");
     }
 
     /**
      * Gives up the open claim; nothing is sent. Does nothing if no claim is open.
      */
     public void abort() {
-        if (claimed != null) {
-            claimed.abortClaim();
-        }
-        claimed = null;
-        claimAbandoned = false;
-        claimAborted = null;
+        claimOpen = false; // its bytes, behind the channel's tail, are simply not sent
+        claimEnded = null;
     }
 
     /**
@@ -614,23 +625,26 @@ public final class TcpTransport implements Transport {
      * {@link #commit()} throws with the same reason.
      */
     void abortClaimLeftOpen() {
-        final TcpConnection connection = claimed;
-        if (connection == null) {
+        if (!claimOpen) {
             return;
         }
-        claimed = null;
-        connection.abortClaim();
-        claimAborted = "the claim of " + claimedLength + " bytes on channel " + connection.id()
+        claimOpen = false;
+        claimEnded = "the claim of " + claimedLength + " bytes on channel " + lastClaimed.id()
             + " was still open at the end of the duty cycle that opened it and was aborted; nothing of it was sent"
             + " (commit or abort a claim in the callback, or before the next doWork, that opened it)";
-        reportError(new IllegalStateException(claimAborted));
+        reportError(new IllegalStateException(claimEnded));
     }
 
     void abandonClaim(final TcpConnection connection) {
-        if (claimed == connection) {
-            claimed = null;
-            claimAbandoned = true;
+        if (isClaimOpenOn(connection)) {
+            claimOpen = false;
+            claimEnded = CLAIM_ABANDONED;
         }
+    }
+
+    /** Whether a claim is open on this connection: its bytes behind the tail must stay where they are. */
+    boolean isClaimOpenOn(final TcpConnection connection) {
+        return claimOpen && lastClaimed == connection;
     }
 
     /** Lists a connection for the end-of-cycle write; the flusher joins the reactor on the first one. */

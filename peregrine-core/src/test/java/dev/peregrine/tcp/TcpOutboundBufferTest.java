@@ -45,22 +45,22 @@ class TcpOutboundBufferTest {
             next = append(buffer, next, 1000);
 
             socket.takesNext = 100;
-            assertThat(buffer.writeTo(socket)).isEqualTo(100);
+            assertThat(buffer.writeTo(socket, false)).isEqualTo(100);
             assertThat(buffer.reserve(100)).as("900 pending, 100 written: moving them would copy 9x what it frees").isFalse();
             assertThat(buffer.tail()).isEqualTo(1000);
 
             socket.takesNext = 500;
-            assertThat(buffer.writeTo(socket)).isEqualTo(500);
+            assertThat(buffer.writeTo(socket, false)).isEqualTo(500);
             assertThat(buffer.reserve(100)).as("400 pending, more than an eighth of 1024").isFalse();
 
             socket.takesNext = 300;
-            assertThat(buffer.writeTo(socket)).isEqualTo(300);
+            assertThat(buffer.writeTo(socket, false)).isEqualTo(300);
             assertThat(buffer.reserve(100)).as("100 pending, 900 written").isTrue();
             assertThat(buffer.tail()).as("the pending bytes moved to the front").isEqualTo(100);
             next = append(buffer, next, 100);
 
             socket.takesNext = Integer.MAX_VALUE;
-            assertThat(buffer.writeTo(socket)).isEqualTo(200);
+            assertThat(buffer.writeTo(socket, false)).isEqualTo(200);
             assertThat(buffer.pending()).isZero();
             final ByteBuffer taken = socket.taken.flip();
             assertThat(taken.remaining()).isEqualTo(next);

@@ -128,6 +128,63 @@ class TcpTransportTest {
         }
     }
 
+    @Test
+    void shouldCheckAClaimsLengthAsASendsIsChecked() {
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(Framing.fixed(4)))) {
+            final long client = rig.transport.connect(rig.listen());
+            rig.pollUntil(() -> rig.has(ChannelEvent.Connected.class));
+
+            assertThat(rig.transport.tryClaim(client, 5)).isEqualTo(SendResult.MESSAGE_TOO_LARGE);
+            assertThatThrownBy(() -> rig.transport.tryClaim(client, 3))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("length=3").hasMessageContaining("fixed:4");
+            assertThatThrownBy(() -> rig.transport.tryClaim(client, -1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("length=-1");
+            assertThatThrownBy(() -> rig.transport.commit()).as("nothing was claimed")
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("no claim is open");
+            assertThat(rig.transport.tryClaim(client, 4)).isNotNegative();
+            rig.transport.abort();
+        }
+        // a 1-byte length field caps the frame at 255 bytes whatever maxFrameLength says
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(Framing.parse("length:1be")).maxFrameLength(1000))) {
+            final long client = rig.transport.connect(rig.listen());
+            rig.pollUntil(() -> rig.has(ChannelEvent.Connected.class));
+
+            assertThat(rig.transport.tryClaim(client, 256)).isEqualTo(SendResult.MESSAGE_TOO_LARGE);
+            assertThat(rig.transport.tryClaim(client, 0)).as("an empty payload").isNotNegative();
+            rig.transport.abort();
+            assertThat(rig.transport.tryClaim(client, 255)).isNotNegative();
+            rig.transport.abort();
+        }
+    }
+
+    @Test
+    void shouldKeepAnOpenClaimOnItsChannelWhenAnotherChannelIsClaimedMeanwhile() throws Exception {
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(Framing.parse("length:1be")));
+             Socket first = new Socket(); Socket second = new Socket()) {
+            final InetSocketAddress address = rig.listen();
+            first.connect(address);
+            rig.pollUntil(() -> rig.count(ChannelEvent.Accepted.class) == 1);
+            second.connect(address);
+            rig.pollUntil(() -> rig.count(ChannelEvent.Accepted.class) == 2);
+            final long one = rig.all(ChannelEvent.Accepted.class).get(0).channelId();
+            final long two = rig.all(ChannelEvent.Accepted.class).get(1).channelId();
+
+            final long at = rig.transport.tryClaim(one, 1);
+            rig.transport.claimBuffer().set(ValueLayout.JAVA_BYTE, at, (byte)'a');
+            assertThatThrownBy(() -> rig.transport.tryClaim(two, 1)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("a claim on channel " + one + " is open");
+            assertThat(rig.transport.commit()).as("the claim of the first channel, committed there").isEqualTo(2);
+            assertThat(rig.transport.pendingBytes(two)).isZero();
+            final long atTwo = rig.transport.tryClaim(two, 1);
+            rig.transport.claimBuffer().set(ValueLayout.JAVA_BYTE, atTwo, (byte)'b');
+            assertThat(rig.transport.commit()).isEqualTo(2);
+            rig.reactor.doWork();
+
+            assertThat(first.getInputStream().readNBytes(2)).containsExactly(1, 'a');
+            assertThat(second.getInputStream().readNBytes(2)).containsExactly(1, 'b');
+        }
+    }
+
     @ParameterizedTest(name = "readPolling={0}")
     @ValueSource(booleans = {false, true})
     void shouldEchoEveryFramingOverARealSocket(final boolean readPolling) throws Exception {
