@@ -39,7 +39,9 @@ import java.util.Arrays;
  *       write per channel for all of it (the transport polls a {@link dev.peregrine.reactor.Pollable} it
  *       adds to the reactor on the first send, or when made if reads are polled; a send from a pollable
  *       that the reactor polls after that one is written at the end of the next cycle, so such a pollable
- *       should count a send as work);</li>
+ *       should count a send as work); with {@link TcpOptions#readPolling(boolean)}, what a channel was sent
+ *       before its read in the cycle (between cycles, or by the cycle's commands and timers) is written just
+ *       ahead of that read, so that a request does not wait behind a read that cannot yet hold its answer;</li>
  *   <li>at once, whatever the caller, when half the outbound buffer is taken (so a sender that does not
  *       run duty cycles still keeps the pipe full), when the channel is closed, or when the application
  *       calls {@link #flush(long)}.</li>

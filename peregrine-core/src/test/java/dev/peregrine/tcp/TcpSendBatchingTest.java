@@ -114,6 +114,32 @@ class TcpSendBatchingTest {
         }
     }
 
+    /**
+     * A polled channel writes what was sent before the cycle ahead of the cycle's read: a request sent between
+     * two cycles is not held behind a read that cannot yet hold its answer. Seen from the handler of the message
+     * that read delivers: nothing of the earlier send is still waiting.
+     */
+    @Test
+    void shouldWriteWhatWasSentBeforeTheCycleAheadOfItsReadOnAPolledChannel() throws Exception {
+        final TcpTransport[] transport = new TcpTransport[1];
+        final long[] pendingAtTheRead = {-1};
+        final ChannelHandler pendingRecorder = (channelId, buffer, offset, length) ->
+            pendingAtTheRead[0] = transport[0].pendingBytes(channelId);
+        try (TcpTestRig rig = new TcpTestRig(options(true), pendingRecorder); Socket peer = new Socket()) {
+            transport[0] = rig.transport;
+            final long id = accept(rig, peer);
+            peer.getOutputStream().write(new byte[] {0, 0, 0, 1, 'x'}); // on loopback, readable once write returns
+
+            assertThat(rig.transport.send(id, numbered(7), 0, PAYLOAD)).isEqualTo(4L + PAYLOAD);
+            rig.reactor.doWork();
+
+            assertThat(rig.count(ChannelEvent.Message.class)).as("the peer's frame, read in this cycle").isEqualTo(1);
+            assertThat(pendingAtTheRead[0]).as("bytes of the earlier send still waiting when the read delivered").isZero();
+            readNumbered(new DataInputStream(peer.getInputStream()), 7, 1);
+            assertThat(rig.errors).isEmpty();
+        }
+    }
+
     @Test
     void shouldWriteALoneSendInTheNextCycleAndFlushAtOnceWhenAsked() throws Exception {
         try (TcpTestRig rig = new TcpTestRig(options(false)); Socket peer = new Socket()) {
