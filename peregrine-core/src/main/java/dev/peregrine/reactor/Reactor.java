@@ -21,7 +21,7 @@ import java.util.function.Consumer;
  * One thread driving any number of channels, timers and pollables.
  *
  * <p>A duty cycle ({@link #doWork()}) reads the clock once, runs work handed over by other threads,
- * selects ready channels without allocating ({@code selectNow} with a consumer held in a field; every
+ * polls the pollables added {@linkplain #addAtCycleStart at the cycle's start}, selects ready channels without allocating ({@code selectNow} with a consumer held in a field; every
  * cycle unless {@link ReactorOptions#selectInterval(int)} says otherwise), fires
  * due timers and polls every {@link Pollable}. {@link #start()} runs cycles on a thread of the reactor's
  * own (pinned to a CPU if asked); a caller with a loop of its own calls {@link #doWork()} instead. A cycle
@@ -56,6 +56,7 @@ public final class Reactor implements AutoCloseable {
     private final Counter longestCycleNs;
     private final Counter idleNs;
     private Pollable[] pollables = new Pollable[0];
+    private Pollable[] cycleStartPollables = new Pollable[0];
     private long nowNs;
     private int lastWork;
     private int cyclesSinceSelect;
@@ -131,6 +132,12 @@ public final class Reactor implements AutoCloseable {
         if (released) {
             return work;
         }
+        if (cycleStartPollables.length > 0) {
+            work += poll(cycleStartPollables, now);
+            if (released) {
+                return work;
+            }
+        }
         if (++cyclesSinceSelect >= selectInterval) {
             cyclesSinceSelect = 0;
             try {
@@ -157,8 +164,16 @@ public final class Reactor implements AutoCloseable {
         if (released) {
             return work;
         }
-        final Pollable[] pollables = this.pollables;
-        for (final Pollable pollable : pollables) {
+        work += poll(pollables, now);
+        lastWork = work;
+        dutyCycles.increment();
+        workDone.add(work);
+        return work;
+    }
+
+    private int poll(final Pollable[] list, final long now) {
+        int work = 0;
+        for (final Pollable pollable : list) {
             if (released) {
                 return work;
             }
@@ -172,9 +187,6 @@ public final class Reactor implements AutoCloseable {
                 work++;
             }
         }
-        lastWork = work;
-        dutyCycles.increment();
-        workDone.add(work);
         return work;
     }
 
@@ -268,31 +280,61 @@ public final class Reactor implements AutoCloseable {
      * @param pollable polled with the cycle's clock
      */
     public void add(final Pollable pollable) {
-        if (pollable == null) {
-            throw new IllegalArgumentException("pollable=null");
-        }
-        final Pollable[] grown = Arrays.copyOf(pollables, pollables.length + 1);
-        grown[pollables.length] = pollable;
-        pollables = grown;
+        pollables = appended(pollables, pollable);
     }
 
     /**
-     * Stops polling something; reactor thread only.
+     * Adds something to poll at the start of every cycle, after the work handed over by other threads and
+     * before the selector, the timers and the other pollables: for work queued between two cycles that should
+     * not wait behind them, such as a transport writing what the application sent between two {@link #doWork()}
+     * calls. Reactor thread only (or before it starts).
+     *
+     * @param pollable polled with the cycle's clock
+     */
+    public void addAtCycleStart(final Pollable pollable) {
+        cycleStartPollables = appended(cycleStartPollables, pollable);
+    }
+
+    private static Pollable[] appended(final Pollable[] list, final Pollable pollable) {
+        if (pollable == null) {
+            throw new IllegalArgumentException("pollable=null");
+        }
+        final Pollable[] grown = Arrays.copyOf(list, list.length + 1);
+        grown[list.length] = pollable;
+        return grown;
+    }
+
+    /**
+     * Stops polling something, added by {@link #add} or {@link #addAtCycleStart}; reactor thread only.
      *
      * @param pollable one added before
      * @return whether it was found
      */
     public boolean remove(final Pollable pollable) {
-        for (int i = 0; i < pollables.length; i++) {
-            if (pollables[i] == pollable) {
-                final Pollable[] shrunk = new Pollable[pollables.length - 1];
-                System.arraycopy(pollables, 0, shrunk, 0, i);
-                System.arraycopy(pollables, i + 1, shrunk, i, pollables.length - i - 1);
-                pollables = shrunk;
-                return true;
-            }
+        final Pollable[] shrunk = without(pollables, pollable);
+        if (shrunk != pollables) {
+            pollables = shrunk;
+            return true;
+        }
+        final Pollable[] shrunkAtStart = without(cycleStartPollables, pollable);
+        if (shrunkAtStart != cycleStartPollables) {
+            cycleStartPollables = shrunkAtStart;
+            return true;
         }
         return false;
+    }
+
+    /** The list without the pollable, or the same list if it does not hold it. */
+    private static Pollable[] without(final Pollable[] list, final Pollable pollable) {
+        for (int i = 0; i < list.length; i++) {
+            if (list[i] == pollable) {
+                final Pollable[] shrunk = new Pollable[list.length - 1];
+                System.arraycopy(list, 0, shrunk, 0, i);
+                System.arraycopy(list, i + 1, shrunk, i, list.length - i - 1);
+                return shrunk;
+            }
+        }
+        return list;
     }
 
     /**

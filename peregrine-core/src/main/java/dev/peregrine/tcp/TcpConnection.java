@@ -305,16 +305,6 @@ final class TcpConnection implements SelectHandler, FrameSink {
                 if (readingPaused) {
                     return work; // paused from onSent: nothing more is read
                 }
-            } else if (dirty && outbound.pending() > 0) {
-                // sent before this read (between cycles, or by this cycle's commands and timers): written now, not
-                // behind a read that cannot yet hold the answer to it; the end of the cycle writes what comes later
-                if (!flush() || state != CONNECTED) {
-                    return 1;
-                }
-                work = 1;
-                if (readingPaused) {
-                    return work;
-                }
             }
             return work | onReadable();
         } catch (final Throwable ex) {

@@ -5,6 +5,7 @@ import dev.peregrine.channel.CloseReason;
 import dev.peregrine.channel.SendResult;
 import dev.peregrine.channel.Transport;
 import dev.peregrine.internal.jfr.ChannelOpenedEvent;
+import dev.peregrine.reactor.Pollable;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.reactor.TimerHandler;
 
@@ -39,9 +40,9 @@ import java.util.Arrays;
  *       write per channel for all of it (the transport polls a {@link dev.peregrine.reactor.Pollable} it
  *       adds to the reactor on the first send, or when made if reads are polled; a send from a pollable
  *       that the reactor polls after that one is written at the end of the next cycle, so such a pollable
- *       should count a send as work); with {@link TcpOptions#readPolling(boolean)}, what a channel was sent
- *       before its read in the cycle (between cycles, or by the cycle's commands and timers) is written just
- *       ahead of that read, so that a request does not wait behind a read that cannot yet hold its answer;</li>
+ *       should count a send as work); what was sent between two cycles, or by a command handed to the
+ *       reactor, is written at the start of the next cycle instead, before the selector, the timers and the
+ *       reads, so that a request does not wait behind a read that cannot yet hold its answer;</li>
  *   <li>at once, whatever the caller, when half the outbound buffer is taken (so a sender that does not
  *       run duty cycles still keeps the pipe full), when the channel is closed, or when the application
  *       calls {@link #flush(long)}.</li>
@@ -83,6 +84,7 @@ public final class TcpTransport implements Transport {
     private final TcpReadPoller readPoller;
     private final TcpConnectionPool connections;
     private final TcpWriteFlusher flusher;
+    private final Pollable flusherAtCycleStart;
     private final TcpCounters counters;
     private boolean flusherAdded;
     private Registrar registrar;
@@ -118,6 +120,7 @@ public final class TcpTransport implements Transport {
         this.readPoller = options.readPolling() ? new TcpReadPoller() : null;
         this.connections = new TcpConnectionPool(this, options, arena);
         this.flusher = new TcpWriteFlusher(this, connections);
+        this.flusherAtCycleStart = flusher::doWorkAtCycleStart;
         this.registrar = reactor::register;
         options.framing().newCodec(options.maxFrameLength()); // fail now, not on the first connection
         this.counters = new TcpCounters(reactor.counters());
@@ -401,6 +404,7 @@ public final class TcpTransport implements Transport {
         }
         if (flusherAdded) {
             reactor.remove(flusher);
+            reactor.remove(flusherAtCycleStart);
         }
         counters.close();
         arena.close();
@@ -662,6 +666,7 @@ public final class TcpTransport implements Transport {
     private void addFlusher() {
         flusherAdded = true;
         reactor.add(flusher);
+        reactor.addAtCycleStart(flusherAtCycleStart);
     }
 
     void release(final TcpConnection connection) {

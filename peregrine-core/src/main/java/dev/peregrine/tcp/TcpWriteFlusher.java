@@ -50,6 +50,22 @@ final class TcpWriteFlusher implements Pollable {
     @Override
     public int doWork(final long nowNs) {
         transport.abortClaimLeftOpen();
+        return writeListed();
+    }
+
+    /**
+     * The pass at the start of a cycle ({@link dev.peregrine.reactor.Reactor#addAtCycleStart}): writes what the
+     * application sent between two cycles, before the selector, the timers and the reads, so that a request does
+     * not wait behind a read that cannot yet hold its answer. A claim still open is left alone (its bytes do not
+     * move); the end of the cycle deals with it.
+     *
+     * @return the work done
+     */
+    int doWorkAtCycleStart(final long nowNs) {
+        return count == 0 ? 0 : writeListed();
+    }
+
+    private int writeListed() {
         int work = 0;
         for (int i = 0; i < count; i++) {
             final TcpConnection connection = connections.slot(dirty[i]);

@@ -159,6 +159,34 @@ class ReactorTest {
     }
 
     @Test
+    void shouldPollCycleStartPollablesBeforeTimersAndTheOtherPollablesAndStopWhenRemoved() {
+        try (Reactor reactor = new Reactor(new ReactorOptions().errorHandler(errors::add))) {
+            final List<String> order = new CopyOnWriteArrayList<>();
+            final Pollable late = nowNs -> {
+                order.add("pollable");
+                return 0;
+            };
+            final Pollable early = nowNs -> {
+                order.add("cycle start");
+                return 1;
+            };
+            reactor.add(late);
+            reactor.addAtCycleStart(early);
+            reactor.timers().schedule(0, (timerId, context, nowNs) -> order.add("timer"), 0);
+
+            assertThat(reactor.doWork()).as("the work of the cycle-start pollable counts").isGreaterThanOrEqualTo(1);
+            assertThat(order).containsExactly("cycle start", "timer", "pollable");
+
+            order.clear();
+            assertThat(reactor.remove(early)).isTrue();
+            assertThat(reactor.remove(early)).as("removed once").isFalse();
+            reactor.doWork();
+            assertThat(order).containsExactly("pollable");
+            assertThat(errors).isEmpty();
+        }
+    }
+
+    @Test
     void shouldRunDutyCycleWithoutAllocating() throws Exception {
         final Pipe pipe = Pipe.open();
         try (Reactor reactor = new Reactor(new ReactorOptions().errorHandler(errors::add))) {

@@ -115,17 +115,18 @@ class TcpSendBatchingTest {
     }
 
     /**
-     * A polled channel writes what was sent before the cycle ahead of the cycle's read: a request sent between
-     * two cycles is not held behind a read that cannot yet hold its answer. Seen from the handler of the message
-     * that read delivers: nothing of the earlier send is still waiting.
+     * What was sent between two cycles is written at the start of the next, ahead of the cycle's reads: a request
+     * is not held behind a read that cannot yet hold its answer. Seen from the handler of the message that read
+     * delivers: nothing of the earlier send is still waiting.
      */
-    @Test
-    void shouldWriteWhatWasSentBeforeTheCycleAheadOfItsReadOnAPolledChannel() throws Exception {
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldWriteWhatWasSentBetweenCyclesAheadOfTheNextCyclesReads(final boolean readPolling) throws Exception {
         final TcpTransport[] transport = new TcpTransport[1];
         final long[] pendingAtTheRead = {-1};
         final ChannelHandler pendingRecorder = (channelId, buffer, offset, length) ->
             pendingAtTheRead[0] = transport[0].pendingBytes(channelId);
-        try (TcpTestRig rig = new TcpTestRig(options(true), pendingRecorder); Socket peer = new Socket()) {
+        try (TcpTestRig rig = new TcpTestRig(options(readPolling), pendingRecorder); Socket peer = new Socket()) {
             transport[0] = rig.transport;
             final long id = accept(rig, peer);
             peer.getOutputStream().write(new byte[] {0, 0, 0, 1, 'x'}); // on loopback, readable once write returns
