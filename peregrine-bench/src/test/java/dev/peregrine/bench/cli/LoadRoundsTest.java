@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.peregrine.bench.report.LatencyTable;
 import dev.peregrine.bench.testing.CliRun;
 import dev.peregrine.bench.testing.Json;
+import dev.peregrine.bench.transports.Transports;
+import dev.peregrine.peers.BenchTransport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,6 +33,22 @@ class LoadRoundsTest {
         assertThat(cli.code()).isEqualTo(2);
         assertThat(cli.err().strip().lines().count()).as(cli.err()).isEqualTo(1);
         assertThat(cli.err()).contains("--rounds").doesNotContain("\tat ");
+    }
+
+    @Test
+    void shouldStartEachRoundOneTransportFurtherOn() {
+        final List<BenchTransport> named = List.of(Transports.byName("peregrine-tcp"), Transports.byName("nio"),
+            Transports.byName("netty"));
+        final List<String> order = new ArrayList<>();
+        for (int round = 1; round <= 4; round++) {
+            order.add(LoadCommand.rotated(named, round - 1).stream().map(BenchTransport::name)
+                .collect(java.util.stream.Collectors.joining(",")));
+        }
+
+        assertThat(order).containsExactly("peregrine-tcp,nio,netty", "nio,netty,peregrine-tcp",
+            "netty,peregrine-tcp,nio", "peregrine-tcp,nio,netty");
+        assertThat(named).as("the list as named is left alone").extracting(BenchTransport::name)
+            .containsExactly("peregrine-tcp", "nio", "netty");
     }
 
     @Test
