@@ -21,7 +21,8 @@ import java.util.function.Consumer;
  * One thread driving any number of channels, timers and pollables.
  *
  * <p>A duty cycle ({@link #doWork()}) reads the clock once, runs work handed over by other threads,
- * polls the pollables added {@linkplain #addAtCycleStart at the cycle's start}, selects ready channels without allocating ({@code selectNow} with a consumer held in a field; every
+ * polls the pollables added {@linkplain #addAtCycleStart at the cycle's start}, selects ready channels
+ * without allocating ({@code selectNow} with a consumer held in a field; every
  * cycle unless {@link ReactorOptions#selectInterval(int)} says otherwise), fires
  * due timers and polls every {@link Pollable}. {@link #start()} runs cycles on a thread of the reactor's
  * own (pinned to a CPU if asked); a caller with a loop of its own calls {@link #doWork()} instead. A cycle
