@@ -1,7 +1,8 @@
 /**
  * The reactor: one thread driving any number of channels, timers and pollables through a duty cycle.
  *
- * <p>Each cycle reads the clock once, drains work handed over by other threads, selects ready
+ * <p>Each cycle reads the clock once, drains work handed over by other threads, polls the pollables added
+ * with {@link dev.peregrine.reactor.Reactor#addAtCycleStart}, selects ready
  * channels with {@code Selector.selectNow(Consumer)} (no selected-key set, no allocation), fires
  * due timers, polls every {@link dev.peregrine.reactor.Pollable} and hands the amount of work done to an
  * {@link dev.peregrine.reactor.IdleStrategy}.
