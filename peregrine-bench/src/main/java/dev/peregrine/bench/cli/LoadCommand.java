@@ -35,7 +35,9 @@ import java.util.concurrent.Callable;
 @Command(name = "load", mixinStandardHelpOptions = true,
     description = {"Latency under load (Chronicle's scenario): N clients, each at a fixed rate on its own schedule,"
         + " against one responder; latency from the intended send time (coordinated omission corrected), a"
-        + " histogram per client, added up per row; one row per rate.",
+        + " histogram per client, added up per row; one row per rate. A run whose clients sustained less than 95%% of"
+        + " the rate offered is ok with the note \"could not keep up\" and the rate sustained (partial with"
+        + " --respond-every).",
         "",
         "Topology shared (the default): one client thread drives all N clients (one reactor for Peregrine) and one"
             + " responder thread serves all N connections (Peregrine TCP: one reactor; Netty: one event loop; NIO:"

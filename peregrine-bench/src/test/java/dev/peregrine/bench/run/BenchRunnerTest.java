@@ -74,6 +74,19 @@ class BenchRunnerTest {
     }
 
     @Test
+    void shouldSayThatAPlainLoadRunCouldNotKeepUpAndLeaveItsStatusOk() {
+        // two clients on one thread, a message every nanosecond each, every one answered: the note says so, the
+        // status (and so the exit code) stays ok
+        final RunResult result = new BenchRunner(progress).pingpong(new RunSpec("load",
+            Transports.byName(InMemoryBenchTransport.NAME), 64, 20_000, 0, 1_000_000_000L, 2, true, -1, -1, false,
+            "127.0.0.1").withSharedResponder(true));
+
+        assertThat(result.status()).as(result.note()).isEqualTo(RunResult.Status.OK);
+        assertThat(result.note()).matches("could not keep up: sustained \\d+ msg/s of 1000000000 offered per client");
+        assertThat(result.messages()).isEqualTo(2 * 20_000);
+    }
+
+    @Test
     void shouldReportATransportThatAnswersEveryMessageUnavailableForRespondEvery() {
         final RunResult result = new BenchRunner(progress).pingpong(spec("peregrine-udp", 20_000, 1, true)
             .withRespondEvery(10));
