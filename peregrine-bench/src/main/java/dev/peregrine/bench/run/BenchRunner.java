@@ -351,8 +351,8 @@ public final class BenchRunner {
             ? "could not keep up: sustained " + LatencyTable.number(sentRate, 0) + " msg/s of " + spec.rate()
                 + " offered" + (spec.clients() > 1 ? " per client" : "")
             : null;
-        if (spec.respondEvery() > 1 && behind != null) {
-            note = note == null ? behind : note + "; " + behind;
+        if (spec.respondEvery() > 1) {
+            note = RunResult.joinedNote(note, behind);
         }
         if (measured == 0) {
             return noNumbers(spec, RunResult.Status.FAILED, note != null ? note
@@ -361,8 +361,8 @@ public final class BenchRunner {
         final String lossNote = lost == 0 ? null : String.format(Locale.ROOT, "%d of %d messages lost (%.2f%%): datagrams"
             + " without a recovery layer; the percentiles are of the %d echoes that came back in order", lost,
             lost + measured, 100.0 * lost / (lost + measured), measured);
-        final String loss = spec.respondEvery() > 1 || behind == null ? lossNote
-            : lossNote == null ? behind : behind + "; " + lossNote;
+        // what an ok run has to say: its losses, and that it fell behind where that is not judged
+        final String remarks = spec.respondEvery() > 1 ? lossNote : RunResult.joinedNote(behind, lossNote);
         final double seconds = (clients.lastEnd() - clients.firstStart()) / 1e9;
         final double throughput = seconds > 0 ? measured / seconds : Double.NaN;
         final double clientPerMessage = clients.allocated() >= 0 ? (double)clients.allocated() / measured : Double.NaN;
@@ -375,7 +375,7 @@ public final class BenchRunner {
             Transports.isPeregrine(spec.transport()), spec.size(), measured, spec.rate(), spec.clients(), all,
             throughput, clientPerMessage, responderPerMessage, clientRuntime, responderRuntime,
             note == null ? RunResult.Status.OK : RunResult.Status.PARTIAL,
-            note == null ? loss : loss == null ? note : note + "; " + loss, spec.replySize())
+            RunResult.joinedNote(note, remarks), spec.replySize())
             .withSending(spec.respondEvery(), sentRate);
     }
 

@@ -150,6 +150,17 @@ public record RunResult(String scenario, String transport, String path, boolean 
     }
 
     /**
+     * Two parts of a note as one: either alone when the other is null, else both with "; " between.
+     *
+     * @param first the first part, or null
+     * @param second the second part, or null
+     * @return the note, or null if both are null
+     */
+    static String joinedNote(final String first, final String second) {
+        return first == null ? second : second == null ? first : first + "; " + second;
+    }
+
+    /**
      * The same result with recovery latencies.
      *
      * @param latencies each filled gap's recovery latency in nanoseconds, or null

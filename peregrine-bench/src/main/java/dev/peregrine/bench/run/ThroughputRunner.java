@@ -183,7 +183,7 @@ public final class ThroughputRunner {
             final String injected = !(sender instanceof final RecoveringStreamSender recovering) || !loss.drops() ? null
                 : String.format(java.util.Locale.ROOT, "%d live packets dropped on purpose (--loss %s --seed %d), recovered",
                     recovering.packetsDropped(), Double.toString(loss.fraction()), loss.seed());
-            final String okNote = lost == null ? injected : injected == null ? lost : lost + "; " + injected;
+            final String okNote = RunResult.joinedNote(lost, injected);
             final String note = status == RunResult.Status.OK ? okNote
                 : !outcome.failure().isEmpty() ? "stopped: " + outcome.failure()
                 : unflushed != null ? unflushed

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -42,7 +43,7 @@ class LoadRoundsTest {
         final List<String> order = new ArrayList<>();
         for (int round = 1; round <= 4; round++) {
             order.add(LoadCommand.rotated(named, round - 1).stream().map(BenchTransport::name)
-                .collect(java.util.stream.Collectors.joining(",")));
+                .collect(Collectors.joining(",")));
         }
 
         assertThat(order).containsExactly("peregrine-tcp,nio,netty", "nio,netty,peregrine-tcp",
