@@ -533,6 +533,39 @@ final class TcpConnection implements SelectHandler, FrameSink {
         return at + headerLength;
     }
 
+    /**
+     * Reserves room for a run of {@code count} frames of one payload length (its whole length checked against the
+     * buffer's capacity by the caller), writes every header and trailer, and returns where the first payload goes.
+     */
+    long claimRun(final int length, final int count) {
+        final int stride = headerLength + length + trailerLength;
+        if (!outbound.reserve(stride * count)) {
+            return backPressured();
+        }
+        final MemorySegment segment = outboundSegment;
+        final long start = outbound.tail();
+        final long end = start + (long)stride * count;
+        for (long at = start; at < end; at += stride) {
+            codec.writeHeader(segment, at, length);
+            if (trailerLength != 0) {
+                codec.writeTrailer(segment, at + headerLength + length);
+            }
+        }
+        return start + headerLength;
+    }
+
+    /** Appends a claimed run: its headers and trailers were written when it was claimed. */
+    long commitRun(final int runLength, final int frames) {
+        outbound.advance(runLength);
+        framesQueued += frames;
+        return flushAfterAppend();
+    }
+
+    /** The bytes a frame of this payload length takes in the stream: header, payload and trailer. */
+    int framedLength(final int length) {
+        return headerLength + length + trailerLength;
+    }
+
     /** A send or claim refused for want of room: counted, and a JFR recording sees a back-pressured period begin. */
     private long backPressured() {
         refusedSinceDrained = true;

@@ -27,10 +27,11 @@ import java.util.Arrays;
  * on a later duty cycle, never from inside the command, so the caller always knows the id first.
  *
  * <p>Sending: {@link #send} assembles the frame (header, payload, trailer) in the connection's off-heap
- * outbound buffer, one copy of the payload; the zero-copy path is {@link #tryClaim}/{@link #commit}, where
- * the payload is written straight into the outbound buffer. Either way the frame is only appended: sends
- * are batched, and what a duty cycle asks a channel to send reaches the socket in as few writes as
- * possible. When the bytes are written:
+ * outbound buffer, one copy of the payload; the zero-copy path is {@link #tryClaim(long, int)}/{@link #commit},
+ * where the payload is written straight into the outbound buffer ({@link #tryClaim(long, int, int)} claims a
+ * run of frames of one length at once, for a sender with many messages at hand). Either way the frame is only
+ * appended: sends are batched, and what a duty cycle asks a channel to send reaches the socket in as few
+ * writes as possible. When the bytes are written:
  * <ul>
  *   <li>sent on a channel from inside its own {@code onMessage}: once the last frame of that read has been
  *       handled, one write for all the answers to the read;</li>
@@ -97,7 +98,10 @@ public final class TcpTransport implements Transport {
     private TcpConnection lastClaimed;
     private MemorySegment lastClaimedSegment;
     private boolean claimOpen;
+    // the payload length of a claim of one frame; of a run, ~(framed length of the whole run), so negative
     private int claimedLength;
+    private int claimedRunFrames; // of a run: how many frames, and from one payload to the next
+    private int claimedStride;
     // why the last claim ended without a commit (CLAIM_ABANDONED, or the reason it was aborted at the end of its
     // duty cycle), for commit(); null otherwise
     private String claimEnded;
@@ -248,6 +252,75 @@ public final class TcpTransport implements Transport {
         return offset;
     }
 
+    /**
+     * Claims room for a run of {@code count} frames of {@code length} payload bytes each, one after another in
+     * the channel's outbound buffer, for payloads to be written in place: payload {@code i} (from 0) goes at the
+     * returned offset plus {@code i *} {@link #claimStride()} of {@link #claimBuffer()}. The transport writes
+     * every frame's header and trailer now; one {@link #commit()} appends the whole run, in order, and
+     * {@link #abort()} gives it all up. It is the {@link #tryClaim(long, int)} of a sender with many messages of
+     * one length at once (a market-data burst, a stream): the bookkeeping of a claim is paid once per run, not
+     * once per frame. Everything else is as for a claim of one frame: one claim open at a time, within the
+     * callback or duty cycle that opened it.
+     *
+     * @param channelId the channel
+     * @param length the payload length of every frame of the run
+     * @param count how many frames, at least 1
+     * @return the offset in {@link #claimBuffer()} where the first payload goes, or a negative
+     *     {@link SendResult} code (nothing claimed): {@link SendResult#MESSAGE_TOO_LARGE} also when the run
+     *     is larger than the whole outbound buffer ({@link TcpOptions#outboundBufferSize(int)}), so could never
+     *     be claimed, and {@link SendResult#BACK_PRESSURED} when it does not fit now
+     * @throws IllegalArgumentException if {@code count} is less than 1, or the length is negative or not one
+     *     the framing can carry
+     */
+    public long tryClaim(final long channelId, final int length, final int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("count=" + count + " must be at least 1");
+        }
+        final TcpConnection connection = connected(channelId);
+        if (connection == null) {
+            return notConnected(channelId);
+        }
+        if (claimOpen) {
+            throw claimStillOpen();
+        }
+        final long checked = checkLength(connection, length);
+        if (checked < 0) {
+            return checked;
+        }
+        final long runLength = (long)connection.framedLength(length) * count;
+        if (runLength > connection.outboundCapacity()) {
+            return SendResult.MESSAGE_TOO_LARGE;
+        }
+        lastClaimed = connection;
+        lastClaimedSegment = connection.outboundSegment();
+        final long offset = connection.claimRun(length, count);
+        if (offset >= 0) {
+            claimOpen = true;
+            claimedLength = ~(int)runLength; // negative: a run; commit() tells the two apart by the sign
+            claimedRunFrames = count;
+            claimedStride = connection.framedLength(length);
+            if (claimEnded != null || !flusherAdded) {
+                claimStarted();
+            }
+        }
+        return offset;
+    }
+
+    /**
+     * The distance from one payload of the open claim to the next: the framed length of one frame (header,
+     * payload and trailer). Only a run ({@link #tryClaim(long, int, int)}) has a next payload, but the answer
+     * holds for a claim of one frame too.
+     *
+     * @return bytes
+     * @throws IllegalStateException if no claim is open
+     */
+    public int claimStride() {
+        if (!claimOpen) {
+            throw new IllegalStateException("no claim is open");
+        }
+        return claimedLength >= 0 ? lastClaimed.framedLength(claimedLength) : claimedStride;
+    }
+
     /** The rare part of a claim: forgets how the previous one ended, and adds the flusher on the first. */
     private void claimStarted() {
         claimEnded = null;
@@ -284,7 +357,8 @@ public final class TcpTransport implements Transport {
             return commitWithoutClaim();
         }
         claimOpen = false;
-        return lastClaimed.commit(claimedLength);
+        final int length = claimedLength;
+        return length >= 0 ? lastClaimed.commit(length) : lastClaimed.commitRun(~length, claimedRunFrames);
     }
 
     // the rare paths of tryClaim and commit live in methods of their own, so that the common path stays
@@ -635,7 +709,9 @@ public final class TcpTransport implements Transport {
             return;
         }
         claimOpen = false;
-        claimEnded = "the claim of " + claimedLength + " bytes on channel " + lastClaimed.id()
+        claimEnded = (claimedLength >= 0 ? "the claim of " + claimedLength + " bytes"
+            : "the claim of a run of " + claimedRunFrames + " frames (" + ~claimedLength + " bytes)")
+            + " on channel " + lastClaimed.id()
             + " was still open at the end of the duty cycle that opened it and was aborted; nothing of it was sent"
             + " (commit or abort a claim in the callback, or before the next doWork, that opened it)";
         reportError(new IllegalStateException(claimEnded));
