@@ -18,6 +18,25 @@ public interface StreamSender extends AutoCloseable {
     boolean offer(long sequence);
 
     /**
+     * Offers a run of up to {@code count} messages carrying {@code firstSequence}, {@code firstSequence + 1}, and
+     * so on, as a sender with that many messages at hand would: one {@link #offer(long)} after another, stopping
+     * at the first refused, unless the transport takes a run in one step of its own. A sender whose
+     * {@code offer} is cheap overrides this with the same loop in its own class, so that the loop's call is
+     * its own and not one shared by every transport of the JVM.
+     *
+     * @param firstSequence the sequence number of the first message
+     * @param count how many messages at most, at least 1
+     * @return how many were taken, from the first (0 if the transport is back-pressured)
+     */
+    default int offer(final long firstSequence, final int count) {
+        int taken = 0;
+        while (taken < count && offer(firstSequence + taken)) {
+            taken++;
+        }
+        return taken;
+    }
+
+    /**
      * Ends a batch: hands every message offered so far to the kernel (or to the transport's own sending
      * machinery), as far as it takes them; a blocking transport may block here like its users' flush does.
      * Called after every batch and, repeatedly until it returns true, after the last message.

@@ -26,6 +26,8 @@ import java.util.function.BooleanSupplier;
 public final class ThroughputRunner {
     /** Messages offered between two flushes unless told otherwise. */
     public static final int DEFAULT_BATCH = 256;
+    /** The most messages offered in one run ({@link StreamSender#offer(long, int)}). */
+    static final int MAX_RUN = 256;
     /** How long the sender may take to hand its last batch to the kernel once it stopped offering. */
     private static final long FINAL_FLUSH_NS = PingPongLoop.NO_ECHO_TIMEOUT_NS;
 
@@ -136,15 +138,18 @@ public final class ThroughputRunner {
                 if (untilFlush == batch && !pacer.awaitDue(sequence, stopWaiting)) {
                     break;
                 }
-                if (sender.offer(sequence)) {
-                    sequence++;
-                    if (--untilFlush == 0) {
+                // a run of the batch's messages at a time, as a sender with them at hand offers them
+                final int taken = sender.offer(sequence, (int)Math.min(Math.min(untilFlush, MAX_RUN), cap - sequence));
+                if (taken > 0) {
+                    sequence += taken;
+                    untilFlush -= taken;
+                    if (untilFlush == 0) {
                         untilFlush = batch;
                         sender.flush();
                     }
-                    // the flags are read every 256 messages: a volatile read per message would cost more
-                    // than some transports' whole offer
-                    if ((sequence & 255) == 0) {
+                    // the flags are read once every 256 messages (a run is at most that long): a volatile read
+                    // per message would cost more than some transports' whole offer
+                    if ((sequence - taken) >>> 8 != sequence >>> 8) {
                         if (receiving.stopSending() || stopRequested || limitNs != 0 && System.nanoTime() - deadline > 0) {
                             break;
                         }

@@ -367,6 +367,15 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
             this.size = size;
         }
 
+        @Override // StreamSender's loop, in this class: its call of offer(long) is then this class's alone
+        public int offer(final long firstSequence, final int count) {
+            int taken = 0;
+            while (taken < count && offer(firstSequence + taken)) {
+                taken++;
+            }
+            return taken;
+        }
+
         @Override
         public boolean offer(final long sequence) {
             final long index = writer.tryClaim(size);

@@ -372,6 +372,15 @@ public final class PeregrineUdpBench implements BenchTransport {
             }
         }
 
+        @Override // StreamSender's loop, in this class: its call of offer(long) is then this class's alone
+        public int offer(final long firstSequence, final int count) {
+            int taken = 0;
+            while (taken < count && offer(firstSequence + taken)) {
+                taken++;
+            }
+            return taken;
+        }
+
         @Override
         public boolean offer(final long sequence) {
             BenchMessageLayout.putSequence(message, 0, sequenceLength, sequence);

@@ -152,8 +152,9 @@ class PeregrineTcpBenchTest {
         }
     }
 
-    @Test
-    void shouldStreamSequencesInOrder() throws Exception {
+    @ParameterizedTest(name = "runs={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldStreamSequencesInOrder(final boolean runs) throws Exception {
         final BenchConfig config = config();
         final PeregrineTcpBench bench = new PeregrineTcpBench();
         try (StreamReceiver receiver = bench.startStreamReceiver(config); StreamSender sender = bench.connectStreamSender(config)) {
@@ -165,8 +166,11 @@ class PeregrineTcpBenchTest {
             final CompletableFuture<Void> sending = CompletableFuture.runAsync(() -> {
                 long offered = 0;
                 while (offered < total && System.nanoTime() < deadline) {
-                    if (sender.offer(offered)) {
-                        offered++;
+                    if (!runs) {
+                        offered += sender.offer(offered) ? 1 : 0;
+                    } else { // runs of 1, 7, 256 and 5000 (longer than the sender claims at once)
+                        final int[] lengths = {1, 7, 256, 5000};
+                        offered += sender.offer(offered, (int)Math.min(total - offered, lengths[(int)(offered % 4)]));
                     }
                 }
                 while (!sender.flush() && System.nanoTime() < deadline) {

@@ -21,6 +21,15 @@ final class NassauStreamSender implements RecoveringStreamSender {
             NassauMoldBenchTransport.address(config, 2), loss);
     }
 
+    @Override // StreamSender's loop, in this class: its call of offer(long) is then this class's alone
+    public int offer(final long firstSequence, final int count) {
+        int taken = 0;
+        while (taken < count && offer(firstSequence + taken)) {
+            taken++;
+        }
+        return taken;
+    }
+
     @Override
     public boolean offer(final long sequence) {
         message.clear();

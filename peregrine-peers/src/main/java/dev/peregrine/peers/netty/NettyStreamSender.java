@@ -34,6 +34,15 @@ final class NettyStreamSender implements StreamSender {
             factory, config.size());
     }
 
+    @Override // StreamSender's loop, in this class: its call of offer(long) is then this class's alone
+    public int offer(final long firstSequence, final int count) {
+        int taken = 0;
+        while (taken < count && offer(firstSequence + taken)) {
+            taken++;
+        }
+        return taken;
+    }
+
     @Override
     public boolean offer(final long sequence) {
         ManualIoEventLoop eventLoop = loop;

@@ -26,6 +26,15 @@ final class SocketStreamSender implements StreamSender {
         TcpFrameLayout.putLength(frame, size);
     }
 
+    @Override // StreamSender's loop, in this class: its call of offer(long) is then this class's alone
+    public int offer(final long firstSequence, final int count) {
+        int taken = 0;
+        while (taken < count && offer(firstSequence + taken)) {
+            taken++;
+        }
+        return taken;
+    }
+
     @Override
     public boolean offer(final long sequence) {
         TcpFrameLayout.putSequence(frame, TcpFrameLayout.SEQUENCE_OFFSET, sequence);
