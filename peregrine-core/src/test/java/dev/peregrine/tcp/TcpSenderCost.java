@@ -23,12 +23,14 @@ import java.nio.channels.SocketChannel;
  * What a TCP sender's own code costs per frame (not a test; run by hand, one mode per JVM so that each loop's
  * JIT profile is its own):
  * {@code java --enable-native-access=ALL-UNNAMED -cp peregrine-core/target/classes:peregrine-core/target/test-classes
- * dev.peregrine.tcp.TcpSenderCost peregrine|segment SIZE BATCH SECONDS}.
+ * dev.peregrine.tcp.TcpSenderCost peregrine|run|segment SIZE BATCH SECONDS}.
  *
  * <p>A thread of this JVM drains the socket (1 MiB reads, no decoding), so the sending thread's CPU is the
  * sender's alone. {@code peregrine}: {@link TcpTransport#tryClaim}, an 8-byte sequence written into
  * {@link TcpTransport#claimBuffer()}, {@link TcpTransport#commit()}, and {@link TcpTransport#flush(long)} after
- * every BATCH frames (a duty cycle when the socket is full). {@code segment}: the same frames (4-byte big-endian
+ * every BATCH frames (a duty cycle when the socket is full). {@code run}: the same with each batch claimed as
+ * one run ({@link TcpTransport#tryClaim(long, int, int)}), the sequences written at {@link TcpTransport#claimStride()}
+ * apart, one commit. {@code segment}: the same frames (4-byte big-endian
  * length and the sequence) put by hand into a {@link MemorySegment} held in a field and written with one
  * {@code SocketChannel.write} per BATCH frames: the floor for Java code that frames into off-heap memory. After
  * one second of warm-up, prints frames per second and the sending thread's user CPU time per frame, which
@@ -50,8 +52,8 @@ public final class TcpSenderCost {
      * @throws Exception on failure
      */
     public static void main(final String[] args) throws Exception {
-        if (args.length != 4 || !"peregrine".equals(args[0]) && !"segment".equals(args[0])) {
-            System.err.println("usage: TcpSenderCost peregrine|segment SIZE BATCH SECONDS");
+        if (args.length != 4 || !java.util.List.of("peregrine", "run", "segment").contains(args[0])) {
+            System.err.println("usage: TcpSenderCost peregrine|run|segment SIZE BATCH SECONDS");
             System.exit(2);
         }
         final int size = Integer.parseInt(args[1]);
@@ -63,18 +65,20 @@ public final class TcpSenderCost {
         try (ServerSocketChannel server = ServerSocketChannel.open()) {
             server.bind(new InetSocketAddress("127.0.0.1", 0));
             final Thread drain = Thread.ofPlatform().daemon().name("drain").start(() -> drain(server));
-            final Sender sender = "peregrine".equals(args[0])
-                ? new PeregrineSender((InetSocketAddress)server.getLocalAddress(), size)
-                : new SegmentSender((InetSocketAddress)server.getLocalAddress(), size);
+            final InetSocketAddress address = (InetSocketAddress)server.getLocalAddress();
+            final Sender sender = switch (args[0]) {
+                case "peregrine" -> new PeregrineSender(address, size);
+                case "run" -> new PeregrineRunSender(address, size);
+                default -> new SegmentSender(address, size);
+            };
             final long start = System.nanoTime();
             long sequence = 0;
             long measuredFrom = -1;
             long startNs = 0;
             long startCpuNs = 0;
             while (true) {
-                for (int i = 0; i < batch; i++) {
-                    sender.send(sequence++);
-                }
+                sender.sendRun(sequence, batch);
+                sequence += batch;
                 sender.flush();
                 final long now = System.nanoTime();
                 if (measuredFrom < 0 && now - start >= WARM_UP_NS) {
@@ -107,17 +111,45 @@ public final class TcpSenderCost {
     private interface Sender {
         void send(long sequence) throws IOException;
 
+        /** Sends {@code count} frames from {@code first} on: one send after another unless the mode has a run of its own. */
+        default void sendRun(final long first, final int count) throws IOException {
+            for (int i = 0; i < count; i++) {
+                send(first + i);
+            }
+        }
+
         void flush() throws IOException;
 
         void close() throws IOException;
     }
 
+    /** A batch claimed as one run: the sequences at claimStride() apart, one commit. */
+    private static final class PeregrineRunSender extends PeregrineSender {
+        PeregrineRunSender(final InetSocketAddress address, final int size) {
+            super(address, size);
+        }
+
+        @Override
+        public void sendRun(final long first, final int count) {
+            long at;
+            while ((at = transport.tryClaim(id, size, count)) < 0) {
+                reactor.doWork(); // the duty cycle writes what the socket takes
+            }
+            final MemorySegment buffer = transport.claimBuffer();
+            final long stride = transport.claimStride();
+            for (int i = 0; i < count; i++) {
+                buffer.set(SEQUENCE, at + i * stride, first + i);
+            }
+            transport.commit();
+        }
+    }
+
     /** Claim, sequence, commit; a flush per batch, a duty cycle when the socket is full. */
-    private static final class PeregrineSender implements Sender, ChannelHandler {
-        private final Reactor reactor = new Reactor(new ReactorOptions().idleStrategy(new BusySpinIdleStrategy()));
-        private final TcpTransport transport;
-        private final long id;
-        private final int size;
+    private static class PeregrineSender implements Sender, ChannelHandler {
+        final Reactor reactor = new Reactor(new ReactorOptions().idleStrategy(new BusySpinIdleStrategy()));
+        final TcpTransport transport;
+        final long id;
+        final int size;
         private boolean connected;
 
         PeregrineSender(final InetSocketAddress address, final int size) {
