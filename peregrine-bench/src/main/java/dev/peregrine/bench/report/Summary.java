@@ -119,9 +119,13 @@ public final class Summary {
             + " client per thread); a rate shown as R/N had only every Nth message answered (--respond-every), the"
             + " percentiles and msg/s are of the answered ones.");
         if (rounds > 1) {
+            final long transports = rows.stream().map(r -> r.first().transport()).distinct().count();
             table.note("With rounds: every transport ran once per round, the rounds one after another; each percentile,"
                 + " max, sent/client and msg/s is the median over the rounds that measured latency, and p99 min - max"
-                + " their range.");
+                + " their range. Each round starts one transport further on, because the first transport a bench JVM"
+                + " runs measures the worst tails" + (rounds % transports == 0 ? "." : "; with " + transports
+                + " transports, " + rounds + " rounds put some of them first more often than others (a multiple of "
+                + transports + " would not)."));
         }
         return table;
     }

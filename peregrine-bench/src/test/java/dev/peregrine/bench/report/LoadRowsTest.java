@@ -97,6 +97,20 @@ class LoadRowsTest {
     }
 
     @Test
+    void shouldSayWhenTheRoundsPutSomeTransportsFirstMoreOftenThanOthers() {
+        final List<RunResult> threeOfTwo = List.of(ok("peregrine-tcp", 1000, 50_000), ok("nio", 1000, 10_000),
+            ok("nio", 1000, 30_000), ok("peregrine-tcp", 1000, 20_000), ok("peregrine-tcp", 1000, 40_000),
+            ok("nio", 1000, 60_000));
+        final List<RunResult> fourOfTwo = new java.util.ArrayList<>(threeOfTwo);
+        fourOfTwo.addAll(List.of(ok("nio", 1000, 70_000), ok("peregrine-tcp", 1000, 80_000)));
+
+        assertThat(Summary.load(threeOfTwo).toText()).contains("first transport a bench JVM runs")
+            .contains("with 2 transports, 3 rounds put some of them first more often than others (a multiple of 2 would not)");
+        assertThat(Summary.load(fourOfTwo).toText()).contains("first transport a bench JVM runs")
+            .doesNotContain("more often than others");
+    }
+
+    @Test
     void shouldGiveEveryRoundsRunItsRoundInTheJson() throws Exception {
         final List<RunResult> results = List.of(ok("peregrine-tcp", 1000, 10_000), ok("nio", 1000, 20_000),
             RunResult.withoutNumbers("load", "netty", "tcp", false, 256, 1000, 5, RunResult.Status.UNAVAILABLE, "no"),
