@@ -20,17 +20,30 @@ public interface StreamSender extends AutoCloseable {
     /**
      * Offers a run of up to {@code count} messages carrying {@code firstSequence}, {@code firstSequence + 1}, and
      * so on, as a sender with that many messages at hand would: one {@link #offer(long)} after another, stopping
-     * at the first refused, unless the transport takes a run in one step of its own. A sender whose
-     * {@code offer} is cheap overrides this with the same loop in its own class, so that the loop's call is
-     * its own and not one shared by every transport of the JVM.
+     * at the first refused ({@link #offerEach}), unless the transport takes a run in one step of its own. A
+     * sender whose {@code offer} is cheap overrides this with a call of {@link #offerEach} on itself: compiled
+     * into its own override, the loop's call of {@code offer(long)} is that class's alone, where in this default
+     * method it is one call site shared by every transport of the JVM.
      *
      * @param firstSequence the sequence number of the first message
      * @param count how many messages at most, at least 1
      * @return how many were taken, from the first (0 if the transport is back-pressured)
      */
     default int offer(final long firstSequence, final int count) {
+        return offerEach(this, firstSequence, count);
+    }
+
+    /**
+     * One {@link #offer(long)} after another, stopping at the first refused.
+     *
+     * @param sender the sender
+     * @param firstSequence the sequence number of the first message
+     * @param count how many messages at most
+     * @return how many were taken, from the first
+     */
+    static int offerEach(final StreamSender sender, final long firstSequence, final int count) {
         int taken = 0;
-        while (taken < count && offer(firstSequence + taken)) {
+        while (taken < count && sender.offer(firstSequence + taken)) {
             taken++;
         }
         return taken;

@@ -8,6 +8,7 @@ import dev.peregrine.mold.MoldUDP64RequestServer;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.RecoveringStreamSender;
 import dev.peregrine.peers.StreamLoss;
+import dev.peregrine.peers.StreamSender;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.udp.UdpOptions;
 
@@ -88,13 +89,9 @@ final class PeregrineMoldStreamSender implements RecoveringStreamSender {
             : options.busyPoll(false);
     }
 
-    @Override // StreamSender's loop, in this class: its call of offer(long) is then this class's alone
+    @Override // compiled in this class, the loop's call of offer(long) is this class's alone
     public int offer(final long firstSequence, final int count) {
-        int taken = 0;
-        while (taken < count && offer(firstSequence + taken)) {
-            taken++;
-        }
-        return taken;
+        return StreamSender.offerEach(this, firstSequence, count);
     }
 
     @Override

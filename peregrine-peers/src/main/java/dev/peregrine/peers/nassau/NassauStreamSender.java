@@ -3,6 +3,7 @@ package dev.peregrine.peers.nassau;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.RecoveringStreamSender;
 import dev.peregrine.peers.StreamLoss;
+import dev.peregrine.peers.StreamSender;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -21,13 +22,9 @@ final class NassauStreamSender implements RecoveringStreamSender {
             NassauMoldBenchTransport.address(config, 2), loss);
     }
 
-    @Override // StreamSender's loop, in this class: its call of offer(long) is then this class's alone
+    @Override // compiled in this class, the loop's call of offer(long) is this class's alone
     public int offer(final long firstSequence, final int count) {
-        int taken = 0;
-        while (taken < count && offer(firstSequence + taken)) {
-            taken++;
-        }
-        return taken;
+        return StreamSender.offerEach(this, firstSequence, count);
     }
 
     @Override

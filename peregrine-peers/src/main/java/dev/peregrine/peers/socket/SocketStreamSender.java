@@ -26,13 +26,9 @@ final class SocketStreamSender implements StreamSender {
         TcpFrameLayout.putLength(frame, size);
     }
 
-    @Override // StreamSender's loop, in this class: its call of offer(long) is then this class's alone
+    @Override // compiled in this class, the loop's call of offer(long) is this class's alone
     public int offer(final long firstSequence, final int count) {
-        int taken = 0;
-        while (taken < count && offer(firstSequence + taken)) {
-            taken++;
-        }
-        return taken;
+        return StreamSender.offerEach(this, firstSequence, count);
     }
 
     @Override
