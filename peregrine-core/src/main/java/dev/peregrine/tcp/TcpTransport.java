@@ -207,7 +207,7 @@ public final class TcpTransport implements Transport {
     /**
      * Claims room for one frame of exactly {@code length} payload bytes in the channel's outbound buffer,
      * for the payload to be written in place: write it into {@link #claimBuffer()} at the returned
-     * offset, then {@link #commit()} (or {@link #abort()}). The framing header and trailer are the
+     * offset, then {@link #commit()} (or {@link #abortClaim()}). The framing header and trailer are the
      * transport's business. Only one claim may be open at a time, and it must not outlive the callback or
      * duty cycle that opened it (for code between cycles: commit or abort before the next
      * {@link Reactor#doWork()}): a claim still open at the end of a duty cycle is aborted, nothing of it is
@@ -257,7 +257,7 @@ public final class TcpTransport implements Transport {
      * the channel's outbound buffer, for payloads to be written in place: payload {@code i} (from 0) goes at the
      * returned offset plus {@code i *} {@link #claimStride()} of {@link #claimBuffer()}. The transport writes
      * every frame's header and trailer now; one {@link #commit()} appends the whole run, in order, and
-     * {@link #abort()} gives it all up. It is the {@link #tryClaim(long, int)} of a sender with many messages of
+     * {@link #abortClaim()} gives it all up. It is the {@link #tryClaim(long, int)} of a sender with many messages of
      * one length at once (a market-data burst, a stream): the bookkeeping of a claim is paid once per run, not
      * once per frame. Everything else is as for a claim of one frame: one claim open at a time, within the
      * callback or duty cycle that opened it.
@@ -374,13 +374,14 @@ public final class TcpTransport implements Transport {
     }
 
     private IllegalStateException claimStillOpen() {
-        return new IllegalStateException("a claim on channel " + lastClaimed.id() + " is open; commit or abort it first");
+        return new IllegalStateException("a claim on channel " + lastClaimed.id() + " is open; commit it or abortClaim() first");
     }
 
     /**
-     * Gives up the open claim; nothing is sent. Does nothing if no claim is open.
+     * Gives up the open claim (of one frame or a run); nothing of it is sent. Does nothing if no claim is open.
+     * Not to be mistaken for {@link #abort(long)}, which resets a connection.
      */
-    public void abort() {
+    public void abortClaim() {
         claimOpen = false; // its bytes, behind the channel's tail, are simply not sent
         claimEnded = null;
     }

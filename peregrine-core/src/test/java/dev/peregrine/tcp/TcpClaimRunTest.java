@@ -94,7 +94,7 @@ class TcpClaimRunTest {
             assertThatThrownBy(() -> rig.transport.tryClaim(client, 4, 2)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("is open");
             assertThatThrownBy(() -> rig.transport.tryClaim(client, 4)).isInstanceOf(IllegalStateException.class);
-            rig.transport.abort();
+            rig.transport.abortClaim();
             rig.transport.close(client);
             rig.pollUntil(() -> rig.count(ChannelEvent.Closed.class) == 2);
             assertThat(rig.transport.tryClaim(client, 4, 2)).isEqualTo(SendResult.NOT_CONNECTED);
@@ -110,7 +110,7 @@ class TcpClaimRunTest {
             final long id = rig.first(ChannelEvent.Accepted.class).channelId();
 
             assertThat(rig.transport.tryClaim(id, 1, 100)).isNotNegative();
-            rig.transport.abort();
+            rig.transport.abortClaim();
             assertThat(rig.transport.pendingBytes(id)).as("an aborted run").isZero();
             final long one = rig.transport.tryClaim(id, 1);
             rig.transport.claimBuffer().set(ValueLayout.JAVA_BYTE, one, (byte)'x');
@@ -138,7 +138,7 @@ class TcpClaimRunTest {
             assertThat(peer.getInputStream().readNBytes(2)).as("only the frame committed").containsExactly(1, 'x');
             final long run = rig.transport.tryClaim(id, 1, 2048);
             assertThat(run).as("once written, it fits").isNotNegative();
-            rig.transport.abort();
+            rig.transport.abortClaim();
         }
     }
 

@@ -96,7 +96,7 @@ class TcpTransportTest {
             assertThat(rig.transport.commit()).as("appended, written at the end of the cycle").isEqualTo(12);
             final long aborted = rig.transport.tryClaim(id, 3);
             assertThat(aborted).isNotNegative();
-            rig.transport.abort();
+            rig.transport.abortClaim();
             assertThat(rig.transport.send(id, text("abc"), 0, 3)).isEqualTo(12 + 7);
             rig.reactor.doWork();
 
@@ -124,7 +124,7 @@ class TcpTransportTest {
             assertThat(rig.transport.send(client, text("1234"), 0, 4)).isNotNegative();
             rig.transport.tryClaim(client, 4);
             assertThatThrownBy(() -> rig.transport.send(client, text("1234"), 0, 4)).isInstanceOf(IllegalStateException.class);
-            rig.transport.abort();
+            rig.transport.abortClaim();
         }
     }
 
@@ -142,7 +142,7 @@ class TcpTransportTest {
             assertThatThrownBy(() -> rig.transport.commit()).as("nothing was claimed")
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("no claim is open");
             assertThat(rig.transport.tryClaim(client, 4)).isNotNegative();
-            rig.transport.abort();
+            rig.transport.abortClaim();
         }
         // a 1-byte length field caps the frame at 255 bytes whatever maxFrameLength says
         try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(Framing.parse("length:1be")).maxFrameLength(1000))) {
@@ -151,9 +151,9 @@ class TcpTransportTest {
 
             assertThat(rig.transport.tryClaim(client, 256)).isEqualTo(SendResult.MESSAGE_TOO_LARGE);
             assertThat(rig.transport.tryClaim(client, 0)).as("an empty payload").isNotNegative();
-            rig.transport.abort();
+            rig.transport.abortClaim();
             assertThat(rig.transport.tryClaim(client, 255)).isNotNegative();
-            rig.transport.abort();
+            rig.transport.abortClaim();
         }
     }
 
