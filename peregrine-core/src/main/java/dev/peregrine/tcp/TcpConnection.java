@@ -538,7 +538,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
      * buffer's capacity by the caller), writes every header and trailer, and returns where the first payload goes.
      */
     long claimRun(final int length, final int count) {
-        final int stride = headerLength + length + trailerLength;
+        final int stride = framedLength(length);
         if (!outbound.reserve(stride * count)) {
             return backPressured();
         }

@@ -100,8 +100,7 @@ public final class TcpTransport implements Transport {
     private boolean claimOpen;
     // the payload length of a claim of one frame; of a run, ~(framed length of the whole run), so negative
     private int claimedLength;
-    private int claimedRunFrames; // of a run: how many frames, and from one payload to the next
-    private int claimedStride;
+    private int claimedRunFrames; // of a run: how many frames
     // why the last claim ended without a commit (CLAIM_ABANDONED, or the reason it was aborted at the end of its
     // duty cycle), for commit(); null otherwise
     private String claimEnded;
@@ -195,11 +194,9 @@ public final class TcpTransport implements Transport {
         if (claimOpen) {
             throw claimStillOpen();
         }
-        if (!connection.fitsPayload(length)) {
-            final long checked = checkLength(connection, length);
-            if (checked < 0) {
-                return checked;
-            }
+        final long refused = refusal(connection, length);
+        if (refused < 0) {
+            return refused;
         }
         return connection.send(buffer, offset, length);
     }
@@ -235,11 +232,9 @@ public final class TcpTransport implements Transport {
         if (claimOpen) {
             throw claimStillOpen();
         }
-        if (!connection.fitsPayload(length)) {
-            final long checked = checkLength(connection, length);
-            if (checked < 0) {
-                return checked;
-            }
+        final long refused = refusal(connection, length);
+        if (refused < 0) {
+            return refused;
         }
         final long offset = connection.claim(length);
         if (offset >= 0) {
@@ -283,9 +278,9 @@ public final class TcpTransport implements Transport {
         if (claimOpen) {
             throw claimStillOpen();
         }
-        final long checked = checkLength(connection, length);
-        if (checked < 0) {
-            return checked;
+        final long refused = refusal(connection, length);
+        if (refused < 0) {
+            return refused;
         }
         final long runLength = (long)connection.framedLength(length) * count;
         if (runLength > connection.outboundCapacity()) {
@@ -298,7 +293,6 @@ public final class TcpTransport implements Transport {
             claimOpen = true;
             claimedLength = ~(int)runLength; // negative: a run; commit() tells the two apart by the sign
             claimedRunFrames = count;
-            claimedStride = connection.framedLength(length);
             if (claimEnded != null || !flusherAdded) {
                 claimStarted();
             }
@@ -318,7 +312,7 @@ public final class TcpTransport implements Transport {
         if (!claimOpen) {
             throw new IllegalStateException("no claim is open");
         }
-        return claimedLength >= 0 ? lastClaimed.framedLength(claimedLength) : claimedStride;
+        return claimedLength >= 0 ? lastClaimed.framedLength(claimedLength) : ~claimedLength / claimedRunFrames;
     }
 
     /** The rare part of a claim: forgets how the previous one ended, and adds the flusher on the first. */
@@ -798,6 +792,15 @@ public final class TcpTransport implements Transport {
         final TcpConnection connection = connection(channelId);
         return connection != null && (connection.state() == TcpConnection.CLOSED || connection.state() == TcpConnection.CLOSING)
             ? SendResult.CLOSED : SendResult.NOT_CONNECTED;
+    }
+
+    /**
+     * 0 if a payload of this length may be sent on the connection, else the {@link SendResult} refusing it; throws
+     * for a length the framing cannot carry. The common case is one compare; the full check, which says what is
+     * wrong, stays out of line.
+     */
+    private static long refusal(final TcpConnection connection, final int length) {
+        return connection.fitsPayload(length) ? 0 : checkLength(connection, length);
     }
 
     private static long checkLength(final TcpConnection connection, final int length) {
