@@ -6,6 +6,7 @@ import dev.peregrine.bench.report.MachineInfo;
 import dev.peregrine.bench.report.Summary;
 import dev.peregrine.bench.report.Table;
 import dev.peregrine.bench.report.ThroughputRows;
+import dev.peregrine.bench.run.Batch;
 import dev.peregrine.bench.run.BenchSession;
 import dev.peregrine.bench.run.Failures;
 import dev.peregrine.bench.run.FloorResult;
@@ -174,7 +175,7 @@ public final class CompareCommand implements Callable<Integer> {
             tables.add(Summary.pingpong(results, floors));
             if (full) {
                 tables.add(Summary.load(results).note(LoadCommand.topologyNote(LoadCommand.Topology.SHARED, clients)));
-                tables.add(Summary.throughput(throughputRows, ThroughputRunner.DEFAULT_BATCH));
+                tables.add(Summary.throughput(throughputRows, Batch.DEFAULT));
             }
             out.println();
             for (final Table table : tables) {

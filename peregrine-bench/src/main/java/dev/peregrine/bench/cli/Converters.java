@@ -1,5 +1,6 @@
 package dev.peregrine.bench.cli;
 
+import dev.peregrine.bench.run.Batch;
 import dev.peregrine.bench.transports.Transports;
 import dev.peregrine.peers.BenchTransport;
 import picocli.CommandLine.ITypeConverter;
@@ -52,6 +53,22 @@ public final class Converters {
             throw new TypeConversionException("'" + value + "' is not a transport"
                 + (closest == null ? "" : "; did you mean " + Transports.canonicalName(closest) + "?")
                 + "; known: " + String.join(", ", known) + " (short names: " + aliases + ")");
+        }
+    }
+
+    /** A throughput batch: a count of messages ({@code 2048}) or a payload size ({@code 64KiB}). */
+    public static final class BatchValue implements ITypeConverter<Batch> {
+        /** Creates the converter (picocli). */
+        public BatchValue() {
+        }
+
+        @Override
+        public Batch convert(final String value) {
+            try {
+                return Batch.parse(value);
+            } catch (final IllegalArgumentException ex) {
+                throw new TypeConversionException(ex.getMessage());
+            }
         }
     }
 

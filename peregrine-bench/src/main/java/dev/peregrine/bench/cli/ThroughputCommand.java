@@ -4,6 +4,7 @@ import dev.peregrine.bench.report.JsonResults;
 import dev.peregrine.bench.report.Summary;
 import dev.peregrine.bench.report.Table;
 import dev.peregrine.bench.report.ThroughputRows;
+import dev.peregrine.bench.run.Batch;
 import dev.peregrine.bench.run.BenchSession;
 import dev.peregrine.bench.run.RunResult;
 import dev.peregrine.bench.run.RunSpec;
@@ -33,7 +34,7 @@ import java.util.concurrent.Callable;
 @Command(name = "throughput", mixinStandardHelpOptions = true,
     description = {"One-way throughput: a sender offers messages as fast as the transport takes them, a receiver"
         + " (in a second JVM unless --in-process) checks every sequence number; messages/s and MB/s per size over a"
-        + " timed window (transports with a stream mode). The sender flushes after every --batch messages. The C"
+        + " timed window (transports with a stream mode). The sender flushes after every --batch. The C"
         + " stream floor (tcp-stream-c) runs in the same run; with --rounds N the floor and the transports run"
         + " alternately N times and the table shows medians, ranges and the ratio to the floor."})
 public final class ThroughputCommand implements Callable<Integer> {
@@ -74,9 +75,11 @@ public final class ThroughputCommand implements Callable<Integer> {
             + " row's median and range (default: ${DEFAULT-VALUE}).")
     int rounds;
 
-    @Option(names = "--batch", defaultValue = "" + ThroughputRunner.DEFAULT_BATCH, paramLabel = "N",
-        description = "Messages the sender offers before each flush (default: ${DEFAULT-VALUE}).")
-    int batch;
+    @Option(names = "--batch", paramLabel = "N|SIZE", converter = Converters.BatchValue.class,
+        description = "What the sender offers before each flush: N messages, or as many as fill SIZE of payload"
+            + " (e.g. 64KiB, 1MiB) (default: 64KiB, so 2048 messages of 32 B and 256 of 256 B; 256 messages"
+            + " with --rate).")
+    Batch batch;
 
     @Option(names = "--stream-floor", paramLabel = "CMD", description = "Command for the C stream floor, run as"
         + " 'CMD SIZE SECONDS' and printing one line 'tcp-stream-c size=.. frames/s=.. bytes/s=..' (default:"
@@ -108,9 +111,6 @@ public final class ThroughputCommand implements Callable<Integer> {
         if (rounds < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--rounds=" + rounds + " must be at least 1");
         }
-        if (batch < 1) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--batch=" + batch + " must be at least 1");
-        }
         final PrintStream out = System.out;
         final List<BenchTransport> chosen = CommonOptions.transports(transports);
         if (loss > 0) {
@@ -122,6 +122,7 @@ public final class ThroughputCommand implements Callable<Integer> {
             }
         }
         final StreamLoss streamLoss = new StreamLoss(loss, seed);
+        final Batch flushEvery = batch != null ? batch : Batch.defaultFor(rate);
         final Integer relaunched = Relaunch.ifNeeded(spec, chosen);
         if (relaunched != null) {
             return relaunched;
@@ -141,17 +142,18 @@ public final class ThroughputCommand implements Callable<Integer> {
                         break;
                     }
                     floors.add(floor(out, floorSource, size));
-                    run(session, chosen, List.of(size), messages, warmup, window(), common, batch, streamLoss, rate);
+                    run(session, chosen, List.of(size), messages, warmup, window(), common, flushEvery, streamLoss,
+                        rate);
                 }
             }
             final List<RunResult> results = session.results();
             final List<ThroughputRows.Row> rows = ThroughputRows.of(results, floors);
-            out.print(Summary.throughput(rows, batch).toText());
+            out.print(Summary.throughput(rows, flushEvery).toText());
             final Table recovery = Summary.recovery(rows);
             if (recovery != null) {
                 out.print(recovery.toText());
             }
-            common.writeFiles(results, out, JsonResults.throughput(rows, batch));
+            common.writeFiles(results, out, JsonResults.throughput(rows, flushEvery));
             return results.stream().allMatch(r -> r.status() == RunResult.Status.OK) ? 0 : 1;
         }
     }
@@ -191,11 +193,11 @@ public final class ThroughputCommand implements Callable<Integer> {
     static void run(final BenchSession session, final List<BenchTransport> chosen, final List<Integer> sizes,
                     final Long messages, final long warmup, final ThroughputRunner.Window window,
                     final CommonOptions common) {
-        run(session, chosen, sizes, messages, warmup, window, common, ThroughputRunner.DEFAULT_BATCH);
+        run(session, chosen, sizes, messages, warmup, window, common, Batch.DEFAULT);
     }
 
     /**
-     * Runs the throughput scenario for some transports, flushing every {@code batch} messages.
+     * Runs the throughput scenario for some transports, flushing after every batch.
      *
      * @param session the session
      * @param chosen the transports
@@ -204,16 +206,16 @@ public final class ThroughputCommand implements Callable<Integer> {
      * @param warmup warm-up messages (the least, with a timed window)
      * @param window the warm-up and measured time, or {@link ThroughputRunner.Window#COUNTED}
      * @param common the common options
-     * @param batch messages offered between two flushes
+     * @param batch what the sender offers between two flushes
      */
     static void run(final BenchSession session, final List<BenchTransport> chosen, final List<Integer> sizes,
                     final Long messages, final long warmup, final ThroughputRunner.Window window,
-                    final CommonOptions common, final int batch) {
+                    final CommonOptions common, final Batch batch) {
         run(session, chosen, sizes, messages, warmup, window, common, batch, StreamLoss.NONE, 0);
     }
 
     /**
-     * Runs the throughput scenario for some transports, flushing every {@code batch} messages and dropping some
+     * Runs the throughput scenario for some transports, flushing after every batch and dropping some
      * of the sender's live packets on transports with a recovery layer.
      *
      * @param session the session
@@ -223,13 +225,13 @@ public final class ThroughputCommand implements Callable<Integer> {
      * @param warmup warm-up messages (the least, with a timed window)
      * @param window the warm-up and measured time, or {@link ThroughputRunner.Window#COUNTED}
      * @param common the common options
-     * @param batch messages offered between two flushes
+     * @param batch what the sender offers between two flushes
      * @param loss the simulated loss
      * @param rate messages offered per second, or 0 for as fast as the sender takes them
      */
     static void run(final BenchSession session, final List<BenchTransport> chosen, final List<Integer> sizes,
                     final Long messages, final long warmup, final ThroughputRunner.Window window,
-                    final CommonOptions common, final int batch, final StreamLoss loss, final long rate) {
+                    final CommonOptions common, final Batch batch, final StreamLoss loss, final long rate) {
         // a timed run has no message count; the spec's is then only the largest it could be
         final long count = messages != null ? messages : Integer.MAX_VALUE - 8;
         // the hard limit covers the window and the drain after it

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.DecimalNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.peregrine.bench.run.Batch;
 import dev.peregrine.bench.run.RunResult;
 import dev.peregrine.bench.stat.RunCounter;
 import org.HdrHistogram.Histogram;
@@ -158,10 +159,11 @@ public final class JsonResults {
      * in {@link #toJson}.
      *
      * @param rows the rows ({@link ThroughputRows#of})
-     * @param batch messages offered between two flushes
+     * @param batch what the sender offered between two flushes ({@code "batch"} is the count of messages it
+     *     made at the row's size)
      * @return the array
      */
-    public static String throughput(final List<ThroughputRows.Row> rows, final int batch) {
+    public static String throughput(final List<ThroughputRows.Row> rows, final Batch batch) {
         final List<ObjectNode> nodes = new ArrayList<>();
         for (final ThroughputRows.Row r : rows) {
             if (!r.floor() && !r.measured()) {
@@ -187,7 +189,7 @@ public final class JsonResults {
             out.set("ratio_to_tcp_stream_c", floor == null ? NullNode.getInstance()
                 : decimal(r.median() / floor.median(), 6));
             out.put("floor", r.floor());
-            out.put("batch", r.floor() ? null : Integer.valueOf(batch));
+            out.put("batch", r.floor() ? null : Integer.valueOf(batch.messagesAt(r.size())));
             out.set("recovery", recovery(r.recovery()));
             nodes.add(out);
         }

@@ -3,7 +3,7 @@ package dev.peregrine.bench.report;
 import dev.peregrine.bench.run.FloorResult;
 import dev.peregrine.bench.run.RunResult;
 import dev.peregrine.bench.run.StreamFloor;
-import dev.peregrine.bench.run.ThroughputRunner;
+import dev.peregrine.bench.run.Batch;
 import dev.peregrine.bench.transports.Transports;
 
 import java.util.ArrayList;
@@ -136,13 +136,13 @@ public final class Summary {
     }
 
     /**
-     * The throughput summary of runs without a floor, flushed every {@link ThroughputRunner#DEFAULT_BATCH}.
+     * The throughput summary of runs without a floor, flushed after every {@link Batch#DEFAULT}.
      *
      * @param results every run (other scenarios are ignored)
      * @return the table
      */
     public static Table throughput(final List<RunResult> results) {
-        return throughput(ThroughputRows.of(results, List.of()), ThroughputRunner.DEFAULT_BATCH);
+        return throughput(ThroughputRows.of(results, List.of()), Batch.DEFAULT);
     }
 
     /**
@@ -151,12 +151,13 @@ public final class Summary {
      * median to the floor's median at the same size.
      *
      * @param rows the rows ({@link ThroughputRows#of})
-     * @param batch messages offered between two flushes
+     * @param batch what the sender offered between two flushes
      * @return the table
      */
-    public static Table throughput(final List<ThroughputRows.Row> rows, final int batch) {
-        final Table table = new Table("Throughput: one way, every sequence number checked, batches of " + batch
-            + " messages then a flush (median of the rounds)",
+    public static Table throughput(final List<ThroughputRows.Row> rows, final Batch batch) {
+        final Table table = new Table("Throughput: one way, every sequence number checked, batches of "
+            + batch.describe(rows.stream().filter(r -> !r.floor()).map(ThroughputRows.Row::size).distinct().sorted().toList())
+            + " then a flush (median of the rounds)",
             List.of("transport", "size", "rounds", "msg/s", "min - max", "MB/s", "/ " + StreamFloor.NAME,
                 "alloc B/msg (sender/receiver)", "status"));
         final Map<String, Integer> footnotes = new LinkedHashMap<>();

@@ -63,32 +63,32 @@ public final class BenchSession implements AutoCloseable {
      * @return its result, or null if the session is stopping
      */
     public RunResult throughput(final RunSpec spec, final ThroughputRunner.Window window) {
-        return throughput(spec, window, ThroughputRunner.DEFAULT_BATCH);
+        return throughput(spec, window, Batch.defaultFor(spec.rate()));
     }
 
     /**
-     * Runs a throughput run, flushing the sender after every {@code batch} messages.
+     * Runs a throughput run, flushing the sender after every batch.
      *
      * @param spec the run
      * @param window warm-up and measured time, or {@link ThroughputRunner.Window#COUNTED}
-     * @param batch messages offered between two flushes
+     * @param batch what the sender offers between two flushes
      * @return its result, or null if the session is stopping
      */
-    public RunResult throughput(final RunSpec spec, final ThroughputRunner.Window window, final int batch) {
+    public RunResult throughput(final RunSpec spec, final ThroughputRunner.Window window, final Batch batch) {
         return throughput(spec, window, batch, StreamLoss.NONE);
     }
 
     /**
-     * Runs a throughput run, flushing the sender after every {@code batch} messages and dropping some of its
-     * live packets on purpose ({@link ThroughputRunner#run(RunSpec, ThroughputRunner.Window, int, StreamLoss)}).
+     * Runs a throughput run, flushing the sender after every batch and dropping some of its live packets on
+     * purpose ({@link ThroughputRunner#run(RunSpec, ThroughputRunner.Window, Batch, StreamLoss)}).
      *
      * @param spec the run
      * @param window warm-up and measured time, or {@link ThroughputRunner.Window#COUNTED}
-     * @param batch messages offered between two flushes
+     * @param batch what the sender offers between two flushes
      * @param loss the simulated loss
      * @return its result, or null if the session is stopping
      */
-    public RunResult throughput(final RunSpec spec, final ThroughputRunner.Window window, final int batch,
+    public RunResult throughput(final RunSpec spec, final ThroughputRunner.Window window, final Batch batch,
                                 final StreamLoss loss) {
         return run(() -> throughput.run(spec, window, batch, loss));
     }

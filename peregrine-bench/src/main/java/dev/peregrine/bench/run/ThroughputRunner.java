@@ -21,11 +21,10 @@ import java.util.function.BooleanSupplier;
  * not measured over a few milliseconds of still-compiling code) or a count of messages. Both sides run in
  * this JVM on two threads ({@code --in-process}) or, by default, the receiver in a JVM of its own. The sender
  * offers messages in batches and flushes after each one ({@link StreamSender#flush()}), as an application with
- * many messages at once does, and flushes until nothing is left after the last.
+ * many messages at once does, and flushes until nothing is left after the last. A batch is a count of messages
+ * or a payload size ({@link Batch}); by default 64 KiB of payload, 256 messages when paced.
  */
 public final class ThroughputRunner {
-    /** Messages offered between two flushes unless told otherwise. */
-    public static final int DEFAULT_BATCH = 256;
     /** The most messages offered in one run ({@link StreamSender#offer(long, int)}). */
     static final int MAX_RUN = 256;
     /** How long the sender may take to hand its last batch to the kernel once it stopped offering. */
@@ -56,19 +55,19 @@ public final class ThroughputRunner {
      * @return the result, whatever happened
      */
     public RunResult run(final RunSpec spec, final Window window) {
-        return run(spec, window, DEFAULT_BATCH);
+        return run(spec, window, Batch.defaultFor(spec.rate()));
     }
 
     /**
      * Measures one transport at one size, offering messages in batches: the sender is flushed after every
-     * {@code batch} messages and, until nothing waits in it, after the last one.
+     * batch and, until nothing waits in it, after the last one.
      *
      * @param spec what to run ({@code rate} and {@code clients} are ignored)
      * @param window warm-up and measured time, or {@link Window#COUNTED}
-     * @param batch messages offered between two flushes, at least 1
+     * @param batch what the sender offers between two flushes
      * @return the result, whatever happened
      */
-    public RunResult run(final RunSpec spec, final Window window, final int batch) {
+    public RunResult run(final RunSpec spec, final Window window, final Batch batch) {
         return run(spec, window, batch, StreamLoss.NONE);
     }
 
@@ -81,14 +80,11 @@ public final class ThroughputRunner {
      * @param spec what to run ({@code clients} is ignored; a {@code rate} above 0 paces the sender, batch by
      *     batch: {@link StreamPacer})
      * @param window warm-up and measured time, or {@link Window#COUNTED}
-     * @param batch messages offered between two flushes, at least 1
+     * @param batch what the sender offers between two flushes
      * @param loss the simulated loss; anything but {@link StreamLoss#NONE} needs a recovering transport
      * @return the result, whatever happened
      */
-    public RunResult run(final RunSpec spec, final Window window, final int batch, final StreamLoss loss) {
-        if (batch < 1) {
-            throw new IllegalArgumentException("batch=" + batch + " must be at least 1");
-        }
+    public RunResult run(final RunSpec spec, final Window window, final Batch batch, final StreamLoss loss) {
         final BenchTransport transport = spec.transport();
         final Path folder = RunEnvironment.freshFolder();
         try {
@@ -105,7 +101,7 @@ public final class ThroughputRunner {
                 return noNumbers(spec, RunResult.Status.UNAVAILABLE, "--loss needs a stream with a recovery layer;"
                     + " " + transport.name() + " has none");
             }
-            return measure(spec, window, config, batch, loss);
+            return measure(spec, window, config, batch.messagesAt(spec.size()), loss);
         } catch (final Exception | LinkageError ex) {
             return noNumbers(spec, RunResult.Status.FAILED, Failures.oneLine(ex));
         } finally {

@@ -94,10 +94,38 @@ class ThroughputCommandTest {
             assertThat(code).isEqualTo(2);
             run("bench", "throughput", "--transport", "test-mem", "--batch", "0");
             assertThat(code).isEqualTo(2);
+            run("bench", "throughput", "--transport", "test-mem", "--batch", "64kb");
+            assertThat(code).isEqualTo(2);
         } finally {
             System.setErr(savedErr);
         }
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--rounds=0 must be at least 1",
-            "--batch=0 must be at least 1");
+            "'0' is not a batch: give a count of messages (e.g. 2048) or a payload size (e.g. 64KiB",
+            "'64kb' is not a batch").doesNotContain("Exception");
+    }
+
+    @Test
+    void shouldFlushEvery64KiBOfPayloadByDefaultAndEvery256MessagesWhenPaced() throws Exception {
+        final Path json = folder.resolve("d.json");
+        final String out = run("bench", "throughput", "--transport", "test-mem", "--size", "32,256",
+            "--warmup-seconds", "0.1", "--seconds", "0.1", "--warmup", "100", "--in-process", "--no-busy-spin", "--quiet",
+            "--no-stream-floor", "--json", json.toString());
+
+        assertThat(code).as(out).isZero();
+        assertThat(out).contains("batches of 64 KiB of payload (2048 messages of 32 B, 256 of 256 B) then a flush");
+        assertThat(Json.read(json).valueStream().filter(r -> !r.get("floor").asBoolean()).toList())
+            .extracting(r -> r.get("size").asInt() + ":" + r.get("batch").asInt()).containsExactlyInAnyOrder("32:2048", "256:256");
+
+        final String paced = run("bench", "throughput", "--transport", "test-mem", "--size", "32", "--rate", "100000",
+            "--warmup-seconds", "0.1", "--seconds", "0.1", "--warmup", "100", "--in-process", "--no-busy-spin", "--quiet",
+            "--no-stream-floor");
+        assertThat(code).as(paced).isZero();
+        assertThat(paced).contains("batches of 256 messages then a flush");
+
+        final String bytes = run("bench", "throughput", "--transport", "test-mem", "--size", "32", "--batch", "1KiB",
+            "--warmup-seconds", "0.1", "--seconds", "0.1", "--warmup", "100", "--in-process", "--no-busy-spin", "--quiet",
+            "--no-stream-floor");
+        assertThat(code).as(bytes).isZero();
+        assertThat(bytes).contains("batches of 1 KiB of payload (32 messages of 32 B) then a flush");
     }
 }

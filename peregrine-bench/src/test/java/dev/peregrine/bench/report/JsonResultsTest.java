@@ -1,6 +1,7 @@
 package dev.peregrine.bench.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.peregrine.bench.run.Batch;
 import dev.peregrine.bench.run.RunResult;
 import dev.peregrine.bench.run.RuntimeCounters;
 import dev.peregrine.bench.run.StreamFloor;
@@ -103,7 +104,7 @@ class JsonResultsTest {
         assertThat(JsonResults.toJson(List.of(ping))).isEqualTo(golden("golden-a.json"));
         assertThat(JsonResults.toJson(List.of(ping, load, asymmetric))).isEqualTo(golden("golden-abc.json"));
         assertThat(JsonResults.toJson(List.of())).isEqualTo(golden("golden-empty.json"));
-        assertThat(JsonResults.throughput(throughputRows(), 16)).isEqualTo(golden("golden-tp.json"));
+        assertThat(JsonResults.throughput(throughputRows(), Batch.ofMessages(16))).isEqualTo(golden("golden-tp.json"));
     }
 
     /**

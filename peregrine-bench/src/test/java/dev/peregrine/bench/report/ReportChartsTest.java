@@ -1,5 +1,6 @@
 package dev.peregrine.bench.report;
 
+import dev.peregrine.bench.run.Batch;
 import dev.peregrine.bench.run.FloorResult;
 import dev.peregrine.bench.run.RunResult;
 import dev.peregrine.bench.run.RuntimeCounters;
@@ -73,7 +74,7 @@ class ReportChartsTest {
         final List<ThroughputRows.Row> rows = ThroughputRows.of(results, floors);
         return new HtmlReport.Data("./peregrine bench compare --full", Map.of("sizes", "[256]"), Map.of("CPU", "test"),
             List.of(), results, List.of(Summary.pingpong(results, floorLines), Summary.load(results),
-                Summary.throughput(rows, 64)), floorLines, "floor: 3 lines", List.of(), rows);
+                Summary.throughput(rows, Batch.ofMessages(64))), floorLines, "floor: 3 lines", List.of(), rows);
     }
 
     /** Each chart of the report as kind and SVG text, in page order. */

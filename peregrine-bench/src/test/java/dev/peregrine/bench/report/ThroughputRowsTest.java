@@ -1,5 +1,6 @@
 package dev.peregrine.bench.report;
 
+import dev.peregrine.bench.run.Batch;
 import dev.peregrine.bench.run.RunResult;
 import dev.peregrine.bench.run.RuntimeCounters;
 import dev.peregrine.bench.run.StreamFloor;
@@ -89,7 +90,7 @@ class ThroughputRowsTest {
             ok("peregrine-tcp", true, 32, 700_000), ok("netty", false, 32, 350_000)),
             List.of(floor(32, 1_000_000), floor(32, 1_000_000)));
 
-        final String text = Summary.throughput(rows, 64).toText();
+        final String text = Summary.throughput(rows, Batch.ofMessages(64)).toText();
 
         assertThat(text).contains("batches of 64 messages", "/ tcp-stream-c", "MB/s");
         assertThat(line(text, "tcp-stream-c (C)")).contains("32", "1000000", "32.0", "1.00x", "floor");
@@ -102,7 +103,7 @@ class ThroughputRowsTest {
         final List<ThroughputRows.Row> rows = ThroughputRows.of(List.of(ok("nio", false, 32, 1000)),
             List.of(new StreamFloor.Outcome(32, null, null, "not run (--no-stream-floor)")));
 
-        final String text = Summary.throughput(rows, 256).toText();
+        final String text = Summary.throughput(rows, Batch.ofMessages(256)).toText();
 
         assertThat(line(text, "tcp-stream-c (C)")).contains("skipped: not run (--no-stream-floor)");
         assertThat(line(text, "nio ")).contains("1000", "n/a");
@@ -115,7 +116,7 @@ class ThroughputRowsTest {
             run("socket", false, 32, Double.NaN, RunResult.Status.FAILED, "refused")),
             List.of(floor(32, 400), floor(32, 400)));
 
-        final List<JsonNode> json = Json.parse(JsonResults.throughput(rows, 16)).valueStream().toList();
+        final List<JsonNode> json = Json.parse(JsonResults.throughput(rows, Batch.ofMessages(16))).valueStream().toList();
 
         assertThat(json).hasSize(2); // the failed socket row has no numbers
         final JsonNode floor = json.get(0);
@@ -142,7 +143,7 @@ class ThroughputRowsTest {
         final List<ThroughputRows.Row> rows = ThroughputRows.of(List.of(ok("nio", false, 32, 100)),
             List.of(new StreamFloor.Outcome(32, null, null, "no program")));
 
-        final JsonNode json = Json.parse(JsonResults.throughput(rows, 16));
+        final JsonNode json = Json.parse(JsonResults.throughput(rows, Batch.ofMessages(16)));
 
         assertThat(json.get(0).get("transport").asText()).isEqualTo("tcp-stream-c");
         assertThat(json.get(0).get("status").asText()).isEqualTo("skipped");

@@ -29,7 +29,7 @@ class MoldThroughputTest {
     @Test
     void shouldDeliverEverySequenceOnceWhenThePublisherDropsPacketsAndReportTheirRecovery() {
         final RunResult result = new ThroughputRunner(progress).run(spec("peregrine-mold", 20_000),
-            ThroughputRunner.Window.COUNTED, 64, new StreamLoss(0.05, 7));
+            ThroughputRunner.Window.COUNTED, Batch.ofMessages(64), new StreamLoss(0.05, 7));
 
         // OK means every sequence number arrived exactly once and in order, recovered ones included
         assertThat(result.status()).as(result.note()).isEqualTo(RunResult.Status.OK);
@@ -42,7 +42,7 @@ class MoldThroughputTest {
     @Test
     void shouldRefuseLossOnAStreamWithoutARecoveryLayer() {
         final RunResult result = new ThroughputRunner(progress).run(spec(InMemoryBenchTransport.NAME, 1000),
-            ThroughputRunner.Window.COUNTED, 64, new StreamLoss(0.1, 1));
+            ThroughputRunner.Window.COUNTED, Batch.ofMessages(64), new StreamLoss(0.1, 1));
 
         assertThat(result.status()).isEqualTo(RunResult.Status.UNAVAILABLE);
         assertThat(result.note()).contains("--loss needs a stream with a recovery layer");
@@ -101,7 +101,7 @@ class MoldThroughputTest {
         assertThat(Summary.recovery(rows).toText()).contains("peregrine-mold")
             .contains(String.format(java.util.Locale.ROOT, "%.3f", low / 1000.0))
             .contains(String.format(java.util.Locale.ROOT, "%.3f", high / 1000.0));
-        final JsonNode recovery = Json.parse(JsonResults.throughput(rows, 256)).get(0).get("recovery");
+        final JsonNode recovery = Json.parse(JsonResults.throughput(rows, Batch.ofMessages(256))).get(0).get("recovery");
         assertThat(recovery.get("gaps").asLong()).isEqualTo(2);
         assertThat(recovery.get("p50_ns").asLong()).isEqualTo(low);
         assertThat(recovery.get("p99_ns").asLong()).isEqualTo(high);

@@ -69,7 +69,7 @@ class StreamPacerTest {
     void shouldOfferAtTheGivenRateAndSayItInTheResult() {
         final RunResult result = new ThroughputRunner(new Progress(System.err, true)).run(new RunSpec("throughput",
             Transports.byName("peregrine-mold"), 32, 20_000, 0, 100_000, 1, true, -1, -1, false, "127.0.0.1")
-            .withTimeLimit(60), ThroughputRunner.Window.COUNTED, 64, new StreamLoss(0.05, 3));
+            .withTimeLimit(60), ThroughputRunner.Window.COUNTED, Batch.ofMessages(64), new StreamLoss(0.05, 3));
 
         assertThat(result.status()).as(result.note()).isEqualTo(RunResult.Status.OK);
         assertThat(result.messages()).isEqualTo(20_000);
