@@ -25,6 +25,14 @@ import java.util.function.BooleanSupplier;
  * or a payload size ({@link Batch}); by default 64 KiB of payload, 256 messages when paced.
  */
 public final class ThroughputRunner {
+    /**
+     * The rate at which an unpaced stream without flow control but with a recovery layer (MoldUDP64) is offered
+     * during the first {@link #PACED_WARMUP_SHARE} of a timed warm-up: see {@link #run(RunSpec, Window, Batch,
+     * StreamLoss)}.
+     */
+    static final long WARMUP_RATE = 1_000_000;
+    /** The share of a timed warm-up paced at {@link #WARMUP_RATE}; the rest is unpaced, as the measured window. */
+    static final double PACED_WARMUP_SHARE = 0.75;
     /** The most messages offered in one run ({@link StreamSender#offer(long, int)}). */
     static final int MAX_RUN = 256;
     /** How long the sender may take to hand its last batch to the kernel once it stopped offering. */
@@ -77,6 +85,14 @@ public final class ThroughputRunner {
      * a sender goes on answering re-requests after the last message until the receiver has them all, and
      * the result carries the receiver's recovery latencies ({@link RunResult#recovery()}).
      *
+     * <p>Such a stream has no flow control: a sender faster than its receiver overruns it, and what the kernel
+     * then drops has to be recovered on top of the live stream, which a receiver that only just keeps up with
+     * the live stream cannot do while the sender goes on at full speed; the gap outlives the sender's store and
+     * the run fails. A receiver whose code is still being compiled is that slow. So an unpaced timed run of a
+     * recovering stream offers {@value #WARMUP_RATE} messages per second for the first
+     * {@value #PACED_WARMUP_SHARE} of its warm-up, and as fast as the sender takes them from then on, the
+     * measured window included.
+     *
      * @param spec what to run ({@code clients} is ignored; a {@code rate} above 0 paces the sender, batch by
      *     batch: {@link StreamPacer})
      * @param window warm-up and measured time, or {@link Window#COUNTED}
@@ -124,6 +140,11 @@ public final class ThroughputRunner {
             final long deadline = System.nanoTime() + limitNs;
             // made (and the lambda's call site linked) before the sending thread's allocation is counted
             final StreamPacer pacer = new StreamPacer(spec.rate(), sender);
+            final boolean pacedWarmup = timed && spec.rate() == 0 && sender instanceof RecoveringStreamSender;
+            final StreamPacer warmupPacer = new StreamPacer(pacedWarmup ? WARMUP_RATE : 0, sender);
+            final long warmupPacedNs = (long)(window.warmupSeconds() * PACED_WARMUP_SHARE * 1e9);
+            long warmupPacedUntil = 0;
+            boolean warmingUp = pacedWarmup;
             final BooleanSupplier stopWaiting = () -> receiving.stopSending() || stopRequested
                 || !receiving.isAlive() || limitNs != 0 && System.nanoTime() - deadline > 0;
             final long allocatedBefore = ThreadAllocation.currentThread();
@@ -131,8 +152,17 @@ public final class ThroughputRunner {
             long spins = 0;
             int untilFlush = batch;
             while (sequence < cap) {
-                if (untilFlush == batch && !pacer.awaitDue(sequence, stopWaiting)) {
-                    break;
+                if (untilFlush == batch) {
+                    if (warmingUp) {
+                        final long now = System.nanoTime();
+                        if (sequence == 0) {
+                            warmupPacedUntil = now + warmupPacedNs;
+                        }
+                        warmingUp = now - warmupPacedUntil < 0;
+                    }
+                    if (!(warmingUp ? warmupPacer : pacer).awaitDue(sequence, stopWaiting)) {
+                        break;
+                    }
                 }
                 // a run of the batch's messages at a time, as a sender with them at hand offers them
                 final int taken = sender.offer(sequence, (int)Math.min(Math.min(untilFlush, MAX_RUN), cap - sequence));
