@@ -159,6 +159,16 @@ public final class MoldUDP64RequestServer implements AutoCloseable {
     }
 
     /**
+     * The server's socket: a publisher thread with long stretches of work between two duty cycles may call its
+     * {@link UdpEndpoint#receive(long)} in between, so that requests are answered without waiting for the cycle.
+     *
+     * @return the endpoint
+     */
+    public UdpEndpoint endpoint() {
+        return endpoint;
+    }
+
+    /**
      * Where requests are received.
      *
      * @return the bound address

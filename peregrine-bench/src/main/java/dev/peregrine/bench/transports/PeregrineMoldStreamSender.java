@@ -53,6 +53,17 @@ final class PeregrineMoldStreamSender implements RecoveringStreamSender {
     private boolean offeredSinceFlush;
 
     PeregrineMoldStreamSender(final BenchConfig config, final StreamLoss loss) {
+        this(config, loss, FLUSH_DELAY_NS);
+    }
+
+    /**
+     * Creates the sender with another flush delay (a test that counts packets gives it one no descheduling reaches).
+     *
+     * @param config the run
+     * @param loss live packets to drop
+     * @param flushDelayNs the publisher's {@link MoldUDP64PublisherOptions#flushDelayNs}
+     */
+    PeregrineMoldStreamSender(final BenchConfig config, final StreamLoss loss, final long flushDelayNs) {
         this.size = config.size();
         this.dropper = loss.dropper();
         this.reactor = PeregrineUdpBench.reactor(config, "peregrine-mold-sender");
@@ -64,7 +75,7 @@ final class PeregrineMoldStreamSender implements RecoveringStreamSender {
                 .localAddress(PeregrineUdpBench.address(config, PeregrineMoldStreamReceiver.REQUEST_PORT_OFFSET)),
                 maxPayload, 1_000_000, 10_000);
             this.publisher = new MoldUDP64Publisher(reactor, store, new MoldUDP64PublisherOptions()
-                .destination(PeregrineUdpBench.address(config, 0)).maxPayload(maxPayload).flushDelayNs(FLUSH_DELAY_NS)
+                .destination(PeregrineUdpBench.address(config, 0)).maxPayload(maxPayload).flushDelayNs(flushDelayNs)
                 .segmentation(PeregrineMoldBench.segmentation())
                 .filter((sequence, count) -> !dropper.drop())
                 .udp(publisherSocket(config)));
@@ -89,9 +100,17 @@ final class PeregrineMoldStreamSender implements RecoveringStreamSender {
             : options.busyPoll(false);
     }
 
+    /**
+     * Offers a run, then reads the re-request socket ({@link MoldUDP64RequestServer#endpoint()}): requests are
+     * answered after every run (at most 256 messages), not only at the batch's flush, so that a long batch does
+     * not hold recovery back and a receiver that needs much recovered slows the live stream down. The rest of
+     * the reactor's cycle (the publisher's sending of its full packets in one go among it) waits for the flush.
+     */
     @Override // compiled in this class, the loop's call of offer(long) is this class's alone
     public int offer(final long firstSequence, final int count) {
-        return StreamSender.offerEach(this, firstSequence, count);
+        final int taken = StreamSender.offerEach(this, firstSequence, count);
+        requestServer.endpoint().receive(System.nanoTime());
+        return taken;
     }
 
     @Override
