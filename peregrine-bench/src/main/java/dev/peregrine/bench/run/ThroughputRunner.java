@@ -9,6 +9,9 @@ import dev.peregrine.peers.StreamLoss;
 import dev.peregrine.peers.StreamReceiver;
 import dev.peregrine.peers.StreamSender;
 
+import org.HdrHistogram.Histogram;
+
+
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -33,6 +36,8 @@ public final class ThroughputRunner {
     static final long WARMUP_RATE = 1_000_000;
     /** The share of a timed warm-up paced at {@link #WARMUP_RATE}; the rest is unpaced, as the measured window. */
     static final double PACED_WARMUP_SHARE = 0.75;
+    /** A gap that takes longer than this to fill is reported as an overrun ({@link #overrun}). */
+    static final long OVERRUN_NS = 100_000_000L;
     /** The most messages offered in one run ({@link StreamSender#offer(long, int)}). */
     static final int MAX_RUN = 256;
     /** How long the sender may take to hand its last batch to the kernel once it stopped offering. */
@@ -126,6 +131,20 @@ public final class ThroughputRunner {
         }
     }
 
+    /**
+     * Says so when a gap took longer than {@link #OVERRUN_NS} to fill: on a stream without flow control that is
+     * a receiver overrun by the sender, which recovers only once the sender slows down or stops.
+     */
+    static String overrun(final Histogram recovery) {
+        if (recovery == null || recovery.getTotalCount() == 0 || recovery.getMaxValue() <= OVERRUN_NS) {
+            return null;
+        }
+        final long late = recovery.getCountBetweenValues(OVERRUN_NS + 1, recovery.getMaxValue());
+        return String.format(java.util.Locale.ROOT, "%d of %d gaps took over %d ms to fill (the longest %.0f ms):"
+            + " the sender overran the receiver (no flow control), which caught up only when the sender slowed",
+            late, recovery.getTotalCount(), OVERRUN_NS / 1_000_000, recovery.getMaxValue() / 1e6);
+    }
+
     private RunResult measure(final RunSpec spec, final Window window, final BenchConfig config, final int batch,
                               final StreamLoss loss) throws Exception {
         final boolean timed = window.seconds() > 0;
@@ -214,7 +233,7 @@ public final class ThroughputRunner {
             final String injected = !(sender instanceof final RecoveringStreamSender recovering) || !loss.drops() ? null
                 : String.format(java.util.Locale.ROOT, "%d live packets dropped on purpose (--loss %s --seed %d), recovered",
                     recovering.packetsDropped(), Double.toString(loss.fraction()), loss.seed());
-            final String okNote = RunResult.joinedNote(lost, injected);
+            final String okNote = RunResult.joinedNote(RunResult.joinedNote(lost, injected), overrun(outcome.recovery()));
             final String note = status == RunResult.Status.OK ? okNote
                 : !outcome.failure().isEmpty() ? "stopped: " + outcome.failure()
                 : unflushed != null ? unflushed

@@ -114,4 +114,19 @@ class MoldThroughputTest {
         return new RunResult("throughput", "peregrine-mold", "udp", true, 32, 1000, 0, 1, null, 1e6, 0.0, 0.0,
             RuntimeCounters.UNKNOWN, RuntimeCounters.UNKNOWN, RunResult.Status.OK, null).withRecovery(recovery);
     }
+
+    @Test
+    void shouldSayWhenAGapTookSoLongThatTheSenderOverranTheReceiver() {
+        final Histogram recovery = new Histogram(3);
+        recovery.recordValue(40_000);
+        recovery.recordValue(90_000_000);
+        assertThat(ThroughputRunner.overrun(recovery)).as("none over 100 ms").isNull();
+        assertThat(ThroughputRunner.overrun(null)).isNull();
+        assertThat(ThroughputRunner.overrun(new Histogram(3))).isNull();
+
+        recovery.recordValue(1_250_000_000L);
+        recovery.recordValue(1_300_000_000L);
+        assertThat(ThroughputRunner.overrun(recovery)).isEqualTo("2 of 4 gaps took over 100 ms to fill (the longest"
+            + " 1300 ms): the sender overran the receiver (no flow control), which caught up only when the sender slowed");
+    }
 }
