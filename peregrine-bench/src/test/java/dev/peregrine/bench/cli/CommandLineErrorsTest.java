@@ -53,7 +53,8 @@ class CommandLineErrorsTest {
         Converters.WritableFile.class, List.of("", "/nonexistent/dir/x.json", "."),
         Converters.SessionName.class, List.of("", "ELEVEN-CHAR", "two words"),
         FramingConverter.class, List.of("", "length:3xx", "bogus"),
-        LoadCommand.TopologyConverter.class, List.of("", "one-server", "per_client"));
+        LoadCommand.TopologyConverter.class, List.of("", "one-server", "per_client"),
+        Converters.BatchValue.class, List.of("", "0", "-5", "64kb", "2GiB", "1.5KiB"));
     private static final Set<Class<?>> INTEGRAL = Set.of(int.class, Integer.class, long.class, Long.class);
     private static final Set<Class<?>> DECIMAL = Set.of(double.class, Double.class, float.class, Float.class);
 
