@@ -1,9 +1,9 @@
 package dev.peregrine.bench.report;
 
+import dev.peregrine.bench.run.Batch;
 import dev.peregrine.bench.run.FloorResult;
 import dev.peregrine.bench.run.RunResult;
 import dev.peregrine.bench.run.StreamFloor;
-import dev.peregrine.bench.run.Batch;
 import dev.peregrine.bench.transports.Transports;
 
 import java.util.ArrayList;

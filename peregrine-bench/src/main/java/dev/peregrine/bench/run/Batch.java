@@ -1,6 +1,7 @@
 package dev.peregrine.bench.run;
 
 import java.util.Locale;
+import java.util.StringJoiner;
 
 /**
  * How many messages the throughput sender offers between two flushes: a count of messages, or as many as
@@ -114,14 +115,11 @@ public record Batch(int messages, int bytes) {
         if (messages > 0) {
             return messages + " messages";
         }
-        final StringBuilder text = new StringBuilder(size(bytes)).append(" of payload (");
-        boolean first = true;
+        final StringJoiner counts = new StringJoiner(", ", " (", ")").setEmptyValue("");
         for (final int size : sizes) {
-            text.append(first ? "" : ", ").append(messagesAt(size)).append(first ? " messages of " : " of ")
-                .append(size).append(" B");
-            first = false;
+            counts.add(messagesAt(size) + (counts.length() == 0 ? " messages of " : " of ") + size + " B");
         }
-        return first ? text.substring(0, text.length() - 2) : text.append(')').toString();
+        return size(bytes) + " of payload" + counts;
     }
 
     @Override

@@ -8,9 +8,7 @@ import dev.peregrine.peers.RecoveringStreamTransport;
 import dev.peregrine.peers.StreamLoss;
 import dev.peregrine.peers.StreamReceiver;
 import dev.peregrine.peers.StreamSender;
-
 import org.HdrHistogram.Histogram;
-
 
 import java.nio.file.Path;
 import java.util.List;
