@@ -191,9 +191,6 @@ public final class TcpTransport implements Transport {
         if (connection == null) {
             return notConnected(channelId);
         }
-        if (claimOpen) {
-            throw claimStillOpen();
-        }
         final long refused = refusal(connection, length);
         if (refused < 0) {
             return refused;
@@ -228,9 +225,6 @@ public final class TcpTransport implements Transport {
             }
             lastClaimed = connection;
             lastClaimedSegment = connection.outboundSegment();
-        }
-        if (claimOpen) {
-            throw claimStillOpen();
         }
         final long refused = refusal(connection, length);
         if (refused < 0) {
@@ -274,9 +268,6 @@ public final class TcpTransport implements Transport {
         final TcpConnection connection = connected(channelId);
         if (connection == null) {
             return notConnected(channelId);
-        }
-        if (claimOpen) {
-            throw claimStillOpen();
         }
         final long refused = refusal(connection, length);
         if (refused < 0) {
@@ -795,11 +786,14 @@ public final class TcpTransport implements Transport {
     }
 
     /**
-     * 0 if a payload of this length may be sent on the connection, else the {@link SendResult} refusing it; throws
-     * for a length the framing cannot carry. The common case is one compare; the full check, which says what is
-     * wrong, stays out of line.
+     * 0 if a payload of this length may be sent or claimed on the connection now, else the {@link SendResult}
+     * refusing it; throws while a claim is open, and for a length the framing cannot carry. The common case is
+     * two compares; the full length check, which says what is wrong, stays out of line.
      */
-    private static long refusal(final TcpConnection connection, final int length) {
+    private long refusal(final TcpConnection connection, final int length) {
+        if (claimOpen) {
+            throw claimStillOpen();
+        }
         return connection.fitsPayload(length) ? 0 : checkLength(connection, length);
     }
 
