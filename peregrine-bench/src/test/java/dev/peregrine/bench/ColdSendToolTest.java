@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class ColdSendToolTest {
     private static final Path SOURCE = Path.of("src", "test", "c", "cold_send.c").toAbsolutePath();
     private static final Pattern LINE = Pattern.compile(
-        "cold-send gap_us=(\\d+) work=(spin|walk) count=(\\d+) p50_us=(\\d+\\.\\d\\d) p90_us=(\\d+\\.\\d\\d) p99_us=(\\d+\\.\\d\\d)");
+        "cold-send gap_us=(\\d+) work=(spin|walk|poll) count=(\\d+) p50_us=(\\d+\\.\\d\\d) p90_us=(\\d+\\.\\d\\d) p99_us=(\\d+\\.\\d\\d)");
 
     @TempDir
     static Path folder;
@@ -51,16 +51,21 @@ class ColdSendToolTest {
         final Result walk = run(List.of(binary.toString(), "20", "100", "walk"));
         assertThat(walk.exitCode).as(walk.output).isZero();
         assertLine(walk.output, "20", "walk", "100");
+
+        final Result poll = run(List.of(binary.toString(), "20", "100", "poll"));
+        assertThat(poll.exitCode).as(poll.output).isZero();
+        assertLine(poll.output, "20", "poll", "100");
     }
 
     @Test
     void shouldRefuseMissingOrOutOfRangeArgumentsWithExitTwo() throws Exception {
-        for (final List<String> arguments : List.of(List.<String>of(), List.of("-1"), List.of("0", "99"), List.of("0", "1000001"))) {
+        for (final List<String> arguments : List.of(List.<String>of(), List.of("-1"), List.of("0", "99"), List.of("0", "1000001"),
+            List.of("0", "100", "nap"))) {
             final List<String> command = new ArrayList<>(List.of(binary.toString()));
             command.addAll(arguments);
             final Result refused = run(command);
             assertThat(refused.exitCode).as("%s: %s", arguments, refused.output).isEqualTo(2);
-            assertThat(refused.output).as("%s", arguments).containsAnyOf("usage:", "GAP_US must be").doesNotContain("cold-send");
+            assertThat(refused.output).as("%s", arguments).containsAnyOf("usage:", "GAP_US must be", "must be spin, walk or poll").doesNotContain("cold-send");
         }
     }
 
