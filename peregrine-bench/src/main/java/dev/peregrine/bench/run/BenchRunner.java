@@ -4,8 +4,6 @@ import dev.peregrine.bench.report.LatencyTable;
 import dev.peregrine.bench.transports.Transports;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
-import dev.peregrine.peers.PingClient;
-import dev.peregrine.reactor.ThreadAffinity;
 import org.HdrHistogram.Histogram;
 
 import java.nio.file.Path;
@@ -26,8 +24,7 @@ public final class BenchRunner {
     static final double KEPT_UP = 0.95;
 
     private final Progress progress;
-    private final AtomicReference<ClientRun[]> live = new AtomicReference<>();
-    private final AtomicReference<SharedClientsRun> liveShared = new AtomicReference<>();
+    private final AtomicReference<ClientSideRun[]> live = new AtomicReference<>();
     private volatile boolean stopRequested;
 
     /**
@@ -45,17 +42,11 @@ public final class BenchRunner {
      */
     public void requestStop() {
         stopRequested = true;
-        final ClientRun[] clients = live.get();
+        final ClientSideRun[] clients = live.get();
         if (clients != null) {
-            for (final ClientRun client : clients) {
-                if (client != null && client.loop != null) {
-                    client.loop.requestStop();
-                }
+            for (final ClientSideRun client : clients) {
+                client.requestStop();
             }
-        }
-        final SharedClientsRun shared = liveShared.get();
-        if (shared != null) {
-            shared.loopStop();
         }
     }
 
@@ -115,8 +106,7 @@ public final class BenchRunner {
                     shared ? List.of("--shared") : List.of())) {
                 // one client answered every Nth message: the shared loop, whose bursts keep a high rate and which
                 // measures the rate it sustained
-                return shared || spec.respondEvery() > 1 ? measureShared(spec, configs.get(0), responders)
-                    : measure(spec, configs, responders);
+                return measure(spec, shared || spec.respondEvery() > 1, configs, responders);
             }
         } catch (final Exception | LinkageError ex) {
             return noNumbers(spec, RunResult.Status.FAILED, Failures.oneLine(ex));
@@ -143,19 +133,29 @@ public final class BenchRunner {
         return null;
     }
 
-    private RunResult measure(final RunSpec spec, final List<BenchConfig> configs, final ResponderSide responders)
-        throws Exception {
-        final int n = spec.clients();
-        final CountDownLatch warmedUp = new CountDownLatch(n);
+    /**
+     * Starts the client threads (one for every client, or with {@code shared} one for them all), lets them warm
+     * up, measures them together, and collects what they measured with the responders' side of it.
+     */
+    private RunResult measure(final RunSpec spec, final boolean shared, final List<BenchConfig> configs,
+                              final ResponderSide responders) throws Exception {
         final CountDownLatch go = new CountDownLatch(1);
-        final ClientRun[] clients = new ClientRun[n];
-        for (int i = 0; i < n; i++) {
-            clients[i] = new ClientRun(spec, configs.get(i), i == 0 ? progress : null,
-                n == 1 ? spec.clientCpu() : -1, warmedUp, go);
+        final int threads = shared ? 1 : spec.clients();
+        final CountDownLatch warmedUp = new CountDownLatch(threads);
+        final ClientSideRun[] clients = new ClientSideRun[threads];
+        for (int i = 0; i < threads; i++) {
+            clients[i] = shared ? new SharedClientsRun(spec, configs.get(0), progress, warmedUp, go)
+                : new ClientRun(spec, configs.get(i), i == 0 ? progress : null, threads == 1 ? spec.clientCpu() : -1,
+                    warmedUp, go);
         }
         live.set(clients);
+        if (stopRequested) { // a stop asked before live was set found no clients to stop
+            for (final ClientSideRun client : clients) {
+                client.requestStop();
+            }
+        }
         try {
-            for (final ClientRun client : clients) {
+            for (final ClientSideRun client : clients) {
                 client.thread.start();
                 if (responders instanceof LocalResponderSide local) {
                     local.excludeThread(client.thread.threadId());
@@ -166,9 +166,10 @@ public final class BenchRunner {
             }
             final ResponderStats before = responders.stats();
             final RuntimeCounters runtimeBefore = RuntimeCounters.now();
-            progress.phase(spec.label(), "measuring", spec.messages());
+            // each thread's progress counts every client it drives
+            progress.phase(spec.label(), "measuring", spec.messages() * (shared ? spec.clients() : 1));
             go.countDown();
-            for (final ClientRun client : clients) {
+            for (final ClientSideRun client : clients) {
                 client.thread.join();
             }
             final RuntimeCounters clientRuntime = RuntimeCounters.now().since(runtimeBefore);
@@ -176,55 +177,10 @@ public final class BenchRunner {
             return collect(spec, clients, before, after, clientRuntime).withPeregrineCounters(peregrineCounters(spec, responders));
         } finally {
             live.set(null);
-            for (final ClientRun client : clients) {
-                client.loopStop();
+            for (final ClientSideRun client : clients) {
+                client.requestStop();
             }
             go.countDown(); // clients still waiting see the stop request at once
-        }
-    }
-
-    private RunResult measureShared(final RunSpec spec, final BenchConfig config, final ResponderSide responders)
-        throws Exception {
-        final CountDownLatch go = new CountDownLatch(1);
-        final SharedClientsRun clients = new SharedClientsRun(spec, config, progress, go, stopRequested);
-        liveShared.set(clients);
-        try {
-            clients.thread.start();
-            if (responders instanceof LocalResponderSide local) {
-                local.excludeThread(clients.thread.threadId());
-            }
-            final long deadlineNs = warmupDeadlineNs(spec);
-            while (!clients.warmedUp.await(100, TimeUnit.MILLISECONDS)) {
-                if (System.nanoTime() - deadlineNs > 0) {
-                    clients.error.compareAndSet(null, new IllegalStateException(
-                        "connect and warm-up did not finish in time (stuck connecting?)"));
-                    clients.loopStop();
-                }
-                if (clients.error.get() != null || !clients.thread.isAlive()) {
-                    clients.thread.join(TimeUnit.SECONDS.toMillis(5));
-                    final Throwable error = clients.error.get();
-                    return noNumbers(spec, RunResult.Status.FAILED, error == null ? "the client thread ended without a result"
-                        : !(error instanceof PingPongLoop.StoppedException) ? Failures.oneLine(error)
-                        : stopRequested ? "stopped before measuring (Ctrl-C)" : "stopped before measuring");
-                }
-            }
-            final ResponderStats before = responders.stats();
-            final RuntimeCounters runtimeBefore = RuntimeCounters.now();
-            progress.phase(spec.label(), "measuring", spec.messages() * spec.clients());
-            go.countDown();
-            clients.thread.join();
-            final RuntimeCounters clientRuntime = RuntimeCounters.now().since(runtimeBefore);
-            final ResponderStats after = statsAfter(responders);
-            final Throwable error = clients.error.get();
-            final Histogram all = clients.all();
-            return result(spec, new Measured(all, clients.allocatedBefore < 0 || clients.allocatedAfter < 0 ? -1
-                : clients.allocatedAfter - clients.allocatedBefore, clients.lostAfter - clients.lostBefore,
-                clients.startNs, clients.endNs, error == null ? null : interruption(error, all), clients.sentRate),
-                before, after, clientRuntime).withPeregrineCounters(peregrineCounters(spec, responders));
-        } finally {
-            liveShared.set(null);
-            clients.loopStop();
-            go.countDown(); // a client thread still waiting sees the stop request at once
         }
     }
 
@@ -257,21 +213,21 @@ public final class BenchRunner {
     }
 
     /** Waits until every client is warmed up; false if one failed or ended first, or time ran out. */
-    private static boolean await(final CountDownLatch warmedUp, final ClientRun[] clients, final long deadlineNs)
+    private static boolean await(final CountDownLatch warmedUp, final ClientSideRun[] clients, final long deadlineNs)
         throws InterruptedException {
         while (!warmedUp.await(100, TimeUnit.MILLISECONDS)) {
             if (System.nanoTime() - deadlineNs > 0) {
-                for (final ClientRun client : clients) {
+                for (final ClientSideRun client : clients) {
                     client.error.compareAndSet(null, new IllegalStateException(
                         "connect and warm-up did not finish in time (stuck connecting?)"));
-                    client.loopStop();
+                    client.requestStop();
                 }
                 return false;
             }
-            for (final ClientRun client : clients) {
+            for (final ClientSideRun client : clients) {
                 if (client.error.get() != null || !client.thread.isAlive()) {
-                    for (final ClientRun other : clients) {
-                        other.loopStop();
+                    for (final ClientSideRun other : clients) {
+                        other.requestStop();
                     }
                     return false;
                 }
@@ -280,12 +236,12 @@ public final class BenchRunner {
         return true;
     }
 
-    private RunResult failure(final RunSpec spec, final ClientRun[] clients) throws InterruptedException {
-        for (final ClientRun client : clients) {
+    private RunResult failure(final RunSpec spec, final ClientSideRun[] clients) throws InterruptedException {
+        for (final ClientSideRun client : clients) {
             client.thread.join(TimeUnit.SECONDS.toMillis(5));
         }
         boolean stopped = false;
-        for (final ClientRun client : clients) {
+        for (final ClientSideRun client : clients) {
             final Throwable error = client.error.get();
             if (error instanceof PingPongLoop.StoppedException) {
                 stopped = true; // by Ctrl-C, or because another client failed: that failure is the reason
@@ -297,7 +253,7 @@ public final class BenchRunner {
             : stopRequested ? "stopped before measuring (Ctrl-C)" : "stopped before measuring");
     }
 
-    private RunResult collect(final RunSpec spec, final ClientRun[] clients, final ResponderStats before,
+    private RunResult collect(final RunSpec spec, final ClientSideRun[] clients, final ResponderStats before,
                               final ResponderStats after, final RuntimeCounters clientRuntime) {
         final Histogram all = PingPongLoop.newHistogram();
         long allocated = 0;
@@ -306,8 +262,8 @@ public final class BenchRunner {
         long firstStart = Long.MAX_VALUE;
         long lastEnd = Long.MIN_VALUE;
         String note = null;
-        for (final ClientRun client : clients) {
-            all.add(client.histogram);
+        for (final ClientSideRun client : clients) {
+            all.add(client.measured());
             if (client.allocatedBefore < 0 || client.allocatedAfter < 0) {
                 allocationKnown = false;
             } else {
@@ -321,8 +277,10 @@ public final class BenchRunner {
                 note = interruption(error, all);
             }
         }
+        // only the shared loop measures the rate its clients sustained; a thread per client leaves it NaN
+        final double sentRate = clients.length == 1 ? clients[0].sentRate() : Double.NaN;
         return result(spec, new Measured(all, allocationKnown ? allocated : -1, lost, firstStart, lastEnd, note,
-            Double.NaN), before, after, clientRuntime);
+            sentRate), before, after, clientRuntime);
     }
 
     /**
@@ -383,93 +341,5 @@ public final class BenchRunner {
         return RunResult.withoutNumbers(spec.scenario(), spec.transport().name(), spec.transport().path(),
             Transports.isPeregrine(spec.transport()), spec.size(), spec.rate(), spec.clients(), status, note)
             .withReplySize(spec.replySize()).withSending(spec.respondEvery(), Double.NaN);
-    }
-
-    /** One client thread: connect, warm up, wait, measure. */
-    private final class ClientRun implements Runnable {
-        final RunSpec spec;
-        final BenchConfig config;
-        final Progress clientProgress;
-        final int cpu;
-        final CountDownLatch warmedUp;
-        final CountDownLatch go;
-        final Thread thread;
-        final Histogram histogram = PingPongLoop.newHistogram();
-        final AtomicReference<Throwable> error = new AtomicReference<>();
-        volatile PingPongLoop loop;
-        volatile long allocatedBefore = -1;
-        volatile long allocatedAfter = -1;
-        volatile long lostBefore;
-        volatile long lostAfter;
-        volatile long startNs;
-        volatile long endNs;
-
-        ClientRun(final RunSpec spec, final BenchConfig config, final Progress clientProgress, final int cpu,
-                  final CountDownLatch warmedUp, final CountDownLatch go) {
-            this.spec = spec;
-            this.config = config;
-            this.clientProgress = clientProgress;
-            this.cpu = cpu;
-            this.warmedUp = warmedUp;
-            this.go = go;
-            this.thread = new Thread(this, "bench-client-" + config.port());
-            thread.setDaemon(true);
-        }
-
-        void loopStop() {
-            final PingPongLoop current = loop;
-            if (current != null) {
-                current.requestStop();
-            }
-        }
-
-        @Override
-        public void run() {
-            if (cpu >= 0) {
-                final String why = ThreadAffinity.pinCurrentThread(cpu);
-                if (why != null) {
-                    System.err.println("peregrine: client not pinned to cpu " + cpu + ": " + why);
-                }
-            }
-            try (PingClient client = spec.transport().connect(config)) {
-                final PingPongLoop pingPong = new PingPongLoop(client, clientProgress, spec.busySpin(),
-                    spec.transport().lossy());
-                loop = pingPong;
-                if (stopRequested) {
-                    pingPong.requestStop();
-                }
-                final long[] intended = spec.rate() > 0 ? new long[(int)Math.max(spec.warmup(), spec.messages())] : null;
-                if (clientProgress != null) {
-                    clientProgress.phase(spec.label(), "warm-up", spec.warmup());
-                }
-                final long limitNs = (long)(spec.timeLimitSeconds() * 1e9);
-                run(pingPong, 0, spec.warmup(), intended, null, limitNs == 0 ? 0 : System.nanoTime() + limitNs / 2);
-                warmedUp.countDown();
-                go.await();
-                startNs = System.nanoTime();
-                allocatedBefore = ThreadAllocation.currentThread();
-                lostBefore = pingPong.lost();
-                try {
-                    run(pingPong, spec.warmup(), spec.messages(), intended, histogram,
-                        limitNs == 0 ? 0 : startNs + limitNs);
-                } finally {
-                    allocatedAfter = ThreadAllocation.currentThread();
-                    lostAfter = pingPong.lost();
-                    endNs = System.nanoTime();
-                }
-            } catch (final Throwable ex) {
-                error.compareAndSet(null, ex);
-            }
-        }
-
-        private long run(final PingPongLoop pingPong, final long first, final long count, final long[] intended,
-                         final Histogram into, final long deadlineNs) {
-            if (count == 0) {
-                return 0;
-            }
-            return spec.rate() > 0
-                ? pingPong.atRate(first, count, spec.rate(), intended, into, deadlineNs)
-                : pingPong.oneInFlight(first, count, into, deadlineNs);
-        }
     }
 }

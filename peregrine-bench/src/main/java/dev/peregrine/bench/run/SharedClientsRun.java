@@ -2,12 +2,11 @@ package dev.peregrine.bench.run;
 
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.PingClient;
-import dev.peregrine.reactor.ThreadAffinity;
 import org.HdrHistogram.Histogram;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The client side of {@code bench load}'s default topology: one thread connects every client to the one
@@ -15,45 +14,86 @@ import java.util.concurrent.atomic.AtomicReference;
  * the run's rate on its own schedule and into its own histogram. It also runs a single client whose responder
  * answers only every Nth message ({@link RunSpec#respondEvery()}): that needs the loop's bursts and sustained rate.
  */
-final class SharedClientsRun implements Runnable {
-    final RunSpec spec;
-    final BenchConfig config;
-    final Progress progress;
-    final CountDownLatch warmedUp = new CountDownLatch(1);
-    final CountDownLatch go;
-    final Thread thread;
-    final Histogram[] histograms;
-    final AtomicReference<Throwable> error = new AtomicReference<>();
-    private final boolean stopRequested;
-    volatile SharedClientLoop loop;
-    volatile long allocatedBefore = -1;
-    volatile long allocatedAfter = -1;
-    volatile long lostBefore;
-    volatile long lostAfter;
-    volatile long startNs;
-    volatile long endNs;
+final class SharedClientsRun extends ClientSideRun {
+    private final Progress progress;
+    private final Histogram[] histograms;
+    private List<PingClient> clients = List.of();
+    private volatile SharedClientLoop loop;
     /** The rate each client sustained on average in the measurement, messages per second; NaN if unknown. */
-    volatile double sentRate = Double.NaN;
+    private volatile double sentRate = Double.NaN;
 
-    SharedClientsRun(final RunSpec spec, final BenchConfig config, final Progress progress, final CountDownLatch go,
-                     final boolean stopRequested) {
-        this.spec = spec;
-        this.config = config;
+    /**
+     * @param spec the run
+     * @param config where the one responder listens
+     * @param progress where the thread reports its progress
+     * @param warmedUp counted down once every client has warmed up
+     * @param go awaited before measuring
+     */
+    SharedClientsRun(final RunSpec spec, final BenchConfig config, final Progress progress,
+                     final CountDownLatch warmedUp, final CountDownLatch go) {
+        super(spec, config, "clients", spec.clientCpu(), warmedUp, go);
         this.progress = progress;
-        this.go = go;
-        this.stopRequested = stopRequested;
         this.histograms = new Histogram[spec.clients()];
         for (int k = 0; k < histograms.length; k++) {
             histograms[k] = PingPongLoop.newHistogram();
         }
-        this.thread = new Thread(this, "bench-clients-" + config.port());
-        thread.setDaemon(true);
     }
 
-    void loopStop() {
+    @Override
+    void connect() throws Exception {
+        clients = spec.transport().connectAll(config, spec.clients());
+        final long[] rates = new long[spec.clients()];
+        Arrays.fill(rates, spec.rate());
+        final SharedClientLoop shared = new SharedClientLoop(clients.toArray(new PingClient[0]), rates,
+            (int)Math.max(spec.warmup(), spec.messages()), progress, spec.busySpin(), spec.transport().lossy(),
+            spec.respondEvery());
+        loop = shared;
+        if (stopRequested()) {
+            shared.requestStop();
+        }
+    }
+
+    @Override
+    void warmUp(final long deadlineNs) {
+        if (progress != null) {
+            progress.phase(spec.label(), "warm-up", spec.warmup() * spec.clients());
+        }
+        if (spec.warmup() > 0) {
+            loop.run(0, spec.warmup(), null, deadlineNs);
+        }
+    }
+
+    @Override
+    void measure(final long deadlineNs) {
+        loop.run(spec.warmup(), spec.messages(), histograms, deadlineNs);
+    }
+
+    @Override
+    void measurementEnded() {
+        sentRate = meanSentRate(loop, spec.clients());
+    }
+
+    @Override
+    long lost() {
+        return loop.lost();
+    }
+
+    @Override
+    void stopLoop() {
         final SharedClientLoop current = loop;
         if (current != null) {
             current.requestStop();
+        }
+    }
+
+    @Override
+    void close() {
+        for (final PingClient client : clients) {
+            try {
+                client.close();
+            } catch (final RuntimeException ex) {
+                System.err.println("peregrine: closing a client failed: " + ex);
+            }
         }
     }
 
@@ -62,12 +102,18 @@ final class SharedClientsRun implements Runnable {
      *
      * @return a new histogram
      */
-    Histogram all() {
+    @Override
+    Histogram measured() {
         final Histogram all = PingPongLoop.newHistogram();
         for (final Histogram histogram : histograms) {
             all.add(histogram);
         }
         return all;
+    }
+
+    @Override
+    double sentRate() {
+        return sentRate;
     }
 
     /** The clients' sustained rates, averaged over those that sent anything; NaN if none did. */
@@ -82,58 +128,5 @@ final class SharedClientsRun implements Runnable {
             }
         }
         return counted == 0 ? Double.NaN : sum / counted;
-    }
-
-    @Override
-    public void run() {
-        if (spec.clientCpu() >= 0) {
-            final String why = ThreadAffinity.pinCurrentThread(spec.clientCpu());
-            if (why != null) {
-                System.err.println("peregrine: clients not pinned to cpu " + spec.clientCpu() + ": " + why);
-            }
-        }
-        List<PingClient> clients = List.of();
-        try {
-            clients = spec.transport().connectAll(config, spec.clients());
-            final long[] rates = new long[spec.clients()];
-            java.util.Arrays.fill(rates, spec.rate());
-            final SharedClientLoop shared = new SharedClientLoop(clients.toArray(new PingClient[0]), rates,
-                (int)Math.max(spec.warmup(), spec.messages()), progress, spec.busySpin(), spec.transport().lossy(),
-                spec.respondEvery());
-            loop = shared;
-            if (stopRequested) {
-                shared.requestStop();
-            }
-            if (progress != null) {
-                progress.phase(spec.label(), "warm-up", spec.warmup() * spec.clients());
-            }
-            final long limitNs = (long)(spec.timeLimitSeconds() * 1e9);
-            if (spec.warmup() > 0) {
-                shared.run(0, spec.warmup(), null, limitNs == 0 ? 0 : System.nanoTime() + limitNs / 2);
-            }
-            warmedUp.countDown();
-            go.await();
-            startNs = System.nanoTime();
-            allocatedBefore = ThreadAllocation.currentThread();
-            lostBefore = shared.lost();
-            try {
-                shared.run(spec.warmup(), spec.messages(), histograms, limitNs == 0 ? 0 : startNs + limitNs);
-            } finally {
-                allocatedAfter = ThreadAllocation.currentThread();
-                lostAfter = shared.lost();
-                endNs = System.nanoTime();
-                sentRate = meanSentRate(shared, spec.clients());
-            }
-        } catch (final Throwable ex) {
-            error.compareAndSet(null, ex);
-        } finally {
-            for (final PingClient client : clients) {
-                try {
-                    client.close();
-                } catch (final RuntimeException ex) {
-                    System.err.println("peregrine: closing a client failed: " + ex);
-                }
-            }
-        }
     }
 }
