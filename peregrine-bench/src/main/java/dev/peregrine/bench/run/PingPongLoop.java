@@ -211,7 +211,7 @@ public final class PingPongLoop {
         long received = 0;
         long lastEchoNs = start;
         long limit = count;
-        int idle = 0;
+        int turns = 0;
         while (received < limit) {
             final long now = System.nanoTime();
             boolean worked = false;
@@ -262,12 +262,12 @@ public final class PingPongLoop {
                     throw noEcho(first + received);
                 }
             }
-            if (worked) {
-                idle = 0;
-            } else {
-                if ((++idle & CLOCK_CHECK_MASK) == 0) {
-                    checkStop();
-                }
+            // every so many turns, busy or not: a loop that sends or reads in most turns (a yielding thread among
+            // more threads than cores) may never go 1024 turns idle
+            if ((++turns & CLOCK_CHECK_MASK) == 0) {
+                checkStop();
+            }
+            if (!worked) {
                 if (spin) {
                     Thread.onSpinWait();
                 } else {

@@ -243,7 +243,7 @@ public final class SharedClientLoop {
             lastSendNs[k] = startNs[k];
         }
         long total = 0;
-        int idle = 0;
+        int turns = 0;
         int active = n;
         while (active > 0) {
             final long now = System.nanoTime();
@@ -263,15 +263,15 @@ public final class SharedClientLoop {
                     active++;
                 }
             }
+            // every so many turns, busy or not: a loop that sends or reads in most turns may never go 1024 turns idle
+            if ((++turns & CLOCK_CHECK_MASK) == 0) {
+                checkStop();
+            }
             if (worked) {
-                idle = 0;
                 if (progress != null) {
                     progress.advance(total);
                 }
             } else {
-                if ((++idle & CLOCK_CHECK_MASK) == 0) {
-                    checkStop();
-                }
                 if (spin) {
                     Thread.onSpinWait();
                 } else {

@@ -87,6 +87,48 @@ class BenchRunnerTest {
     }
 
     @Test
+    void shouldEndARunStoppedWhileMeasuringAsPartialWithWhatItMeasuredInEitherTopology() throws Exception {
+        for (final boolean shared : new boolean[] {false, true}) {
+            // three clients at 1000 msg/s for 1000 s each: only the stop ends this run
+            final RunSpec spec = new RunSpec("load", Transports.byName(InMemoryBenchTransport.NAME), 64, 1_000_000, 100,
+                1000, 3, true, -1, -1, false, "127.0.0.1").withSharedResponder(shared);
+            final BenchRunner runner = new BenchRunner(progress);
+            final Thread stopper = Thread.ofPlatform().start(() -> {
+                try {
+                    Thread.sleep(1_500); // past the warm-up of 100 messages at 1000 msg/s, and some measured
+                } catch (final InterruptedException ex) {
+                    return;
+                }
+                runner.requestStop();
+            });
+
+            final RunResult result = runner.pingpong(spec);
+            stopper.join();
+
+            assertThat(result.status()).as("shared=%s: %s", shared, result.note()).isEqualTo(RunResult.Status.PARTIAL);
+            assertThat(result.note()).as("shared=%s", shared)
+                .startsWith("interrupted: numbers cover the messages measured until then");
+            assertThat(result.messages()).as("shared=%s", shared).isBetween(1L, 3 * 1_000_000L - 1);
+            assertThat(runner.stopRequested()).isTrue();
+        }
+    }
+
+    @Test
+    void shouldStartNoMeasurementOnceStoppedInEitherTopology() {
+        for (final boolean shared : new boolean[] {false, true}) {
+            final BenchRunner runner = new BenchRunner(progress);
+            runner.requestStop();
+
+            final RunResult result = runner.pingpong(spec(InMemoryBenchTransport.NAME, 20_000, 3, true)
+                .withSharedResponder(shared));
+
+            assertThat(result.status()).as("shared=%s", shared).isEqualTo(RunResult.Status.FAILED);
+            assertThat(result.note()).as("shared=%s", shared).isEqualTo("stopped before measuring (Ctrl-C)");
+            assertThat(result.hasLatency()).isFalse();
+        }
+    }
+
+    @Test
     void shouldReportATransportThatAnswersEveryMessageUnavailableForRespondEvery() {
         final RunResult result = new BenchRunner(progress).pingpong(spec("peregrine-udp", 20_000, 1, true)
             .withRespondEvery(10));
