@@ -440,13 +440,19 @@ public final class TcpTransport implements Transport {
 
     /**
      * Closes every server and connection (each reported with {@link CloseReason#LOCAL}) and frees the
-     * buffers. Call on the reactor thread, before the reactor closes.
+     * buffers. Call on the reactor thread, before the reactor closes. From the {@link ChannelHandler#onClosed}
+     * events it delivers, {@link #listen} and {@link #connect} throw {@link IllegalStateException} and this
+     * method returns at once.
      */
     @Override
     public void close() {
         if (closed) {
             return;
         }
+        // closed before the loops, whose onClosed events may call back in: a connect or listen would otherwise
+        // take a slot the loops have passed and outlive the arena freed below, and a nested close() would free
+        // the arena twice. The loops' close(id) paths do not check the flag
+        closed = true;
         for (final TcpServer server : servers) {
             if (server.state() != TcpServer.FREE) {
                 close(server.id());
@@ -458,7 +464,6 @@ public final class TcpTransport implements Transport {
                 connection.close(CloseReason.LOCAL, "transport closed");
             }
         }
-        closed = true;
         if (readPoller != null) {
             reactor.remove(readPoller);
         }

@@ -11,7 +11,10 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Timeout;
@@ -19,13 +22,15 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Slots, servers and streams survive what handlers, the application and the system throw at them: a handler
  * that closes its own channel and then throws gives the slot back, a claim left open past its duty cycle is
  * refused loudly without corrupting anything, and an accepted connection that cannot be registered is
- * closed alone while its server goes on listening.
+ * closed alone while its server goes on listening. A handler that calls back into a transport that is closing
+ * (to reconnect, or to close it again) is refused without harm.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TcpReliabilityTest {
@@ -159,6 +164,83 @@ class TcpReliabilityTest {
             }
             assertThat(rig.has(ChannelEvent.Closed.class)).as("nothing closed that the application knew of").isFalse();
             assertThat(rig.errors).allSatisfy(error -> assertThat(error).hasMessageContaining("cannot register"));
+        }
+    }
+
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldRefuseAConnectOrListenFromOnClosedWhileTheTransportCloses(final boolean readPolling) throws Exception {
+        final TcpTransport[] transport = new TcpTransport[1];
+        final SocketAddress[] reconnectTo = new SocketAddress[1];
+        final List<String> outcomes = new ArrayList<>();
+        final ChannelHandler reconnecting = new ChannelHandler() {
+            @Override
+            public void onMessage(final long channelId, final MemorySegment buffer, final long offset, final int length) {
+            }
+
+            @Override
+            public void onClosed(final long channelId, final CloseReason reason, final String detail) {
+                // an application that reconnects, or listens again, whenever something closes
+                try {
+                    outcomes.add("connect returned " + transport[0].connect(reconnectTo[0]));
+                } catch (final IllegalStateException ex) {
+                    outcomes.add("connect: " + ex.getMessage());
+                }
+                try {
+                    outcomes.add("listen returned " + transport[0].listen(TcpTestRig.ANY_LOOPBACK_PORT));
+                } catch (final IllegalStateException ex) {
+                    outcomes.add("listen: " + ex.getMessage());
+                }
+            }
+        };
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().readPolling(readPolling), reconnecting);
+            Socket peer = new Socket()) {
+            transport[0] = rig.transport;
+            reconnectTo[0] = rig.listen();
+            peer.setSoTimeout(10_000);
+            peer.connect(reconnectTo[0]);
+            rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));
+
+            rig.transport.close();
+
+            assertThat(rig.count(ChannelEvent.Closed.class)).as("the server and the connection").isEqualTo(2);
+            assertThat(outcomes).containsExactly("connect: transport is closed", "listen: transport is closed",
+                "connect: transport is closed", "listen: transport is closed");
+            assertThat(peer.getInputStream().read()).as("the connection is closed").isEqualTo(-1);
+            assertThat(rig.errors).isEmpty();
+        }
+    }
+
+    @ParameterizedTest(name = "readPolling={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldReturnFromACloseOfTheTransportCalledFromOnClosedWhileItCloses(final boolean readPolling) throws Exception {
+        final TcpTransport[] transport = new TcpTransport[1];
+        final ChannelHandler lastOneOut = new ChannelHandler() {
+            @Override
+            public void onMessage(final long channelId, final MemorySegment buffer, final long offset, final int length) {
+            }
+
+            @Override
+            public void onClosed(final long channelId, final CloseReason reason, final String detail) {
+                transport[0].close(); // "the last one out shuts the transport"
+            }
+        };
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().readPolling(readPolling), lastOneOut);
+            Socket peer = new Socket()) {
+            transport[0] = rig.transport;
+            peer.setSoTimeout(10_000);
+            peer.connect(rig.listen());
+            rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));
+            final long id = rig.first(ChannelEvent.Accepted.class).channelId();
+            final long serverId = rig.first(ChannelEvent.Listening.class).serverId();
+
+            assertThatCode(rig.transport::close).doesNotThrowAnyException();
+
+            assertThat(rig.all(ChannelEvent.Closed.class)).containsExactly(
+                new ChannelEvent.Closed(serverId, CloseReason.LOCAL, "server closed by the application"),
+                new ChannelEvent.Closed(id, CloseReason.LOCAL, "transport closed"));
+            assertThat(peer.getInputStream().read()).as("the connection is closed").isEqualTo(-1);
+            assertThat(rig.errors).isEmpty();
         }
     }
 }
