@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.SocketAddress;
+import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
@@ -737,15 +738,25 @@ final class TcpConnection implements SelectHandler, FrameSink {
     /** Closes at once, without writing what is buffered: it is discarded, and {@code onClosed} says how much. */
     void abort(final String detail) {
         if (state == CONNECTED || state == CLOSING) {
-            try {
-                // a reset rather than an orderly end, so the peer does not take a cut stream for a whole one
-                channel.setOption(java.net.StandardSocketOptions.SO_LINGER, 0);
-            } catch (final IOException | RuntimeException ex) {
-                // closing anyway
-            }
+            resetOnClose();
             writePending = true; // nothing more is written
         }
         close(CloseReason.LOCAL, detail);
+    }
+
+    /**
+     * Makes the socket's close a reset rather than an orderly end (SO_LINGER 0), so that a peer whose stream is
+     * cut short does not take it for a whole one: after a FIN it would read the frames it got and a clean end
+     * of stream, and could not tell that more were sent. The JDK closes a registered socket when the selector
+     * drops its cancelled key, so the reset goes out on the reactor's next select (with SO_LINGER 0 it skips
+     * the FIN it would otherwise send at once).
+     */
+    private void resetOnClose() {
+        try {
+            channel.setOption(StandardSocketOptions.SO_LINGER, 0);
+        } catch (final IOException | RuntimeException ex) {
+            // closing anyway
+        }
     }
 
     private void closeOnFailure(final String operation, final IOException ex) {
@@ -758,7 +769,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
      * Closes the socket now, discards pending bytes (after one last write attempt unless bytes already wait
      * for the socket) and tells the handler: {@code onConnectFailed} if the connection never completed for a
      * reason other than a local close, {@code onClosed} otherwise, its detail ending with how many bytes were
-     * discarded, if any.
+     * discarded, if any. When bytes are discarded the peer sees a reset, not an orderly end of stream.
      */
     void close(final CloseReason reason, final String detail) {
         if (!isOpen()) {
@@ -808,6 +819,9 @@ final class TcpConnection implements SelectHandler, FrameSink {
             key = null;
         }
         if (channel != null) {
+            if (discarded > 0) {
+                resetOnClose(); // the peer would otherwise read whole frames, then a clean end, and never know
+            }
             try {
                 channel.close();
             } catch (final IOException ex) {

@@ -143,8 +143,8 @@ public final class TcpOptions {
     /**
      * How long a channel closed with {@link TcpTransport#close(long)}, or half-closed by its peer, may take
      * to write what is buffered for it before it is closed anyway and the rest discarded (its
-     * {@code onClosed} detail then says how many bytes). Default 5 seconds; 0 writes what the socket takes
-     * at once and discards the rest.
+     * {@code onClosed} detail then says how many bytes, and the peer sees a reset, not an end of stream).
+     * Default 5 seconds; 0 writes what the socket takes at once and discards the rest.
      *
      * @param timeout at least 0
      * @param unit its unit

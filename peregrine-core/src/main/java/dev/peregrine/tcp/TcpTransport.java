@@ -58,7 +58,9 @@ import java.util.Arrays;
  * (a half-close), the frames it sent are delivered, the replies already sent are written, and then the
  * channel closes with {@link CloseReason#BY_PEER}. A closing channel is not read and takes no sends;
  * {@link ChannelHandler#onClosed} is its next and last event, its detail ending with the count of bytes
- * discarded, if any.
+ * discarded, if any. Whenever a close discards unsent bytes (the linger timeout, {@link #abort(long)},
+ * {@link #close()}, a handler failure, a malformed frame) the connection is reset rather than ended in order,
+ * so that the peer does not take the cut stream for a whole one.
  *
  * <p>Receiving: each connection decodes frames in place in an off-heap receive buffer and delivers
  * views with {@link ChannelHandler#onMessage}; a frame over the maximum or a malformed length field
@@ -377,10 +379,10 @@ public final class TcpTransport implements Transport {
      * <p>A connected channel is closed gracefully: what is buffered for it is written first. If the socket
      * takes it all at once, the channel closes inside this call; otherwise it stops reading, takes no more
      * sends ({@link SendResult#CLOSED}) and closes once the rest is written, or when
-     * {@link TcpOptions#lingerTimeout} expires, discarding what is left. Either way the next and last event
-     * for the channel is {@link ChannelHandler#onClosed} with {@link CloseReason#LOCAL}, its detail ending
-     * with the count of bytes discarded, if any. {@link #abort(long)} discards at once. Closing a channel
-     * that is already closing does nothing.
+     * {@link TcpOptions#lingerTimeout} expires, discarding what is left and resetting the connection. Either
+     * way the next and last event for the channel is {@link ChannelHandler#onClosed} with
+     * {@link CloseReason#LOCAL}, its detail ending with the count of bytes discarded, if any.
+     * {@link #abort(long)} discards at once. Closing a channel that is already closing does nothing.
      */
     @Override
     public void close(final long id) {
@@ -439,10 +441,10 @@ public final class TcpTransport implements Transport {
     }
 
     /**
-     * Closes every server and connection (each reported with {@link CloseReason#LOCAL}) and frees the
-     * buffers. Call on the reactor thread, before the reactor closes. From the {@link ChannelHandler#onClosed}
-     * events it delivers, {@link #listen} and {@link #connect} throw {@link IllegalStateException} and this
-     * method returns at once.
+     * Closes every server and connection (each reported with {@link CloseReason#LOCAL}; a connection with
+     * unsent bytes is reset) and frees the buffers. Call on the reactor thread, before the reactor closes.
+     * From the {@link ChannelHandler#onClosed} events it delivers, {@link #listen} and {@link #connect} throw
+     * {@link IllegalStateException} and this method returns at once.
      */
     @Override
     public void close() {

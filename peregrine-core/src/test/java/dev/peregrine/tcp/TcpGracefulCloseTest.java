@@ -7,16 +7,20 @@ import dev.peregrine.channel.SendResult;
 
 import java.io.DataInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,8 +28,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Closing writes what was sent first: {@code close(id)} delivers every frame sent before it, within the
  * linger timeout (past it the rest is discarded and {@code onClosed} says how much), and a peer that
- * half-closes still gets the replies to what it sent. Small socket buffers keep most of the bytes in the
- * transport's outbound buffer when the close comes.
+ * half-closes still gets the replies to what it sent. A close that discards unsent bytes resets the
+ * connection, so that the peer does not take the cut stream for a whole one. Small socket buffers keep most of
+ * the bytes in the transport's outbound buffer when the close comes.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TcpGracefulCloseTest {
@@ -34,6 +39,15 @@ class TcpGracefulCloseTest {
     private static final int PAYLOAD = 1000;
     private static final int REQUESTS = 200;
     private static final int REPLY = 4000;
+
+    /** How the close that cuts the stream comes. */
+    enum Cut {
+        LINGER_EXPIRY, TRANSPORT_CLOSE
+    }
+
+    /** What a peer reading everything after the close got: the bytes, and how its stream ended. */
+    private record Received(long bytes, String end) {
+    }
 
     private static TcpOptions options(final boolean readPolling) {
         return new TcpOptions().readPolling(readPolling).outboundBufferSize(1024 * 1024).socketSendBufferSize(SOCKET_BUFFER);
@@ -107,6 +121,54 @@ class TcpGracefulCloseTest {
         }
     }
 
+    /** Reads to the end of the stream, however it ends; a bounded wait, so that a stream left open shows. */
+    private static Received readAll(final Socket peer) {
+        final byte[] sink = new byte[64 * 1024];
+        long bytes = 0;
+        try {
+            final InputStream in = peer.getInputStream();
+            for (int read = in.read(sink); read >= 0; read = in.read(sink)) {
+                bytes += read;
+            }
+            return new Received(bytes, "end of stream");
+        } catch (final SocketTimeoutException ex) {
+            return new Received(bytes, "still open");
+        } catch (final SocketException ex) {
+            return new Received(bytes, String.valueOf(ex.getMessage()).contains("reset") ? "reset" : "failed: " + ex);
+        } catch (final IOException ex) {
+            return new Received(bytes, "failed: " + ex);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Cut.class)
+    void shouldResetTheConnectionWhenACloseDiscardsUnsentBytes(final Cut cut) throws Exception {
+        try (TcpTestRig rig = new TcpTestRig(options(false).lingerTimeout(50, TimeUnit.MILLISECONDS));
+            Socket peer = peer(rig)) {
+            final long id = rig.first(ChannelEvent.Accepted.class).channelId();
+            sendNumbered(rig, id, FRAMES); // the peer does not read: most of it waits in the outbound buffer
+            rig.reactor.doWork();
+
+            if (cut == Cut.LINGER_EXPIRY) {
+                rig.transport.close(id);
+                rig.pollUntil(() -> rig.has(ChannelEvent.Closed.class));
+            } else {
+                rig.transport.close();
+            }
+            final ChannelEvent.Closed closed = rig.all(ChannelEvent.Closed.class).stream()
+                .filter(event -> event.channelId() == id).findFirst().orElseThrow(); // not the server's
+            assertThat(closed.detail()).matches(".*; [1-9][0-9]* unsent bytes discarded");
+            // the socket is released by the reactor's next select, once its key is gone
+            final CompletableFuture<Received> reader = CompletableFuture.supplyAsync(() -> readAll(peer));
+            rig.pollUntil(reader::isDone);
+
+            final long discarded = Long.parseLong(closed.detail().replaceAll(".*; ([0-9]+) unsent bytes discarded", "$1"));
+            assertThat(reader.get().end()).as("how the peer's stream ended").isEqualTo("reset");
+            assertThat(reader.get().bytes()).isLessThanOrEqualTo((long)FRAMES * (4 + PAYLOAD) - discarded);
+            assertThat(rig.errors).isEmpty();
+        }
+    }
+
     @ParameterizedTest(name = "readPolling={0}")
     @ValueSource(booleans = {false, true})
     void shouldDiscardWhatIsLeftWhenTheLingerTimeoutExpires(final boolean readPolling) throws Exception {
@@ -124,9 +186,11 @@ class TcpGracefulCloseTest {
                 "closed by the application; the linger timeout of 50 ms expired; [1-9][0-9]* unsent bytes discarded");
             final long discarded = Long.parseLong(closed.detail().replaceAll(".*; ([0-9]+) unsent bytes discarded", "$1"));
             final long sent = (long)FRAMES * (4 + PAYLOAD);
-            final int read = readToEnd(peer, PAYLOAD);
-            assertThat((long)read * (4 + PAYLOAD)).as("what the peer got and what was discarded")
+            final CompletableFuture<Received> reader = CompletableFuture.supplyAsync(() -> readAll(peer));
+            rig.pollUntil(reader::isDone);
+            assertThat(reader.get().bytes()).as("what the peer got and what was discarded")
                 .isLessThanOrEqualTo(sent - discarded);
+            assertThat(reader.get().end()).as("a cut stream").isEqualTo("reset");
             assertThat(rig.count(ChannelEvent.Closed.class)).isEqualTo(1);
             assertThat(rig.errors).isEmpty();
         }
