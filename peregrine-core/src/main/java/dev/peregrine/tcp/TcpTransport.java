@@ -154,11 +154,12 @@ public final class TcpTransport implements Transport {
                 + remoteAddress);
         }
         SocketChannel channel = null;
+        long id = 0; // no id is 0: the slot is not open yet
         try {
             channel = SocketChannel.open();
             configure(channel);
             final boolean connected = channel.connect(remoteAddress);
-            final long id = connection.open(channel, remoteAddress, TcpConnection.CONNECTING);
+            id = connection.open(channel, remoteAddress, TcpConnection.CONNECTING);
             // an immediate connect still completes through the selector, so onConnected follows this call
             connection.registered(reactor.register(channel, connected ? SelectionKey.OP_WRITE : SelectionKey.OP_CONNECT,
                 connection));
@@ -167,7 +168,11 @@ public final class TcpTransport implements Transport {
             return id;
         } catch (final IOException | RuntimeException ex) {
             closeQuietly(channel);
-            final long id = connection.open(null, remoteAddress, TcpConnection.CONNECTING);
+            if (id == 0) {
+                // opened only here, once: each open counts an open connection and makes its counters, which the
+                // close that delivers the failure gives back once
+                id = connection.open(null, remoteAddress, TcpConnection.CONNECTING);
+            }
             connection.failBeforeSocket("connect to " + remoteAddress + " failed: " + ex);
             deferEvent(id);
             return id;

@@ -16,7 +16,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.InputStream;
 import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Path;
 import java.util.List;
@@ -132,5 +134,31 @@ class TcpCountersTest {
             transport[0].close();
             assertThat(tcpCounters(reader)).isEmpty();
         }
+    }
+
+    @Test
+    void shouldCountAConnectThatFailsAfterItsSocketIsMadeOnce() throws Exception {
+        final List<Throwable> errors = new CopyOnWriteArrayList<>();
+        final EventRecorder recorder = new EventRecorder(null);
+        try (CountersManager counters = CountersManager.inMemory(256, 0);
+             ServerSocket listening = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            final Reactor reactor = new Reactor(new ReactorOptions().errorHandler(errors::add).counters(counters));
+            final TcpTransport transport = new TcpTransport(reactor, new TcpOptions(), recorder);
+            reactor.close(); // its selector with it: the socket is made and connects, and then cannot be registered
+            final int allocatedBefore = counters.allocatedCount();
+            final long openBefore = transport.counters().open.get();
+
+            final long id = transport.connect(listening.getLocalSocketAddress());
+            assertThat(id).isPositive();
+            assertThat(transport.counters().open.get()).as("one connection open, while it fails").isEqualTo(openBefore + 1);
+            transport.abort(id);
+
+            assertThat(recorder.events()).containsExactly(new ChannelEvent.Closed(id, CloseReason.LOCAL,
+                "aborted by the application"));
+            assertThat(transport.counters().open.get()).as("the open gauge").isEqualTo(openBefore);
+            assertThat(counters.allocatedCount()).as("the channel's counters were freed").isEqualTo(allocatedBefore);
+            transport.close();
+        }
+        assertThat(errors).isEmpty();
     }
 }
