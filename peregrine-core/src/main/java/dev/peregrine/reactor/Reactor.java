@@ -27,7 +27,10 @@ import java.util.function.Consumer;
  * due timers and polls every {@link Pollable}. {@link #start()} runs cycles on a thread of the reactor's
  * own (pinned to a CPU if asked); a caller with a loop of its own calls {@link #doWork()} instead. A cycle
  * that did work and took longer than {@link ReactorOptions#longCycleThresholdNs(long)} is recorded as a
- * {@code dev.peregrine.LongDutyCycle} JFR event when a flight recording is running.
+ * {@code dev.peregrine.LongDutyCycle} JFR event when a flight recording is running. With a
+ * {@link BlockingSelectIdleStrategy} the reactor sleeps in its selector after a cycle without work, and handles
+ * the channels that wake it inside that select: it reads the clock again on waking, before the first of them, so
+ * that they see the time they run at, not the time the sleep began.
  *
  * <p>A handler that throws is reported to the {@link ErrorHandler}; the channel whose handler threw is
  * closed, and every other channel goes on. An exception that escapes a {@link Pollable}, a timer handler or a
@@ -49,6 +52,7 @@ public final class Reactor implements AutoCloseable {
     private final TimerWheel timers;
     private final MpscArrayQueue<Runnable> commands;
     private final Consumer<SelectionKey> selectedKeyHandler = this::onSelectedKey;
+    private final Consumer<SelectionKey> wokenKeyHandler = this::onSelectedKeyAfterSleep;
     private final Consumer<Runnable> commandRunner = this::runCommand;
     private final CountersManager counters;
     private final boolean ownsCounters;
@@ -61,6 +65,7 @@ public final class Reactor implements AutoCloseable {
     private long nowNs;
     private int lastWork;
     private int cyclesSinceSelect;
+    private boolean clockStale; // in a blocking select, before its first key: nowNs was read before the sleep
     private volatile boolean loopStarted; // run() has begun (or start() will begin it): run() releases, not close()
     private volatile boolean sleeping;
     private volatile boolean closed;
@@ -114,19 +119,7 @@ public final class Reactor implements AutoCloseable {
      * @return the work done: commands run, channels ready, timers fired, and pollables' work
      */
     public int doWork() {
-        final long now = clock.nanoTime();
-        // the previous cycle's length, from the one clock read of each cycle: idle if it found no work (the idle
-        // strategy may have slept after it), so it is neither a long cycle nor the longest
-        final long previousNs = now - nowNs;
-        if (lastWork == 0) {
-            idleNs.add(previousNs);
-        } else {
-            longestCycleNs.max(previousNs);
-            if (previousNs > longCycleThresholdNs) {
-                LongDutyCycleEvent.emit(name, previousNs, longCycleThresholdNs, lastWork);
-            }
-        }
-        nowNs = now;
+        final long now = readClock();
         int work = commands.drain(commandRunner, workLimit);
         // a reactor driven by its caller may be closed by one of its own tasks, timers or handlers: the closed
         // selector is not touched again, and the cycle ends there
@@ -170,6 +163,25 @@ public final class Reactor implements AutoCloseable {
         dutyCycles.increment();
         workDone.add(work);
         return work;
+    }
+
+    /**
+     * Reads the clock into {@link #nowNs} and accounts for the time since the last read: idle if that span found no
+     * work (the idle strategy may have slept after it), so it is neither a long cycle nor the longest.
+     */
+    private long readClock() {
+        final long now = clock.nanoTime();
+        final long previousNs = now - nowNs;
+        if (lastWork == 0) {
+            idleNs.add(previousNs);
+        } else {
+            longestCycleNs.max(previousNs);
+            if (previousNs > longCycleThresholdNs) {
+                LongDutyCycleEvent.emit(name, previousNs, longCycleThresholdNs, lastWork);
+            }
+        }
+        nowNs = now;
+        return now;
     }
 
     private int poll(final Pollable[] list, final long now) {
@@ -348,7 +360,8 @@ public final class Reactor implements AutoCloseable {
     }
 
     /**
-     * The clock as read at the start of the current cycle.
+     * The clock as read at the start of the current cycle, or when a blocking select
+     * ({@link BlockingSelectIdleStrategy}) woke up to handle ready channels.
      *
      * @return nanoseconds
      */
@@ -435,16 +448,35 @@ public final class Reactor implements AutoCloseable {
         final long timerWaitNs = timers.nanosToNextTick(clock.nanoTime());
         final long waitMs = Math.max(1, Math.min(maxSelectWaitNs, timerWaitNs) / 1_000_000L);
         sleeping = true;
+        clockStale = true;
         VarHandle.fullFence(); // store-load: the write of sleeping before the read of the queue; pairs with execute()
         try {
             if (commands.size() == 0 && !closed) {
-                selector.select(selectedKeyHandler, waitMs);
+                final int handled = selector.select(wokenKeyHandler, waitMs);
+                if (handled > 0) {
+                    // from the clock read on waking to the next cycle's, keys were handled: work, not idle time
+                    lastWork = handled;
+                }
             }
         } catch (final IOException ex) {
             errorHandler.onError(new UncheckedIOException("select failed in reactor " + name, ex));
         } finally {
             sleeping = false;
+            clockStale = false;
         }
+    }
+
+    /**
+     * A key selected by a blocking select. The first of a wake-up reads the clock again: the cycle's reading is as old
+     * as the sleep, and a handler that schedules a timer from it (a linger or connect timeout) would have it fire
+     * early by as long as the reactor slept. One read per wake-up, none per key; the sleep is accounted as idle.
+     */
+    private void onSelectedKeyAfterSleep(final SelectionKey key) {
+        if (clockStale) {
+            clockStale = false;
+            readClock();
+        }
+        onSelectedKey(key);
     }
 
     private void onSelectedKey(final SelectionKey key) {

@@ -17,6 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -50,6 +51,38 @@ class ReactorTest {
                 reactor.execute(ran::countDown);
                 assertThat(ran.await(20, TimeUnit.SECONDS)).as("task %d ran", i).isTrue();
             }
+        }
+        assertThat(errors).isEmpty();
+    }
+
+    @Test
+    void shouldGiveChannelsThatWakeABlockingSelectTheTimeOfTheWakeUp() throws Exception {
+        final AtomicLong clock = new AtomicLong(TimeUnit.SECONDS.toNanos(1));
+        final Pipe pipe = Pipe.open();
+        // the longest sleep is a minute, and no timer is set: only the pipe wakes the reactor
+        final ReactorOptions options = new ReactorOptions().clock(clock::get)
+            .idleStrategy(new BlockingSelectIdleStrategy(TimeUnit.MINUTES.toNanos(1))).errorHandler(errors::add);
+        try (Reactor reactor = new Reactor(options)) {
+            final CompletableFuture<List<Long>> seen = new CompletableFuture<>();
+            final ByteBuffer in = ByteBuffer.allocate(8);
+            reactor.execute(() -> reactor.register(pipe.source(), SelectionKey.OP_READ, (key, nowNs) -> {
+                try {
+                    pipe.source().read(in.clear());
+                } catch (final IOException ex) {
+                    throw new IllegalStateException(ex);
+                }
+                // what a handler scheduling a timeout from here would count from
+                seen.complete(List.of(nowNs, reactor.nowNs()));
+            }));
+            final Thread thread = reactor.start();
+            awaitInSelect(thread); // asleep since a cycle that read 1 s
+            clock.set(TimeUnit.SECONDS.toNanos(2));
+            pipe.sink().write(ByteBuffer.wrap(new byte[] {1}));
+
+            assertThat(seen.get(20, TimeUnit.SECONDS)).as("the handler's nowNs and the reactor's")
+                .containsExactly(TimeUnit.SECONDS.toNanos(2), TimeUnit.SECONDS.toNanos(2));
+        } finally {
+            pipe.sink().close();
         }
         assertThat(errors).isEmpty();
     }
