@@ -163,8 +163,8 @@ public final class TcpTransport implements Transport {
             // an immediate connect still completes through the selector, so onConnected follows this call
             connection.registered(reactor.register(channel, connected ? SelectionKey.OP_WRITE : SelectionKey.OP_CONNECT,
                 connection));
-            connection.connectTimerId(reactor.timers().schedule(reactor.nowNs() + options.connectTimeoutNs(),
-                timerHandler, id));
+            connection.connectTimerId(reactor.timers().schedule(deadlineAfter(options.connectTimeoutNs()), timerHandler,
+                id));
             return id;
         } catch (final IOException | RuntimeException ex) {
             closeQuietly(channel);
@@ -687,7 +687,7 @@ public final class TcpTransport implements Transport {
 
     /** Schedules the linger timeout of a closing channel; returns the timer id. */
     long scheduleLinger(final long channelId, final long lingerNs) {
-        return reactor.timers().schedule(reactor.nowNs() + lingerNs, timerHandler, channelId);
+        return reactor.timers().schedule(deadlineAfter(lingerNs), timerHandler, channelId);
     }
 
     void cancelTimer(final long timerId) {
@@ -854,7 +854,17 @@ public final class TcpTransport implements Transport {
 
     /** Schedules a server's timer ({@link TcpServer#onTimer}) this long from now. */
     void scheduleServerTimer(final long serverId, final long delayNs) {
-        reactor.timers().schedule(reactor.nowNs() + delayNs, timerHandler, serverId);
+        reactor.timers().schedule(deadlineAfter(delayNs), timerHandler, serverId);
+    }
+
+    /**
+     * The deadline of a timeout that starts now, from the clock rather than the cycle's {@link Reactor#nowNs()}: a
+     * command from the application's own code between two duty cycles (a {@link #close(long)} in a loop that drives
+     * the reactor itself) may come long after the cycle read the clock, and its timeout would be short by that much.
+     * Only connects, closes with bytes left and accept pauses get here, so the read costs nothing that matters.
+     */
+    private long deadlineAfter(final long delayNs) {
+        return reactor.clock().nanoTime() + delayNs;
     }
 
     private void onConnectionTimer(final long timerId, final long id) {

@@ -18,6 +18,7 @@ import java.net.SocketTimeoutException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -192,6 +193,34 @@ class TcpGracefulCloseTest {
                 .isLessThanOrEqualTo(sent - discarded);
             assertThat(reader.get().end()).as("a cut stream").isEqualTo("reset");
             assertThat(rig.count(ChannelEvent.Closed.class)).isEqualTo(1);
+            assertThat(rig.errors).isEmpty();
+        }
+    }
+
+    @Test
+    void shouldCountTheLingerTimeoutFromTheCloseWhenTheApplicationClosesBetweenDutyCycles() throws Exception {
+        final long[] clock = {TimeUnit.SECONDS.toNanos(1)};
+        try (TcpTestRig rig = new TcpTestRig(options(false).lingerTimeout(1, TimeUnit.SECONDS), () -> clock[0]);
+            Socket peer = peer(rig)) {
+            final long id = rig.first(ChannelEvent.Accepted.class).channelId();
+            sendNumbered(rig, id, FRAMES); // the peer does not read: the close has to linger
+            rig.reactor.doWork();
+
+            clock[0] += TimeUnit.SECONDS.toNanos(10); // the application's own loop does something else meanwhile
+            rig.transport.close(id);
+            rig.reactor.doWork();
+            assertThat(rig.has(ChannelEvent.Closed.class)).as("10 s passed before the close, none since").isFalse();
+            clock[0] += TimeUnit.MILLISECONDS.toNanos(999);
+            rig.reactor.doWork();
+            assertThat(rig.has(ChannelEvent.Closed.class)).as("999 ms into a linger of 1 s").isFalse();
+            clock[0] += TimeUnit.MILLISECONDS.toNanos(1);
+            rig.pollUntil(() -> rig.has(ChannelEvent.Closed.class));
+
+            assertThat(rig.first(ChannelEvent.Closed.class).detail())
+                .startsWith("closed by the application; the linger timeout of 1000 ms expired; ");
+            final CompletableFuture<Received> reader = CompletableFuture.supplyAsync(() -> readAll(peer));
+            rig.pollUntil(reader::isDone);
+            assertThat(reader.get().end()).isEqualTo("reset");
             assertThat(rig.errors).isEmpty();
         }
     }

@@ -3,6 +3,7 @@ package dev.peregrine.tcp;
 import dev.peregrine.channel.ChannelEvent;
 import dev.peregrine.channel.ChannelHandler;
 import dev.peregrine.channel.EventRecorder;
+import dev.peregrine.reactor.NanoClock;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.reactor.ReactorOptions;
 
@@ -24,15 +25,25 @@ final class TcpTestRig implements AutoCloseable {
     private static final long POLL_LIMIT_NS = 10_000_000_000L;
 
     final List<Throwable> errors = new CopyOnWriteArrayList<>();
-    final Reactor reactor = new Reactor(new ReactorOptions().errorHandler(errors::add));
+    final Reactor reactor;
     final EventRecorder recorder;
     final TcpTransport transport;
 
     TcpTestRig(final TcpOptions options) {
-        this(options, null);
+        this(options, (ChannelHandler)null);
     }
 
     TcpTestRig(final TcpOptions options, final ChannelHandler application) {
+        this(options, application, NanoClock.SYSTEM);
+    }
+
+    /** A rig whose reactor reads the test's clock. */
+    TcpTestRig(final TcpOptions options, final NanoClock clock) {
+        this(options, null, clock);
+    }
+
+    private TcpTestRig(final TcpOptions options, final ChannelHandler application, final NanoClock clock) {
+        this.reactor = new Reactor(new ReactorOptions().errorHandler(errors::add).clock(clock));
         this.recorder = new EventRecorder(application);
         this.transport = new TcpTransport(reactor, options, recorder);
     }
