@@ -862,9 +862,14 @@ public final class TcpTransport implements Transport {
      * command from the application's own code between two duty cycles (a {@link #close(long)} in a loop that drives
      * the reactor itself) may come long after the cycle read the clock, and its timeout would be short by that much.
      * Only connects, closes with bytes left and accept pauses get here, so the read costs nothing that matters.
+     * The sum saturates: the options take any timeout, and {@code TimeUnit.toNanos} saturates at
+     * {@link Long#MAX_VALUE}, so an "infinite" timeout would wrap to a deadline in the past and fire at once; the
+     * timer wheel never fires a deadline of {@link Long#MAX_VALUE}.
      */
     private long deadlineAfter(final long delayNs) {
-        return reactor.clock().nanoTime() + delayNs;
+        final long now = reactor.clock().nanoTime();
+        final long deadline = now + delayNs;
+        return deadline < now ? Long.MAX_VALUE : deadline; // delays are never negative: a smaller sum wrapped
     }
 
     private void onConnectionTimer(final long timerId, final long id) {

@@ -47,19 +47,9 @@ class TcpConnectTest {
         // a listening socket whose accept queue is full drops further SYNs: the connect hangs, on loopback
         try (ServerSocket full = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             final List<Socket> fillers = new ArrayList<>();
-            boolean hung = false;
             try {
-                for (int i = 0; i < 16 && !hung; i++) {
-                    final Socket filler = new Socket();
-                    fillers.add(filler);
-                    try {
-                        filler.connect(full.getLocalSocketAddress(), 1000);
-                    } catch (final SocketTimeoutException ex) {
-                        hung = true;
-                    }
-                }
-                Assumptions.assumeTrue(hung, "the kernel completed every connect to a full accept queue, "
-                    + "so no loopback connect can be made to hang here");
+                Assumptions.assumeTrue(fillAcceptQueue(full, fillers), "the kernel completed every connect to a full "
+                    + "accept queue, so no loopback connect can be made to hang here");
                 try (TcpTestRig rig = new TcpTestRig(new TcpOptions().connectTimeout(150, TimeUnit.MILLISECONDS))) {
                     final long id = rig.transport.connect(full.getLocalSocketAddress());
                     rig.pollUntil(() -> rig.has(ChannelEvent.ConnectFailed.class));
@@ -75,6 +65,50 @@ class TcpConnectTest {
                 }
             }
         }
+    }
+
+    @Test
+    void shouldKeepConnectingWhenTheConnectTimeoutIsTheLongestThereIs() throws Exception {
+        // a listening socket whose accept queue is full drops further SYNs: the connect hangs, on loopback
+        try (ServerSocket full = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            final List<Socket> fillers = new ArrayList<>();
+            try {
+                Assumptions.assumeTrue(fillAcceptQueue(full, fillers), "the kernel completed every connect to a full "
+                    + "accept queue, so no loopback connect can be made to hang here");
+                final long[] clock = {TimeUnit.SECONDS.toNanos(1)};
+                final TcpOptions options = new TcpOptions().connectTimeout(Long.MAX_VALUE, TimeUnit.NANOSECONDS);
+                try (TcpTestRig rig = new TcpTestRig(options, () -> clock[0])) {
+                    final long id = rig.transport.connect(full.getLocalSocketAddress());
+                    rig.reactor.doWork();
+                    clock[0] += TimeUnit.MINUTES.toNanos(1);
+                    rig.reactor.doWork();
+
+                    assertThat(rig.recorder.events()).as("still connecting a minute later").isEmpty();
+                    rig.transport.close(id);
+                    assertThat(rig.recorder.events()).containsExactly(
+                        new ChannelEvent.Closed(id, CloseReason.LOCAL, "closed by the application"));
+                    assertThat(rig.errors).isEmpty();
+                }
+            } finally {
+                for (final Socket filler : fillers) {
+                    filler.close();
+                }
+            }
+        }
+    }
+
+    /** Connects to the server until a connect hangs; returns whether one did. */
+    private static boolean fillAcceptQueue(final ServerSocket full, final List<Socket> fillers) throws Exception {
+        for (int i = 0; i < 16; i++) {
+            final Socket filler = new Socket();
+            fillers.add(filler);
+            try {
+                filler.connect(full.getLocalSocketAddress(), 1000);
+            } catch (final SocketTimeoutException ex) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Test

@@ -225,6 +225,31 @@ class TcpGracefulCloseTest {
         }
     }
 
+    @Test
+    void shouldLingerWithoutEndWhenTheLingerTimeoutIsTheLongestThereIs() throws Exception {
+        final long[] clock = {TimeUnit.SECONDS.toNanos(1)};
+        final TcpOptions options = options(false).lingerTimeout(Long.MAX_VALUE, TimeUnit.NANOSECONDS);
+        try (TcpTestRig rig = new TcpTestRig(options, () -> clock[0]); Socket peer = peer(rig)) {
+            final long id = rig.first(ChannelEvent.Accepted.class).channelId();
+            sendNumbered(rig, id, FRAMES); // the peer does not read: the close has to linger
+            rig.reactor.doWork();
+
+            rig.transport.close(id);
+            rig.reactor.doWork();
+            clock[0] += TimeUnit.MINUTES.toNanos(1);
+            rig.reactor.doWork();
+            assertThat(rig.has(ChannelEvent.Closed.class)).as("still lingering a minute after the close").isFalse();
+            assertThat(rig.transport.send(id, TcpTestRig.text("late"), 0, 4)).as("closing").isEqualTo(SendResult.CLOSED);
+
+            rig.transport.abort(id);
+            assertThat(rig.first(ChannelEvent.Closed.class).detail()).startsWith("aborted by the application; ");
+            final CompletableFuture<Received> reader = CompletableFuture.supplyAsync(() -> readAll(peer));
+            rig.pollUntil(reader::isDone);
+            assertThat(reader.get().end()).isEqualTo("reset");
+            assertThat(rig.errors).isEmpty();
+        }
+    }
+
     @ParameterizedTest(name = "readPolling={0}")
     @ValueSource(booleans = {false, true})
     void shouldSendTheRepliesToAPeerThatHalfClosesBeforeClosing(final boolean readPolling) throws Exception {
