@@ -23,6 +23,11 @@ final class MoldUDP64Gaps {
     final long[] detectedNs;
     final long[] sentNs;
     final long[] requestedFrom;
+    /**
+     * How many messages the copies of the request in flight asked for, the fewest of them: an answer that holds
+     * fewer was cut short by the size of a packet, whichever copy it answers.
+     */
+    final int[] requestedCount;
     final int[] attempts;
     final boolean[] inFlight;
     /** Which detected gap a record belongs to: the parts of one gap share it, so it is reported once. */
@@ -41,6 +46,7 @@ final class MoldUDP64Gaps {
         this.detectedNs = new long[capacity];
         this.sentNs = new long[capacity];
         this.requestedFrom = new long[capacity];
+        this.requestedCount = new int[capacity];
         this.attempts = new int[capacity];
         this.inFlight = new boolean[capacity];
         this.origin = new long[capacity];
@@ -68,6 +74,7 @@ final class MoldUDP64Gaps {
         detectedNs[i] = nowNs;
         sentNs[i] = 0;
         requestedFrom[i] = 0;
+        requestedCount[i] = 0;
         attempts[i] = 0;
         inFlight[i] = false;
         origin[i] = ++origins;
@@ -133,22 +140,31 @@ final class MoldUDP64Gaps {
     }
 
     /**
-     * Marks the request that asked from {@code sequence} answered.
+     * The gap whose request in flight asked from {@code sequence}: the one an answer from there answers.
      *
-     * @param nowNs when the answer arrived
-     * @return the round trip of that request if it was sent once (Karn: the answer to a repeated request
-     *     may be the answer to any of its copies), or -1 (none in flight, or sent more than once)
+     * @return its index, or -1
      */
-    long answered(final long sequence, final long nowNs) {
+    int inFlightFrom(final long sequence) {
         for (int i = 0; i < count; i++) {
             if (inFlight[i] && requestedFrom[i] == sequence) {
-                final long roundTrip = attempts[i] == 1 ? Math.max(0, nowNs - sentNs[i]) : -1;
-                inFlight[i] = false;
-                attempts[i] = 0;
-                return roundTrip;
+                return i;
             }
         }
         return -1;
+    }
+
+    /**
+     * Marks the request in flight of gap {@code i} answered ({@link #inFlightFrom}).
+     *
+     * @param nowNs when the answer arrived
+     * @return the round trip of that request if it was sent once (Karn: the answer to a repeated request
+     *     may be the answer to any of its copies), or -1 (sent more than once)
+     */
+    long answered(final int i, final long nowNs) {
+        final long roundTrip = attempts[i] == 1 ? Math.max(0, nowNs - sentNs[i]) : -1;
+        inFlight[i] = false;
+        attempts[i] = 0;
+        return roundTrip;
     }
 
     /**
@@ -254,6 +270,7 @@ final class MoldUDP64Gaps {
         detectedNs[target] = detectedNs[source];
         sentNs[target] = sentNs[source];
         requestedFrom[target] = requestedFrom[source];
+        requestedCount[target] = requestedCount[source];
         attempts[target] = attempts[source];
         inFlight[target] = inFlight[source];
         origin[target] = origin[source];

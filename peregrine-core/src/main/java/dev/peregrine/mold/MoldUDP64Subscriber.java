@@ -23,7 +23,8 @@ import java.net.InetSocketAddress;
  * past the next expected number opens a gap, and nothing past a gap is delivered. Packets that arrive
  * past a gap are kept in a bounded off-heap reorder buffer ({@link MoldUDP64SubscriberOptions#reorderBuffer}),
  * so only the missing ranges are requested: one request per gap (adjacent gaps merged, at most 65 534
- * messages each) until an answer has shown how many messages one packet holds, and then a longer gap in
+ * messages each) until an answer cut short (holding fewer messages than its request asked for) has shown how
+ * many messages one packet holds, and then a longer gap in
  * parts of that many, one request each; several requests in flight at once (lowest first), each answered
  * request followed at once by one for what is still missing, an unanswered one sent again after a timeout
  * that follows the measured round trip of answered requests and doubles for each repeat
@@ -80,7 +81,10 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     private final MoldUDP64Gaps gaps;
     /** No request in flight times out before this: {@link #doWork} skips its scan until then. */
     private long nextTimeoutNs;
-    /** Most messages one answer carried so far: how much of a long gap one request asks for. */
+    /**
+     * Most messages an answer cut short carried (it held fewer than its request asked for, so a packet held no
+     * more): how much of a long gap one request asks for; 0 until such an answer, and again in a new session.
+     */
     private int answerMessages;
     private boolean sessionKnown;
     private boolean endOfSessionSeen;
@@ -282,10 +286,15 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
                 return deliveredNow;
             }
         }
-        if (answer && count > 0) { // an empty answer answers nothing: it must not count as one, nor reset the attempts
-            answerMessages = Math.max(answerMessages, count);
-            if (gaps.count > 0) {
-                final long roundTripNs = gaps.answered(sequence, eventNs);
+        if (answer && count > 0 && gaps.count > 0) { // an empty answer answers nothing: not one, nor a reset of the attempts
+            final int answered = gaps.inFlightFrom(sequence);
+            if (answered >= 0) {
+                // only an answer cut short shows what one packet holds: one that held all it was asked (a short gap,
+                // say) would make every longer gap asked for in parts that small, a request per few messages
+                if (count < gaps.requestedCount[answered]) {
+                    answerMessages = Math.max(answerMessages, count);
+                }
+                final long roundTripNs = gaps.answered(answered, eventNs);
                 if (roundTripNs >= 0) {
                     timeout.sample(roundTripNs);
                 }
@@ -553,6 +562,9 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         gaps.sentNs[gap] = nowNs;
         gaps.requestedFrom[gap] = from;
         gaps.attempts[gap]++;
+        final int count = (int)Math.min(gaps.to[gap] - from, MoldUDP64Layout.MAX_MESSAGE_COUNT);
+        // a repeat may ask for more than an earlier copy (the gap grew): an answer is cut short only below them all
+        gaps.requestedCount[gap] = gaps.attempts[gap] == 1 ? count : Math.min(gaps.requestedCount[gap], count);
         final long due = nowNs + timeout.waitNs(gaps.attempts[gap]);
         if (due - nextTimeoutNs < 0) {
             nextTimeoutNs = due;
@@ -560,7 +572,6 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         if (requestServer == null) {
             return;
         }
-        final int count = (int)Math.min(gaps.to[gap] - from, MoldUDP64Layout.MAX_MESSAGE_COUNT);
         MoldUDP64Layout.putRequest(request, 0, session, from, count);
         requestsSent++;
         requests.sendTo(request, 0, MoldUDP64Layout.REQUEST_LENGTH, requestServer);
@@ -597,6 +608,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             highestSeen = 0;
             gaps.clear();
             reorder.clear();
+            answerMessages = 0; // the new session may be served by another server, or with other packet sizes
         }
         sessionsFollowed++;
     }

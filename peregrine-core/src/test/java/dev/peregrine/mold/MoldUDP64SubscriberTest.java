@@ -428,6 +428,53 @@ class MoldUDP64SubscriberTest {
         assertThat(nothingReceived(reactor, requestServer)).isTrue();
     }
 
+    /**
+     * An answer that held all it was asked for says nothing of how many messages a packet holds: a one-message gap
+     * answered whole once made every later gap asked for one message per request (a 2000-message gap took 1992
+     * requests, and the server's rate limit then left it unrecoverable).
+     */
+    @Test
+    void shouldNotCapALongGapsRequestsAtTheCountOfAShortGapsWholeAnswer() {
+        subscriber(new MoldUDP64SubscriberOptions().maxRequestsInFlight(8));
+        feed(packet(SESSION, 1, 1, numbered(1, 1)));
+        feed(packet(SESSION, 3, 1, numbered(3, 1)));
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(2, 1));
+        answer(packet(SESSION, 2, 1, numbered(2, 1))); // all it asked for: not cut short
+
+        feed(packet(SESSION, 105, 1, numbered(105, 1)));
+        assertThat(hex(receive(reactor, requestServer))).as("the long gap whole, not one message of it")
+            .isEqualTo(request(4, 101));
+        assertThat(nothingReceived(reactor, requestServer)).isTrue();
+        answer(packet(SESSION, 4, 10, numbered(4, 10))); // cut short: a packet holds ten
+
+        final List<String> parts = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            parts.add(hex(receive(reactor, requestServer)));
+        }
+        assertThat(parts).as("parts of what the answer cut short held").containsExactly(request(14, 10), request(24, 10),
+            request(34, 10), request(44, 10), request(54, 10), request(64, 10), request(74, 10), request(84, 10));
+        assertThat(subscriber.requests()).isEqualTo(10);
+    }
+
+    @Test
+    void shouldLearnAgainHowManyMessagesAnAnswerHoldsInANewSession() {
+        subscriber(new MoldUDP64SubscriberOptions());
+        feed(packet(SESSION, 1, 1, numbered(1, 1)));
+        feed(packet(SESSION, 22, 1, numbered(22, 1)));
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(2, 20));
+        answer(packet(SESSION, 2, 10, numbered(2, 10))); // cut short: ten per packet, in this session
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(12, 10));
+        answer(packet(SESSION, 12, 10, numbered(12, 10)));
+        feed(packet(SESSION, 23, MoldUDP64Layout.END_OF_SESSION));
+        assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.END_OF_SESSION);
+
+        feed(packet("S2", 50, 1, numbered(50, 1))); // a new session, perhaps another server: followed from 1
+
+        assertThat(hex(receive(reactor, requestServer))).as("the new session's gap whole")
+            .isEqualTo("53322020202020202020" + String.format("%016x%04x", 1, 49));
+        assertThat(nothingReceived(reactor, requestServer)).isTrue();
+    }
+
     @Test
     void shouldTimeRequestsOutAfterTheMeasuredRoundTripAndNotTimeRepeatedOnes() {
         subscriber(new MoldUDP64SubscriberOptions()); // a first wait of 50 ms until a round trip is measured
