@@ -20,9 +20,13 @@ import java.util.Arrays;
  * dropped and counted: the spec has no negative answer, and one 20-byte request must never pull more than
  * one packet (amplification). Each reactor cycle serves up to {@link UdpOptions#receiveBatch} requests.
  *
- * <p>The rate limit is a cell-rate algorithm per source (address and port, hashed into a fixed table, so
- * nothing allocates and colliding sources share one budget): at most {@code answersPerSecond} on
- * average, with bursts of {@code burst}.
+ * <p>The rate limit is a cell-rate algorithm per source host: at most {@code answersPerSecond} on average, with
+ * bursts of {@code burst}. It is keyed on the request's source IP address alone, as what it caps is the answers
+ * sent towards one host: keyed on address and port, one host could spread its requests over many source ports
+ * and take a budget for each. The listeners of one host (each with its own request socket) therefore share one
+ * budget. The address is hashed (for IPv4 its 32 bits, for IPv6 the JDK's hash of its 128) with a full-avalanche
+ * mix into a fixed table, so that nothing allocates and hosts that collide share one budget; neighbouring
+ * addresses are not more likely to collide than any two.
  *
  * <p>Not thread-safe: one reactor thread, the same one that appends to the store.
  */
@@ -52,8 +56,8 @@ public final class MoldUDP64RequestServer implements AutoCloseable {
      * @param store where messages come from; its session is the one served
      * @param udp the socket's settings (its local address is where requests are received)
      * @param maxPayload most bytes of message blocks per answer, e.g. {@link MoldUDP64Layout#DEFAULT_MAX_PAYLOAD}
-     * @param answersPerSecond most answers per second to one source, on average
-     * @param burst most answers to one source back to back
+     * @param answersPerSecond most answers per second to one source host (all its ports together), on average
+     * @param burst most answers to one source host back to back
      */
     public MoldUDP64RequestServer(final Reactor reactor, final MoldUDP64MessageStore store, final UdpOptions udp,
         final int maxPayload, final int answersPerSecond, final int burst) {
@@ -144,7 +148,7 @@ public final class MoldUDP64RequestServer implements AutoCloseable {
     }
 
     private boolean admit(final InetSocketAddress sender, final long nowNs) {
-        final int slot = mix(sender.hashCode()) & (RATE_TABLE_SIZE - 1);
+        final int slot = rateSlot(sender);
         final long tat = Math.max(theoreticalArrival[slot], nowNs);
         if (tat - nowNs > burstToleranceNs) {
             return false;
@@ -153,8 +157,22 @@ public final class MoldUDP64RequestServer implements AutoCloseable {
         return true;
     }
 
+    /**
+     * The rate table's slot of a request's source: its IP address alone, whatever the port. An
+     * {@link java.net.Inet4Address}'s hash is its address as an int, an {@link java.net.Inet6Address}'s is computed
+     * from its bytes: neither allocates, where {@code getAddress()} would copy them.
+     */
+    static int rateSlot(final InetSocketAddress sender) {
+        return mix(sender.getAddress().hashCode()) & (RATE_TABLE_SIZE - 1);
+    }
+
+    /** MurmurHash3's finaliser: every bit of the address moves every bit of the slot. */
     private static int mix(final int hash) {
-        final int h = hash * 0x9E37_79B9;
+        int h = hash;
+        h ^= h >>> 16;
+        h *= 0x85EB_CA6B;
+        h ^= h >>> 13;
+        h *= 0xC2B2_AE35;
         return h ^ (h >>> 16);
     }
 
@@ -243,7 +261,7 @@ public final class MoldUDP64RequestServer implements AutoCloseable {
     }
 
     /**
-     * Requests dropped by the per-source rate limit.
+     * Requests dropped by the per-source-host rate limit.
      *
      * @return the count
      */

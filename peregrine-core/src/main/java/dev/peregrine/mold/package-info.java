@@ -5,7 +5,7 @@
  * {@link dev.peregrine.mold.MoldUDP64Publisher} numbers, records and packs messages;
  * {@link dev.peregrine.mold.MoldUDP64MessageStore} keeps a bounded off-heap (optionally file-backed)
  * window of them; {@link dev.peregrine.mold.MoldUDP64RequestServer} answers re-requests, one packet each,
- * rate-limited per source; {@link dev.peregrine.mold.MoldUDP64Subscriber} delivers in order exactly once
+ * rate-limited per source host; {@link dev.peregrine.mold.MoldUDP64Subscriber} delivers in order exactly once
  * and recovers gaps. Nothing allocates per message in steady state.
  *
  * <p>Threading: not thread-safe; one reactor thread owns each role (a store is shared by the publisher

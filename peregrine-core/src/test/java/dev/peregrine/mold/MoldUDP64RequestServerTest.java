@@ -5,11 +5,17 @@ import dev.peregrine.udp.UdpOptions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.opentest4j.TestAbortedException;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static dev.peregrine.mold.MoldFixture.capture;
@@ -103,6 +109,69 @@ class MoldUDP64RequestServerTest {
         request(SESSION_HEX + "0000000000000001" + "0001");
         MoldFixture.spinUntil(reactor, () -> server.requests() == 21, 5);
         assertThat(server.answers()).isEqualTo(6);
+    }
+
+    /** Keyed on address and port, one host took a budget per source port: 2000 ports pulled 4719 answers in a burst. */
+    @Test
+    void shouldShareOneRateBudgetAmongAllThePortsOfOneHost() throws IOException {
+        publish(3, 1);
+        final List<DatagramChannel> ports = new ArrayList<>();
+        try {
+            for (int i = 0; i < 20; i++) {
+                final DatagramChannel port = capture();
+                ports.add(port);
+                port.send(ByteBuffer.wrap(unhex(SESSION_HEX + "0000000000000001" + "0001")), server.localAddress());
+            }
+            MoldFixture.spinUntil(reactor, () -> server.requests() == 20, 5);
+
+            assertThat(server.answers()).as("one burst for the host, whatever its ports").isEqualTo(5);
+            assertThat(server.rateLimited()).isEqualTo(15);
+        } finally {
+            for (final DatagramChannel port : ports) {
+                port.close();
+            }
+        }
+    }
+
+    /**
+     * Keyed on the sum of address and port, (ip + 1, port - 1) had the budget of (ip, port): a host could use up the
+     * answers of a listener it chose.
+     */
+    @Test
+    void shouldNotShareARateBudgetWithANeighbouringHostWhoseAddressAndPortAddUpTheSame() throws IOException {
+        publish(3, 1);
+        final InetAddress neighbour = InetAddress.getByName("127.0.0.2"); // all of 127/8 is the loopback interface
+        try (DatagramChannel other = neighbourOf(client, neighbour)) {
+            final InetSocketAddress clientAddress = (InetSocketAddress)client.getLocalAddress();
+            final InetSocketAddress otherAddress = (InetSocketAddress)other.getLocalAddress();
+            assertThat(otherAddress.hashCode()).as("the old key").isEqualTo(clientAddress.hashCode());
+
+            for (int i = 0; i < 5; i++) {
+                other.send(ByteBuffer.wrap(unhex(SESSION_HEX + "0000000000000001" + "0001")), server.localAddress());
+            }
+            MoldFixture.spinUntil(reactor, () -> server.requests() == 5, 5);
+            assertThat(server.answers()).as("the neighbour's whole burst").isEqualTo(5);
+            request(SESSION_HEX + "0000000000000001" + "0001");
+            MoldFixture.spinUntil(reactor, () -> server.requests() == 6, 5);
+
+            assertThat(server.rateLimited()).as("the client's budget is its own").isZero();
+            assertThat(hex(receive(reactor, client))).isEqualTo(SESSION_HEX + "0000000000000001" + "0001" + "000101");
+            assertThat(MoldUDP64RequestServer.rateSlot(otherAddress)).isNotEqualTo(MoldUDP64RequestServer.rateSlot(clientAddress));
+        }
+    }
+
+    /** A socket on {@code address} whose port is one below the client's: its address plus port add up to the client's. */
+    private static DatagramChannel neighbourOf(final DatagramChannel client, final InetAddress address) throws IOException {
+        final InetSocketAddress clientAddress = (InetSocketAddress)client.getLocalAddress();
+        assertThat(clientAddress.getAddress().getAddress()[3]).isEqualTo((byte)1);
+        final DatagramChannel channel = DatagramChannel.open(StandardProtocolFamily.INET);
+        try {
+            channel.bind(new InetSocketAddress(address, clientAddress.getPort() - 1));
+        } catch (final IOException ex) {
+            channel.close();
+            throw new TestAbortedException("port " + (clientAddress.getPort() - 1) + " on " + address + " is taken", ex);
+        }
+        return channel;
     }
 
     @Test
