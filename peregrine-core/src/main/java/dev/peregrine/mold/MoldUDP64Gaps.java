@@ -22,6 +22,8 @@ final class MoldUDP64Gaps {
     final long[] detectedTo;
     final long[] detectedNs;
     final long[] sentNs;
+    /** When the first of the requests sent since the gap's last answer (or its detection) went out. */
+    final long[] firstSentNs;
     final long[] requestedFrom;
     /**
      * How many messages the copies of the request in flight asked for, the fewest of them: an answer that holds
@@ -45,6 +47,7 @@ final class MoldUDP64Gaps {
         this.detectedTo = new long[capacity];
         this.detectedNs = new long[capacity];
         this.sentNs = new long[capacity];
+        this.firstSentNs = new long[capacity];
         this.requestedFrom = new long[capacity];
         this.requestedCount = new int[capacity];
         this.attempts = new int[capacity];
@@ -73,6 +76,7 @@ final class MoldUDP64Gaps {
         detectedTo[i] = gapTo;
         detectedNs[i] = nowNs;
         sentNs[i] = 0;
+        firstSentNs[i] = 0;
         requestedFrom[i] = 0;
         requestedCount[i] = 0;
         attempts[i] = 0;
@@ -269,6 +273,7 @@ final class MoldUDP64Gaps {
         detectedTo[target] = detectedTo[source];
         detectedNs[target] = detectedNs[source];
         sentNs[target] = sentNs[source];
+        firstSentNs[target] = firstSentNs[source];
         requestedFrom[target] = requestedFrom[source];
         requestedCount[target] = requestedCount[source];
         attempts[target] = attempts[source];

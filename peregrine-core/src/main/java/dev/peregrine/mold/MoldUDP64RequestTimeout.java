@@ -71,6 +71,29 @@ final class MoldUDP64RequestTimeout {
     }
 
     /**
+     * How long {@code attempts} sendings of a request take to time out at the configured timeout, whatever round
+     * trip was measured: the configured first wait, doubled each time, capped. The subscriber gives a gap up for
+     * want of an answer no sooner than this after its first request, so that a fast measured round trip shortens the
+     * waits between repeats but not its patience with a server that falls silent for a while.
+     *
+     * @param attempts how many sendings, at least 1
+     * @return nanoseconds, {@link Long#MAX_VALUE} if the sum would overflow
+     */
+    long configuredWaitsNs(final int attempts) {
+        long total = 0;
+        for (int k = 1; k <= attempts; k++) {
+            final int shift = k - 1;
+            final long wait = firstTimeoutNs > maxTimeoutNs >> shift ? maxTimeoutNs : firstTimeoutNs << shift;
+            if (wait == maxTimeoutNs || shift == MAX_BACKOFF_SHIFT) { // the same wait from here on: no loop to the end
+                final long rest = attempts - shift;
+                return rest > (Long.MAX_VALUE - total) / wait ? Long.MAX_VALUE : total + rest * wait;
+            }
+            total += wait;
+        }
+        return total;
+    }
+
+    /**
      * Round trips taken so far.
      *
      * @return the count

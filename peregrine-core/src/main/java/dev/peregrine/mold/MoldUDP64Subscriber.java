@@ -38,7 +38,8 @@ import java.net.InetSocketAddress;
  * {@link MoldUDP64SubscriberState#SYNCHRONISED} again only once the highest sequence number seen is reached.
  *
  * <p>A gap that cannot be filled (the server answers with later messages only, or never answers through
- * all the attempts) is reported ({@link MoldUDP64Listener#onUnrecoverable}) and the subscriber becomes
+ * all the attempts, and for no less than those attempts take at the configured request timeout, however short the
+ * measured round trip) is reported ({@link MoldUDP64Listener#onUnrecoverable}) and the subscriber becomes
  * {@link MoldUDP64SubscriberState#UNRECOVERABLE}: it never skips a gap silently, and never waits forever.
  *
  * <p>A packet of another session is dropped and counted, except after the current session has ended and all of
@@ -76,6 +77,8 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     private final long startSequence;
     private final MoldUDP64RequestTimeout timeout;
     private final int requestAttempts;
+    /** A gap without an answer is given up no sooner than this after its first request: the attempts' configured waits. */
+    private final long giveUpNs;
     private final int maxRequestsInFlight;
     private final MoldUDP64ReorderBuffer reorder;
     private final MoldUDP64Gaps gaps;
@@ -133,6 +136,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         this.nextExpected = startSequence;
         this.timeout = new MoldUDP64RequestTimeout(options.requestTimeoutNs(), options.maxRequestTimeoutNs());
         this.requestAttempts = options.requestAttempts();
+        this.giveUpNs = timeout.configuredWaitsNs(requestAttempts);
         this.maxRequestsInFlight = options.maxRequestsInFlight();
         this.gaps = new MoldUDP64Gaps(Math.max(MIN_GAP_RECORDS, 4 * maxRequestsInFlight), this);
         this.sessionFixed = options.session() != null;
@@ -508,7 +512,9 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
                 continue;
             }
             if (timeNs - gaps.sentNs[i] >= timeout.waitNs(gaps.attempts[i])) {
-                if (gaps.attempts[i] >= requestAttempts) {
+                // the waits follow the measured round trip, which may be tens of microseconds: the attempts alone would
+                // give a gap up within a millisecond of silence (a collection, a rate limit, a restart of the server)
+                if (gaps.attempts[i] >= requestAttempts && timeNs - gaps.firstSentNs[i] >= giveUpNs) {
                     giveUp(gaps.from[i], gaps.to[i] - gaps.from[i],
                         requestServer == null ? MoldUDP64GapReason.NO_REQUEST_SERVER : MoldUDP64GapReason.NO_ANSWER);
                     if (state == MoldUDP64SubscriberState.FAILED) {
@@ -561,7 +567,9 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         gaps.inFlight[gap] = true;
         gaps.sentNs[gap] = nowNs;
         gaps.requestedFrom[gap] = from;
-        gaps.attempts[gap]++;
+        if (++gaps.attempts[gap] == 1) {
+            gaps.firstSentNs[gap] = nowNs;
+        }
         final int count = (int)Math.min(gaps.to[gap] - from, MoldUDP64Layout.MAX_MESSAGE_COUNT);
         // a repeat may ask for more than an earlier copy (the gap grew): an answer is cut short only below them all
         gaps.requestedCount[gap] = gaps.attempts[gap] == 1 ? count : Math.min(gaps.requestedCount[gap], count);

@@ -36,7 +36,7 @@ public final class MoldUDP64SubscriberOptions {
     /**
      * Creates options with the defaults: any session, start from the next message, requests timed out after
      * the measured round trip (at most 100 ms) and then twice as long each time up to 1 s, 10 attempts per
-     * gap, 8 requests in flight, a 4 MiB reorder buffer of 1472-byte packet slots, a request socket with a
+     * gap and at least the 7.5 s these take unmeasured before giving it up, 8 requests in flight, a 4 MiB reorder buffer of 1472-byte packet slots, a request socket with a
      * 1 MiB receive buffer.
      */
     public MoldUDP64SubscriberOptions() {
@@ -171,7 +171,13 @@ public final class MoldUDP64SubscriberOptions {
     /**
      * How many requests a gap gets, without any answer in between, before the subscriber gives it up
      * ({@link MoldUDP64SubscriberState#UNRECOVERABLE}, {@link MoldUDP64GapReason#NO_ANSWER}); an answer
-     * starts the count again.
+     * starts the count again. It is given up no sooner than these attempts would have taken to time out at the
+     * configured {@link #requestTimeoutNs}, doubled each time up to {@link #maxRequestTimeoutNs} (7.5 s with the
+     * defaults), from its first request: a measured round trip of microseconds makes the waits between repeats that
+     * short, and the attempts alone would give a gap up after a millisecond of silence from a server that was
+     * answering (a collection, its rate limit, a restart). Until that time has passed the request is sent again
+     * after each timeout, which goes on doubling up to {@link #maxRequestTimeoutNs}; the time is bounded by the
+     * settings, so a gap is never waited for forever.
      *
      * @param attempts at least 1
      * @return this

@@ -40,4 +40,17 @@ class MoldUDP64RequestTimeoutTest {
         assertThat(slow.waitNs(1)).isEqualTo(10_000_000L);
         assertThat(slow.waitNs(2)).isEqualTo(20_000_000L);
     }
+
+    @Test
+    void shouldSumTheConfiguredWaitsOfTheAttemptsWhateverTheMeasuredRoundTrip() {
+        final MoldUDP64RequestTimeout timeout = new MoldUDP64RequestTimeout(100_000_000L, 1_000_000_000L);
+        timeout.sample(50_000L);
+
+        assertThat(timeout.configuredWaitsNs(1)).isEqualTo(100_000_000L);
+        assertThat(timeout.configuredWaitsNs(10)).as("100 + 200 + 400 + 800 + 6 * 1000 ms").isEqualTo(7_500_000_000L);
+        assertThat(timeout.configuredWaitsNs(Integer.MAX_VALUE))
+            .isEqualTo(1_500_000_000L + (Integer.MAX_VALUE - 4L) * 1_000_000_000L);
+        assertThat(new MoldUDP64RequestTimeout(100_000L, Long.MAX_VALUE).configuredWaitsNs(Integer.MAX_VALUE))
+            .as("saturated, not wrapped").isEqualTo(Long.MAX_VALUE);
+    }
 }

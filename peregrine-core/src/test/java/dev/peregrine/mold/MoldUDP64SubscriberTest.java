@@ -339,6 +339,68 @@ class MoldUDP64SubscriberTest {
         assertThat(nothingReceived(reactor, requestServer)).isTrue();
     }
 
+    /**
+     * One answer 50 us after its request makes the waits between repeats 150 us (50 + 4 * 25), doubling: the ten
+     * attempts used to be spent in 153 ms, and a server silent for longer (a collection, its rate limit, a restart)
+     * left the gap unrecoverable although the configured timeouts (here 50 ms, doubling up to 1 s) had not nearly
+     * passed.
+     */
+    @Test
+    void shouldNotGiveUpAGapBeforeTheConfiguredTimeoutsHavePassedWhenTheRoundTripWasFast() throws IOException {
+        subscriber(new MoldUDP64SubscriberOptions()); // a first wait of 50 ms, up to 1 s, 10 attempts
+        feed(packet(SESSION, 1, 1, numbered(1, 1)));
+        feed(packet(SESSION, 3, 1, numbered(3, 1)));
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(2, 1));
+        clock.now += 50_000L;
+        answer(packet(SESSION, 2, 1, numbered(2, 1))); // a round trip of 50 us: a first wait of 150 us
+        feed(packet(SESSION, 5, 1, numbered(5, 1)));
+        assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(4, 1));
+
+        final int repeats = silence(clock.now + 300_000_000L);
+
+        assertThat(repeats).as("the fast waits still repeat the request").isGreaterThanOrEqualTo(9);
+        assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.RECOVERING);
+        answer(packet(SESSION, 4, 1, numbered(4, 1))); // the server is back
+        assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.SYNCHRONISED);
+        assertThat(subscriber.unrecoverable()).isZero();
+        assertThat(events).doesNotContain("unrecoverable 4+1 NO_ANSWER");
+    }
+
+    @Test
+    void shouldGiveUpASilentGapOnceTheConfiguredTimeoutsHavePassedHoweverFastTheRoundTrip() throws IOException {
+        subscriber(new MoldUDP64SubscriberOptions()); // 50 + 100 + 200 + 400 + 800 + 5 * 1000 ms = 6.55 s unmeasured
+        feed(packet(SESSION, 1, 1, numbered(1, 1)));
+        feed(packet(SESSION, 3, 1, numbered(3, 1)));
+        receive(reactor, requestServer);
+        clock.now += 50_000L;
+        answer(packet(SESSION, 2, 1, numbered(2, 1)));
+        feed(packet(SESSION, 5, 1, numbered(5, 1)));
+        receive(reactor, requestServer);
+        final long firstRequestNs = clock.now;
+
+        silence(firstRequestNs + 6_550_000_000L - 1_000_000L);
+        assertThat(subscriber.state()).as("a millisecond short of the configured timeouts").isEqualTo(MoldUDP64SubscriberState.RECOVERING);
+        silence(firstRequestNs + 6_550_000_000L + 1_000_000_000L); // at the latest one capped wait later
+
+        assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.UNRECOVERABLE);
+        assertThat(events).endsWith("unrecoverable 4+1 NO_ANSWER", "UNRECOVERABLE at 4");
+        assertThat(subscriber.requests()).as("the 10 attempts and a few capped ones, not one per millisecond").isLessThan(25);
+    }
+
+    /** Moves the clock a millisecond at a time to {@code untilNs} while the gap is being recovered; counts the requests. */
+    private int silence(final long untilNs) throws IOException {
+        final ByteBuffer buffer = ByteBuffer.allocate(64);
+        int requests = 0;
+        while (clock.now < untilNs && subscriber.state() == MoldUDP64SubscriberState.RECOVERING) {
+            clock.now = Math.min(untilNs, clock.now + 1_000_000L);
+            reactor.doWork();
+            while (requestServer.receive(buffer.clear()) != null) {
+                requests++;
+            }
+        }
+        return requests;
+    }
+
     @Test
     void shouldGiveUpWhenTheAnswerSkipsTheStartOfTheGap() {
         subscriber(new MoldUDP64SubscriberOptions());
