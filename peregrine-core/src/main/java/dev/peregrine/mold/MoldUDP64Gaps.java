@@ -6,8 +6,9 @@ package dev.peregrine.mold;
  *
  * <p>The invariant the subscriber keeps: every sequence number from the next expected one up to the
  * highest seen that is not in the reorder buffer lies in a gap. A gap may also cover buffered messages
- * (when the list is full, a new gap is merged into the last one): that asks for a few messages twice,
- * and the answers' copies are skipped as duplicates.
+ * (when the list is full, a new gap is merged into the last one, and a gap is not cut): that asks for a few
+ * messages twice, and the answers' copies are skipped as duplicates, though they take the range out of the gap
+ * as any answer does. A held message inside a gap says nothing of the server's store.
  *
  * <p>A long gap is asked for in parts ({@link #splitPart}), one request each, so that several answers are
  * in flight for it at once. The parts of one detected gap share its {@link #origin}: the gap is reported

@@ -277,7 +277,9 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
                     deliveredNow = deliver(buffer, offset, sequence, count, answer);
                 }
             } else {
-                if (answer && gaps.count > 0) {
+                // a message already held is no evidence: a gap may cover held messages (a full gap list merges new ground
+                // into its last gap), and a late copy of an answer that filled one lands inside that gap
+                if (answer && gaps.count > 0 && !reorder.contains(sequence)) {
                     final int inside = gaps.strictlyInside(sequence);
                     if (inside >= 0) { // asked from the gap's start, answered from later: the server lacks the start
                         giveUp(gaps.from[inside], sequence - gaps.from[inside], MoldUDP64GapReason.STORE_TRUNCATED);
@@ -467,15 +469,17 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
                 duplicates++;
             } else {
                 reorder.put(messageSequence, slot, (int)(position - offset) + MoldUDP64Layout.BLOCK_HEADER_LENGTH, messageLength);
-                if (messageSequence < known) { // old ground: it was in a gap, unless a gap list merge covered it twice
-                    if (runTo != messageSequence) {
-                        if (runFrom >= 0) {
-                            gaps.subtract(runFrom, runTo, nowNs);
-                        }
-                        runFrom = messageSequence;
+            }
+            // old ground leaves the gaps, a message held already included: a full gap list merges new ground into its
+            // last gap over held messages, and a gap left on a held message alone would be asked for every round trip
+            if (messageSequence < known) {
+                if (runTo != messageSequence) {
+                    if (runFrom >= 0) {
+                        gaps.subtract(runFrom, runTo, nowNs);
                     }
-                    runTo = messageSequence + 1;
+                    runFrom = messageSequence;
                 }
+                runTo = messageSequence + 1;
             }
             position += MoldUDP64Layout.BLOCK_HEADER_LENGTH + messageLength;
         }
