@@ -101,7 +101,9 @@ public final class MoldUDP64RequestServer implements AutoCloseable {
     public int onRequest(final MemorySegment buffer, final long offset, final int length, final InetSocketAddress sender,
         final long nowNs) {
         requests.increment();
-        if (length != MoldUDP64Layout.REQUEST_LENGTH) {
+        // nothing can be sent back to port 0 (the JDK refuses it, and each refusal reports an error): a forged or
+        // broken source, dropped before it takes a share of the rate limit
+        if (length != MoldUDP64Layout.REQUEST_LENGTH || sender.getPort() == 0) {
             malformed++;
             return 0;
         }
@@ -223,7 +225,7 @@ public final class MoldUDP64RequestServer implements AutoCloseable {
     }
 
     /**
-     * Requests of the wrong length, for sequence 0, or for no message.
+     * Requests of the wrong length, for sequence 0, for no message, or from source port 0 (no answer can go back).
      *
      * @return the count
      */

@@ -111,6 +111,24 @@ class MoldUDP64RequestServerTest {
         assertThat(server.answers()).isEqualTo(6);
     }
 
+    /**
+     * A datagram may come from source port 0 (forged, or a raw socket); the JDK refuses to send the answer there, and
+     * each such request reported an error with its stack trace. The fixture's error handler fails the test on one.
+     */
+    @Test
+    void shouldDropARequestFromSourcePortZeroAsMalformedWithoutReportingAnError() {
+        publish(3, 1);
+        final byte[] request = unhex(SESSION_HEX + "0000000000000001" + "0001");
+
+        final int answered = server.onRequest(MemorySegment.ofArray(request), 0, request.length,
+            MoldFixture.loopback(0), clock.now);
+
+        assertThat(answered).isZero();
+        assertThat(server.malformed()).isEqualTo(1);
+        assertThat(server.answers()).isZero();
+        assertThat(server.rateLimited()).isZero();
+    }
+
     /** Keyed on address and port, one host took a budget per source port: 2000 ports pulled 4719 answers in a burst. */
     @Test
     void shouldShareOneRateBudgetAmongAllThePortsOfOneHost() throws IOException {
