@@ -240,40 +240,76 @@ public final class ShmRingDescriptor {
      */
     public static String validate(final MemorySegment segment, final int expectedCapacity,
         final int expectedMaxMessageLength) {
+        try {
+            geometry(segment, expectedCapacity, expectedMaxMessageLength);
+            return null;
+        } catch (final IllegalArgumentException ex) {
+            return ex.getMessage();
+        }
+    }
+
+    /**
+     * The parameters of a ring, read from its header once and checked as {@link #validate} checks them. The header
+     * lies in a file the other process can still write: a field read again after the check could hold anything (a
+     * record alignment of 0 would keep a reader on one padding record forever), so a reader or a writer takes its
+     * parameters from this snapshot and never from the file again.
+     *
+     * @param capacity the data area's bytes, a power of two
+     * @param maxMessageLength the longest message
+     * @param maxMessages most messages in the ring at once
+     * @param alignment every record's start and length are multiples of this
+     */
+    record Geometry(int capacity, int maxMessageLength, int maxMessages, int alignment) {
+    }
+
+    /**
+     * Reads each header field once, then checks what was read.
+     *
+     * @param segment the mapped file
+     * @param expectedCapacity the capacity agreed on, or 0 to take the header's word for it
+     * @param expectedMaxMessageLength the maximum agreed on, or -1 to take the header's word for it
+     * @return the checked parameters
+     * @throws IllegalArgumentException why the ring is refused
+     */
+    static Geometry geometry(final MemorySegment segment, final int expectedCapacity,
+        final int expectedMaxMessageLength) {
         if (segment.byteSize() < HEADER_LENGTH) {
-            return "size=" + segment.byteSize() + " is smaller than the header (" + HEADER_LENGTH + " bytes)";
+            throw new IllegalArgumentException("size=" + segment.byteSize() + " is smaller than the header ("
+                + HEADER_LENGTH + " bytes)");
         }
         // acquire: pairs with the release of the magic in initialise()
         final long magic = (long)LONG.getAcquire(segment, (long)MAGIC_OFFSET);
         if (magic != MAGIC) {
-            return "magic=0x" + Long.toHexString(magic) + " is not a Peregrine ring (expected 0x"
-                + Long.toHexString(MAGIC) + ")";
+            throw new IllegalArgumentException("magic=0x" + Long.toHexString(magic) + " is not a Peregrine ring"
+                + " (expected 0x" + Long.toHexString(MAGIC) + ")");
         }
         final int version = segment.get(ValueLayout.JAVA_INT, VERSION_OFFSET);
         if (version != VERSION) {
-            return "version=" + version + " is not the supported layout version " + VERSION;
+            throw new IllegalArgumentException("version=" + version + " is not the supported layout version " + VERSION);
         }
         final int capacity = segment.get(ValueLayout.JAVA_INT, CAPACITY_OFFSET);
         final int maxMessageLength = segment.get(ValueLayout.JAVA_INT, MAX_MESSAGE_LENGTH_OFFSET);
         final int maxMessages = segment.get(ValueLayout.JAVA_INT, MAX_MESSAGES_OFFSET);
+        final int alignment = segment.get(ValueLayout.JAVA_INT, RECORD_ALIGNMENT_OFFSET);
         try {
             checkParameters(capacity, maxMessageLength, maxMessages);
-            checkAlignment(segment.get(ValueLayout.JAVA_INT, RECORD_ALIGNMENT_OFFSET));
+            checkAlignment(alignment);
         } catch (final IllegalArgumentException ex) {
-            return "bad header: " + ex.getMessage();
+            throw new IllegalArgumentException("bad header: " + ex.getMessage(), ex);
         }
         if (expectedCapacity != 0 && capacity != expectedCapacity) {
-            return "capacity=" + capacity + " does not match the agreed capacity=" + expectedCapacity;
+            throw new IllegalArgumentException("capacity=" + capacity + " does not match the agreed capacity="
+                + expectedCapacity);
         }
         if (expectedMaxMessageLength >= 0 && maxMessageLength != expectedMaxMessageLength) {
-            return "maxMessageLength=" + maxMessageLength + " does not match the agreed maxMessageLength="
-                + expectedMaxMessageLength;
+            throw new IllegalArgumentException("maxMessageLength=" + maxMessageLength + " does not match the agreed"
+                + " maxMessageLength=" + expectedMaxMessageLength);
         }
         if (segment.byteSize() != fileLength(capacity)) {
-            return "size=" + segment.byteSize() + " does not match capacity=" + capacity + " (expected "
-                + fileLength(capacity) + " bytes)";
+            throw new IllegalArgumentException("size=" + segment.byteSize() + " does not match capacity=" + capacity
+                + " (expected " + fileLength(capacity) + " bytes)");
         }
-        return null;
+        return new Geometry(capacity, maxMessageLength, maxMessages, alignment);
     }
 
     /**

@@ -61,17 +61,19 @@ public final class ShmRingReader {
      * @throws IllegalArgumentException if the segment is not a valid ring
      */
     public ShmRingReader(final MemorySegment segment) {
-        final String invalid = ShmRingDescriptor.validate(segment, 0, -1);
-        if (invalid != null) {
-            throw new IllegalArgumentException("ring refused: " + invalid);
+        final ShmRingDescriptor.Geometry geometry;
+        try {
+            geometry = ShmRingDescriptor.geometry(segment, 0, -1); // read once: the other process can rewrite the header
+        } catch (final IllegalArgumentException ex) {
+            throw new IllegalArgumentException("ring refused: " + ex.getMessage(), ex);
         }
         this.segment = segment;
         this.futexWord = segment.asSlice(FUTEX_OFFSET, 4);
         this.timespec = Arena.ofAuto().allocate(16, 8);
-        this.capacity = segment.get(ValueLayout.JAVA_INT, ShmRingDescriptor.CAPACITY_OFFSET);
+        this.capacity = geometry.capacity();
         this.mask = capacity - 1;
-        this.maxMessageLength = segment.get(ValueLayout.JAVA_INT, ShmRingDescriptor.MAX_MESSAGE_LENGTH_OFFSET);
-        this.alignment = ShmRingDescriptor.alignmentOf(segment);
+        this.maxMessageLength = geometry.maxMessageLength();
+        this.alignment = geometry.alignment();
         final long storedHead = (long)LONG.getAcquire(segment, (long)HEAD_OFFSET);
         this.consumed = (long)LONG.getAcquire(segment, (long)CONSUMED_OFFSET);
         // the head comes from the shared file: a misaligned one would make every record access fault

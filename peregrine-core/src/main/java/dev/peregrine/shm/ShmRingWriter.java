@@ -71,17 +71,19 @@ public final class ShmRingWriter {
      * @throws IllegalArgumentException if the segment is not a valid ring
      */
     public ShmRingWriter(final MemorySegment segment) {
-        final String invalid = ShmRingDescriptor.validate(segment, 0, -1);
-        if (invalid != null) {
-            throw new IllegalArgumentException("ring refused: " + invalid);
+        final ShmRingDescriptor.Geometry geometry;
+        try {
+            geometry = ShmRingDescriptor.geometry(segment, 0, -1); // read once: the other process can rewrite the header
+        } catch (final IllegalArgumentException ex) {
+            throw new IllegalArgumentException("ring refused: " + ex.getMessage(), ex);
         }
         this.segment = segment;
         this.futexWord = segment.asSlice(FUTEX_OFFSET, 4);
-        this.capacity = segment.get(ValueLayout.JAVA_INT, ShmRingDescriptor.CAPACITY_OFFSET);
+        this.capacity = geometry.capacity();
         this.mask = capacity - 1;
-        this.maxMessageLength = segment.get(ValueLayout.JAVA_INT, ShmRingDescriptor.MAX_MESSAGE_LENGTH_OFFSET);
-        this.maxMessages = segment.get(ValueLayout.JAVA_INT, ShmRingDescriptor.MAX_MESSAGES_OFFSET);
-        this.alignment = ShmRingDescriptor.alignmentOf(segment);
+        this.maxMessageLength = geometry.maxMessageLength();
+        this.maxMessages = geometry.maxMessages();
+        this.alignment = geometry.alignment();
         this.headCache = headAcquire();
         this.consumedCache = consumedAcquire();
         if (headCache < 0 || (headCache & (alignment - 1)) != 0) {

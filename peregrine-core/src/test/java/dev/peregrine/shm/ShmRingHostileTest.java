@@ -22,6 +22,43 @@ class ShmRingHostileTest {
     private static final int CAPACITY = 1024;
 
     @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void shouldTakeTheHeaderItCheckedNotWhatThePeerWroteAfterTheCheck() throws InterruptedException {
+        final MemorySegment ring = ShmRingTest.newRing(CAPACITY, 100, 10, ShmRingDescriptor.MIN_ALIGNMENT);
+        final int tooLong = ShmRingDescriptor.maxMessageLengthFor(CAPACITY) + 1;
+        // the peer that created the file flips a header field between a valid value and one the check refuses; a
+        // constructor that checks the header and then reads the field again may keep the refused value
+        final Thread peer = Thread.ofPlatform().daemon().start(() -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                ring.set(ValueLayout.JAVA_INT, ShmRingDescriptor.MAX_MESSAGE_LENGTH_OFFSET, 100);
+                ring.set(ValueLayout.JAVA_INT, ShmRingDescriptor.MAX_MESSAGE_LENGTH_OFFSET, tooLong);
+            }
+        });
+        int accepted = 0;
+        int refused = 0;
+        try {
+            // bounded in count and time; without the snapshot a few hundred constructions sufficed to take a bad value
+            final long endNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            for (int i = 0; i < 100_000 && System.nanoTime() - endNs < 0; i++) {
+                try {
+                    final int readerMax = new ShmRingReader(ring).maxMessageLength();
+                    final int writerMax = new ShmRingWriter(ring).maxMessageLength();
+                    assertThat(readerMax).as("reader after %d constructions", i).isEqualTo(100);
+                    assertThat(writerMax).as("writer after %d constructions", i).isEqualTo(100);
+                    accepted++;
+                } catch (final IllegalArgumentException ex) {
+                    assertThat(ex).hasMessageStartingWith("ring refused: bad header: maxMessageLength=" + tooLong);
+                    refused++;
+                }
+            }
+        } finally {
+            peer.interrupt();
+            peer.join();
+        }
+        assertThat(accepted).as("constructions that read a valid header (refused: %d)", refused).isPositive();
+    }
+
+    @Test
     @Timeout(value = 20, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void shouldAnswerCorruptInsteadOfLoopingWhenAWholeLapIsPadding() {
         final MemorySegment ring = ShmRingTest.newRing(CAPACITY, 100, 10, ShmRingDescriptor.MIN_ALIGNMENT);
