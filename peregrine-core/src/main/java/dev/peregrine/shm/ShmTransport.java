@@ -29,7 +29,10 @@ import java.util.Arrays;
  * registered with the reactor (accept, handshake, and afterwards end-of-stream as the liveness signal) and
  * the inbound rings are polled every cycle ({@link Pollable}). When a peer closes or dies the messages it
  * wrote before are delivered first, then {@code onClosed} with {@link CloseReason#BY_PEER} (orderly) or
- * {@link CloseReason#RESET} (the process died, e.g. {@code kill -9}).
+ * {@link CloseReason#RESET} (the process died, e.g. {@code kill -9}). That goodbye is drained a bounded number of
+ * batches per cycle, so the other channels, timers and heartbeats go on meanwhile; a ring that keeps filling after its
+ * peer went (a process still holding the mapping writes to it) is drained for at most one lap more than it can hold,
+ * then the channel is closed with {@link CloseReason#ERROR}.
  *
  * <p>{@link #send} copies the message into the outbound ring: it returns 0 (the ring is the wire), or
  * {@link SendResult#BACK_PRESSURED} when the ring is full by bytes or by messages, followed by
@@ -58,6 +61,12 @@ import java.util.Arrays;
 public final class ShmTransport implements Transport, Pollable {
     private static final long HEARTBEAT_INTERVAL_NS = 100_000_000L;
     private static final int POLL_LIMIT = 256;
+    /**
+     * Batches of {@link #POLL_LIMIT} a channel whose peer went may deliver per cycle: more than a live channel's one,
+     * to finish the goodbye quickly, but bounded, so a process that still holds the mapping and keeps writing cannot
+     * hold the reactor inside one cycle.
+     */
+    private static final int DRAIN_BATCHES_PER_CYCLE = 16;
 
     private final Reactor reactor;
     private final ChannelHandler handler;
@@ -241,7 +250,7 @@ public final class ShmTransport implements Transport, Pollable {
                     continue;
                 }
                 try {
-                    work += pollChannel(channel, nowNs);
+                    work += channel.peerGone ? drain(channel) : pollChannel(channel, nowNs);
                 } catch (final InternalError ex) {
                     ringFaulted(channel, String.valueOf(ex.getMessage()));
                     work++;
@@ -436,20 +445,55 @@ public final class ShmTransport implements Transport, Pollable {
         final ShmConnection connection = channel.connection;
         connection.peerGone();
         ShmPeerLostEvent.emit(channel.id, connection.remoteAddress(), connection.peerClosedOrderly());
-        // deliver what the peer wrote before it went away, then report how it went
-        int polled;
-        while ((polled = deliver(channel)) > 0) {
+        // what the peer wrote before it went is delivered by doWork, later in this cycle and on the next ones if
+        // there is much (drain); the socket stays readable at its end, so it is not selected any more
+        channel.key.interestOps(0);
+        channel.peerGone = true;
+        // everything written before the peer went fits in one lap of the ring, a lap holds at most capacity /
+        // RECORD_HEADER_LENGTH records, and the reader never gets more than a lap behind the writer: a second lap
+        // is the most that can be delivered from a ring that still fills once its writer is gone (a child that
+        // inherited the mapping, a hostile peer), without ever cutting short what was there when the peer went
+        channel.drainBudget = 2L * (connection.reader().capacity() / ShmRingDescriptor.RECORD_HEADER_LENGTH);
+    }
+
+    /**
+     * Delivers what is left in the ring of a channel whose peer went, at most {@link #DRAIN_BATCHES_PER_CYCLE}
+     * batches per cycle, then reports how the peer went once the ring is empty: {@link CloseReason#BY_PEER} if it
+     * closed its ring, {@link CloseReason#RESET} if it died. A ring that is corrupt, or that keeps filling past
+     * {@link ShmTransportChannel#drainBudget}, closes the channel with {@link CloseReason#ERROR}.
+     *
+     * @return messages delivered, or 1 if the channel was closed
+     */
+    private int drain(final ShmTransportChannel channel) {
+        final ShmConnection connection = channel.connection;
+        int delivered = 0;
+        for (int batch = 0; batch < DRAIN_BATCHES_PER_CYCLE; batch++) {
+            final int polled = deliver(channel);
             if (channel.state != ShmTransportChannel.CONNECTED) {
-                return; // the application closed it from a handler
+                return delivered + 1; // the application closed it from a handler, or a handler failed
+            }
+            if (polled < 0) {
+                close(channel, CloseReason.ERROR, "inbound ring corrupt: " + connection.reader().corruption());
+                return delivered + 1;
+            }
+            if (polled == 0) {
+                if (connection.peerClosedOrderly()) {
+                    close(channel, CloseReason.BY_PEER, "peer closed the shared-memory channel");
+                } else {
+                    close(channel, CloseReason.RESET,
+                        "peer process died or dropped the rendezvous socket without closing its ring");
+                }
+                return delivered + 1;
+            }
+            delivered += polled;
+            channel.drainBudget -= polled;
+            if (channel.drainBudget <= 0) {
+                close(channel, CloseReason.ERROR, "the peer's rendezvous socket closed but its ring kept filling"
+                    + " for more than a lap of the ring: a process still holding the mapping writes to it");
+                return delivered + 1;
             }
         }
-        if (polled < 0) {
-            close(channel, CloseReason.ERROR, "inbound ring corrupt: " + connection.reader().corruption());
-        } else if (connection.peerClosedOrderly()) {
-            close(channel, CloseReason.BY_PEER, "peer closed the shared-memory channel");
-        } else {
-            close(channel, CloseReason.RESET, "peer process died or dropped the rendezvous socket without closing its ring");
-        }
+        return delivered;
     }
 
     private void failHandshake(final ShmTransportChannel channel, final String reason) {

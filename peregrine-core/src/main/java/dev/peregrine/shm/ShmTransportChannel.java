@@ -34,6 +34,13 @@ final class ShmTransportChannel implements ShmMessageHandler {
     boolean releasePending;
     /** Why an access to the channel's rings faulted outside a poll (in a send), for the next cycle to close it. */
     String faulted;
+    /**
+     * The peer's rendezvous socket ended: from now on the transport only drains the inbound ring, a bounded number
+     * of batches per cycle, and closes the channel once it is empty.
+     */
+    boolean peerGone;
+    /** Messages the drain may still deliver before the channel is closed as one whose ring never stops filling. */
+    long drainBudget;
 
     ShmTransportChannel(final long id, final long serverId, final SocketChannel socket, final int state,
         final ChannelHandler handler, final long deadlineNs) {
