@@ -67,8 +67,9 @@ final class ShmConnection {
 
     /**
      * Server side: creates both ring files for a new client and fills {@code offerOut} with the offer. On
-     * failure nothing is left behind: the arena is closed and the files are removed (the socket is the
-     * caller's).
+     * failure nothing this call made is left behind: the arena is closed and the files it created are removed;
+     * a file that was already there under one of the names (a leftover, or a process with the same pid in another
+     * pid namespace sharing the folder) is not touched, and the failure names it (the socket is the caller's).
      *
      * @param arena owns the mappings from now on, also on failure: {@link Arena#ofConfined()} for a
      *     connection used by one thread, {@link Arena#ofShared()} otherwise
@@ -78,18 +79,28 @@ final class ShmConnection {
         final long pairId = ShmRingFile.nextPairId();
         final Path clientToServer = ShmRingFile.name(options.ringDirectory(), "c2s", pairId);
         final Path serverToClient = ShmRingFile.name(options.ringDirectory(), "s2c", pairId);
+        // ShmRingFile.create removes its own file when it fails, and never one it did not create; here only a ring
+        // this call created is removed, since a name that was taken may hold a live ring of someone else
+        boolean clientToServerCreated = false;
+        boolean serverToClientCreated = false;
         try {
             final MemorySegment inbound = ShmRingFile.create(clientToServer, options.ringCapacity(),
                 options.maxMessageLength(), options.maxMessagesInFlight(), options.recordAlignment(), arena);
+            clientToServerCreated = true;
             final MemorySegment outbound = ShmRingFile.create(serverToClient, options.ringCapacity(),
                 options.maxMessageLength(), options.maxMessagesInFlight(), options.recordAlignment(), arena);
+            serverToClientCreated = true;
             ShmHandshake.writeOffer(offerOut, new ShmHandshake.Offer(options.ringCapacity(), options.maxMessageLength(),
                 options.maxMessagesInFlight(), clientToServer, serverToClient));
             return new ShmConnection(arena, socket, inbound, outbound, new Path[] {clientToServer, serverToClient});
         } catch (final RuntimeException | Error ex) {
             arena.close();
-            ShmRingFile.delete(clientToServer);
-            ShmRingFile.delete(serverToClient);
+            if (clientToServerCreated) {
+                ShmRingFile.delete(clientToServer);
+            }
+            if (serverToClientCreated) {
+                ShmRingFile.delete(serverToClient);
+            }
             throw ex;
         }
     }

@@ -64,7 +64,8 @@ public final class ShmRingFile {
     }
 
     /**
-     * Creates a new ring file (mode 0600, failing if it exists), maps it and writes a fresh header.
+     * Creates a new ring file (mode 0600, failing if it exists), maps it and writes a fresh header. On failure a file
+     * this call created is removed again, and a file that was there before is left alone: it is someone else's.
      *
      * @param path the file
      * @param capacity data capacity
@@ -86,6 +87,13 @@ public final class ShmRingFile {
             } catch (final UnsupportedOperationException ex) {
                 Files.createFile(path); // not a POSIX file system: the folder's protection applies
             }
+        } catch (final FileAlreadyExistsException ex) {
+            throw new UncheckedIOException("ring file " + path + " already exists; refusing to reuse it", ex);
+        } catch (final IOException ex) {
+            throw new UncheckedIOException("cannot create ring file " + path + ": " + ex.getMessage(), ex);
+        }
+        // from here on the file is this call's: a failure removes it, so that the caller has nothing to clean up
+        try {
             // every page now: a sparse mapping on a full tmpfs would fail later, with SIGBUS on a store
             ShmFileSpace.reserve(path, ShmRingDescriptor.fileLength(capacity));
             try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
@@ -94,10 +102,12 @@ public final class ShmRingFile {
                 ShmRingDescriptor.initialise(segment, capacity, maxMessageLength, maxMessages, alignment);
                 return segment;
             }
-        } catch (final FileAlreadyExistsException ex) {
-            throw new UncheckedIOException("ring file " + path + " already exists; refusing to reuse it", ex);
         } catch (final IOException ex) {
+            delete(path);
             throw new UncheckedIOException("cannot create ring file " + path + ": " + ex.getMessage(), ex);
+        } catch (final RuntimeException | Error ex) {
+            delete(path);
+            throw ex;
         }
     }
 
