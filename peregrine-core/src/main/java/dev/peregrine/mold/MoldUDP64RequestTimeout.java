@@ -66,7 +66,11 @@ final class MoldUDP64RequestTimeout {
      */
     long waitNs(final int attempts) {
         final int shift = Math.min(Math.max(attempts - 1, 0), MAX_BACKOFF_SHIFT);
-        final long first = firstWaitNs();
+        return doubled(firstWaitNs(), shift);
+    }
+
+    /** {@code first} doubled {@code shift} times, capped at the maximum timeout (without overflowing). */
+    private long doubled(final long first, final int shift) {
         return first > maxTimeoutNs >> shift ? maxTimeoutNs : first << shift;
     }
 
@@ -83,7 +87,7 @@ final class MoldUDP64RequestTimeout {
         long total = 0;
         for (int k = 1; k <= attempts; k++) {
             final int shift = k - 1;
-            final long wait = firstTimeoutNs > maxTimeoutNs >> shift ? maxTimeoutNs : firstTimeoutNs << shift;
+            final long wait = doubled(firstTimeoutNs, shift);
             if (wait == maxTimeoutNs || shift == MAX_BACKOFF_SHIFT) { // the same wait from here on: no loop to the end
                 final long rest = attempts - shift;
                 return rest > (Long.MAX_VALUE - total) / wait ? Long.MAX_VALUE : total + rest * wait;
