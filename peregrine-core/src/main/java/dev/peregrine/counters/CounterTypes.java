@@ -73,6 +73,11 @@ public final class CounterTypes {
     public static final int SHM_FUTEX_WAITS = 62;
     /** Shared memory: channels whose peer is alive (gauge). */
     public static final int SHM_PEERS_ALIVE = 63;
+    /**
+     * Shared memory: channels closed for their peer's fault (a corrupt ring, a ring file shrunk under the mapping,
+     * a ring that kept filling after its peer went).
+     */
+    public static final int SHM_PEER_FAULTS = 64;
 
     private CounterTypes() {
     }
@@ -118,6 +123,7 @@ public final class CounterTypes {
             case SHM_WAKE_UPS -> "peregrine_shm_wake_ups_total";
             case SHM_FUTEX_WAITS -> "peregrine_shm_futex_waits_total";
             case SHM_PEERS_ALIVE -> "peregrine_shm_peers_alive";
+            case SHM_PEER_FAULTS -> "peregrine_shm_peer_faults_total";
             default -> "peregrine_type_" + typeId + "_total";
         };
     }
@@ -173,6 +179,8 @@ public final class CounterTypes {
             case SHM_WAKE_UPS -> "Wake-ups of a sleeping shared-memory reader.";
             case SHM_FUTEX_WAITS -> "Futex waits of this side's shared-memory readers.";
             case SHM_PEERS_ALIVE -> "Shared-memory channels whose peer is alive.";
+            case SHM_PEER_FAULTS -> "Shared-memory channels closed for a fault of their peer: corrupt ring, ring file "
+                + "shrunk, ring still filling after the peer went.";
             default -> "Counter of type " + typeId + ".";
         };
     }

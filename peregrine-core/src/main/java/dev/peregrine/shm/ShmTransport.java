@@ -32,7 +32,7 @@ import java.util.Arrays;
  * {@link CloseReason#RESET} (the process died, e.g. {@code kill -9}). That goodbye is drained a bounded number of
  * batches per cycle, so the other channels, timers and heartbeats go on meanwhile; a ring that keeps filling after its
  * peer went (a process still holding the mapping writes to it) is drained for at most one lap more than it can hold,
- * then the channel is closed with {@link CloseReason#ERROR}.
+ * then the channel is closed with {@link CloseReason#ERROR} as a fault of the peer (below).
  *
  * <p>{@link #send} copies the message into the outbound ring: it returns 0 (the ring is the wire), or
  * {@link SendResult#BACK_PRESSURED} when the ring is full by bytes or by messages, followed by
@@ -54,7 +54,9 @@ import java.util.Arrays;
  * A peer that corrupts its ring gets its channel closed with {@link CloseReason#ERROR} and the reason; so does one
  * that shrinks a ring file under the mapping (any process of the same user holding the file can truncate it), whose
  * every access then faults: only that channel is closed, and a {@link #send} to it answers
- * {@link SendResult#CLOSED} rather than throwing the fault.
+ * {@link SendResult#CLOSED} rather than throwing the fault. Each such fault of a peer is also reported to the
+ * reactor's error handler with the channel and the reason, and counted ({@link #peerFaults()}, and the counter
+ * {@code peregrine_shm_peer_faults_total}).
  *
  * <p>Not thread-safe: the reactor's thread only.
  */
@@ -233,6 +235,17 @@ public final class ShmTransport implements Transport, Pollable {
     }
 
     /**
+     * How many channels were closed for a fault of their peer: a corrupt ring, a ring file shrunk under the mapping,
+     * a ring that kept filling after its peer went. Each was closed with {@link CloseReason#ERROR} and reported to
+     * the reactor's error handler with the channel and the reason.
+     *
+     * @return the count since creation
+     */
+    public long peerFaults() {
+        return counters.peerFaults();
+    }
+
+    /**
      * Polls every connected channel's inbound ring; the reactor calls this once per cycle.
      *
      * @param nowNs the cycle's clock
@@ -275,7 +288,7 @@ public final class ShmTransport implements Transport, Pollable {
         final ShmConnection connection = channel.connection;
         final int polled = deliver(channel);
         if (polled < 0) {
-            close(channel, CloseReason.ERROR, "inbound ring corrupt: " + connection.reader().corruption());
+            peerFault(channel, "inbound ring corrupt: " + connection.reader().corruption());
             return 1;
         }
         if (channel.backPressured && channel.state == ShmTransportChannel.CONNECTED) {
@@ -460,7 +473,7 @@ public final class ShmTransport implements Transport, Pollable {
      * Delivers what is left in the ring of a channel whose peer went, at most {@link #DRAIN_BATCHES_PER_CYCLE}
      * batches per cycle, then reports how the peer went once the ring is empty: {@link CloseReason#BY_PEER} if it
      * closed its ring, {@link CloseReason#RESET} if it died. A ring that is corrupt, or that keeps filling past
-     * {@link ShmTransportChannel#drainBudget}, closes the channel with {@link CloseReason#ERROR}.
+     * {@link ShmTransportChannel#drainBudget}, is a fault of the peer ({@link #peerFault}).
      *
      * @return messages delivered, or 1 if the channel was closed
      */
@@ -473,7 +486,7 @@ public final class ShmTransport implements Transport, Pollable {
                 return delivered + 1; // the application closed it from a handler, or a handler failed
             }
             if (polled < 0) {
-                close(channel, CloseReason.ERROR, "inbound ring corrupt: " + connection.reader().corruption());
+                peerFault(channel, "inbound ring corrupt: " + connection.reader().corruption());
                 return delivered + 1;
             }
             if (polled == 0) {
@@ -488,8 +501,8 @@ public final class ShmTransport implements Transport, Pollable {
             delivered += polled;
             channel.drainBudget -= polled;
             if (channel.drainBudget <= 0) {
-                close(channel, CloseReason.ERROR, "the peer's rendezvous socket closed but its ring kept filling"
-                    + " for more than a lap of the ring: a process still holding the mapping writes to it");
+                peerFault(channel, "the peer's rendezvous socket closed but its ring kept filling for more than a lap"
+                    + " of the ring: a process still holding the mapping writes to it");
                 return delivered + 1;
             }
         }
@@ -530,7 +543,16 @@ public final class ShmTransport implements Transport, Pollable {
      */
     private void ringFaulted(final ShmTransportChannel channel, final String fault) {
         channel.connection.markFaulted();
-        final String detail = "its shared memory faulted (a ring file shrank under the mapping?): " + fault;
+        peerFault(channel, "its shared memory faulted (a ring file shrank under the mapping?): " + fault);
+    }
+
+    /**
+     * The peer broke the ring's contract (a corrupt record, a file shrunk under the mapping, a ring that kept filling
+     * after the peer went): counted, reported to the reactor's error handler naming the channel, and only that channel
+     * is closed with {@link CloseReason#ERROR} and the reason.
+     */
+    private void peerFault(final ShmTransportChannel channel, final String detail) {
+        counters.peerFault();
         reactor.errorHandler().onError(new IllegalStateException("shared-memory channel " + channel.id + ": " + detail
             + "; the channel is closed, the reactor goes on"));
         close(channel, CloseReason.ERROR, detail);

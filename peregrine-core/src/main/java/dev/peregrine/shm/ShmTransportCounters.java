@@ -14,6 +14,7 @@ final class ShmTransportCounters {
     private final Counter wakeUps;
     private final Counter futexWaits;
     private final Counter peersAlive;
+    private final Counter peerFaults;
     private long retiredWakeUps;
     private long retiredFutexWaits;
 
@@ -23,6 +24,16 @@ final class ShmTransportCounters {
         this.wakeUps = manager.allocate(CounterTypes.SHM_WAKE_UPS, label);
         this.futexWaits = manager.allocate(CounterTypes.SHM_FUTEX_WAITS, label);
         this.peersAlive = manager.allocate(CounterTypes.SHM_PEERS_ALIVE, label);
+        this.peerFaults = manager.allocate(CounterTypes.SHM_PEER_FAULTS, label);
+    }
+
+    /** A channel was closed for its peer's fault; counted at once, not with the heartbeat (it is rare). */
+    void peerFault() {
+        peerFaults.increment();
+    }
+
+    long peerFaults() {
+        return peerFaults.get();
     }
 
     /** Keeps the counts of a channel that is going away, so the totals never go down. */
@@ -56,5 +67,6 @@ final class ShmTransportCounters {
         wakeUps.close();
         futexWaits.close();
         peersAlive.close();
+        peerFaults.close();
     }
 }

@@ -100,6 +100,7 @@ class ShmCountersTest {
         expected.put("peregrine_shm_peers_alive", peersAlive);
         expected.put("peregrine_shm_wake_ups_total", 0L); // busy reactors: no reader ever sleeps on the futex
         expected.put("peregrine_shm_futex_waits_total", 0L);
+        expected.put("peregrine_shm_peer_faults_total", 0L);
         return expected;
     }
 

@@ -93,6 +93,7 @@ class ShmRingFileShrunkTest {
                 assertThat(server.events).anyMatch(event -> event.startsWith("closed " + channel + " ERROR")
                     && event.contains("shared memory faulted"));
                 assertThat(errors).anyMatch(error -> String.valueOf(error.getMessage()).contains("shared memory faulted"));
+                assertThat(transport.peerFaults()).isEqualTo(1);
                 assertThat(transport.send(channel, Arena.ofAuto().allocate(8), 0, 8)).isEqualTo(SendResult.NOT_CONNECTED);
             }
         }

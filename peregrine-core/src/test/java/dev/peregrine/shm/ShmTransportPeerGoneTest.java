@@ -32,7 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A peer whose rendezvous socket ends: what it wrote before is delivered before {@code onClosed}, a bounded amount
  * per cycle, and a ring that keeps filling afterwards (a process still holding the mapping) neither holds the
- * reactor inside one cycle nor keeps the channel open for ever. The peers are raw: a rendezvous socket and a
+ * reactor inside one cycle nor keeps the channel open for ever; that ring, like a corrupt one, is a fault of the
+ * peer, counted and reported. The peers are raw: a rendezvous socket and a
  * {@link ShmRingWriter} on the offered ring, so the test decides when each goes.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -150,7 +151,10 @@ class ShmTransportPeerGoneTest {
             .isGreaterThanOrEqualTo(10).isLessThan(written[0]).isLessThanOrEqualTo(2L * LAP);
         assertThat(counter.messages(otherChannel)).isEqualTo(100);
         assertThat(counter.outOfOrder).isZero();
-        assertThat(errors).isEmpty();
+        assertThat(errors).as("reported like any other fault of a peer").hasSize(1);
+        assertThat(errors.getFirst()).hasMessageContaining("shared-memory channel " + hostileChannel + ":")
+            .hasMessageContaining("kept filling");
+        assertThat(transport.peerFaults()).isEqualTo(1);
         other.socket().close();
         transport.close();
     }
@@ -177,6 +181,40 @@ class ShmTransportPeerGoneTest {
         assertThat(counter.events).containsExactly("first message " + channel,
             "closed " + channel + " BY_PEER peer closed the shared-memory channel");
         assertThat(errors).isEmpty();
+        transport.close();
+    }
+
+    @Test
+    void shouldCountAndReportACorruptRingAsAFaultOfThePeerAndCloseOnlyItsChannel() throws IOException {
+        final Counter counter = new Counter();
+        final ShmTransport transport = new ShmTransport(reactor, options(), counter);
+        final UnixDomainSocketAddress address = listen(transport, counter);
+        final RawPeer hostile = connect(address, counter);
+        final long hostileChannel = counter.accepted.getLast();
+        final RawPeer other = connect(address, counter);
+        final long otherChannel = counter.accepted.getLast();
+        write(hostile.writer(), 1);
+        message.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 2);
+        final long index = hostile.writer().offer(message, 0, 8);
+        assertThat(index).isNotNegative();
+        // the second record's frame length: shorter than a record header
+        hostile.writer().buffer().set(ValueLayout.JAVA_INT, index - ShmRingDescriptor.RECORD_HEADER_LENGTH, 3);
+        write(other.writer(), 1);
+
+        runUntil(() -> counter.events.stream().anyMatch(event -> event.startsWith("closed"))
+            && counter.messages(otherChannel) == 1);
+
+        assertThat(counter.messages(hostileChannel)).isEqualTo(1);
+        assertThat(counter.events.get(indexOfClose(counter, hostileChannel)))
+            .startsWith("closed " + hostileChannel + " ERROR inbound ring corrupt: frameLength=3");
+        assertThat(errors).hasSize(1);
+        assertThat(errors.getFirst()).hasMessageStartingWith("shared-memory channel " + hostileChannel + ": inbound ring"
+            + " corrupt: frameLength=3");
+        assertThat(transport.peerFaults()).isEqualTo(1);
+        assertThat(counter.events).as("the other channel stays open").noneMatch(event -> event.startsWith("closed "
+            + otherChannel));
+        hostile.socket().close();
+        other.socket().close();
         transport.close();
     }
 
