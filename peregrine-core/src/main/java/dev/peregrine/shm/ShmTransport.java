@@ -36,7 +36,10 @@ import java.util.Arrays;
  *
  * <p>{@link #send} copies the message into the outbound ring: it returns 0 (the ring is the wire), or
  * {@link SendResult#BACK_PRESSURED} when the ring is full by bytes or by messages, followed by
- * {@link ChannelHandler#onSent} once the peer has read some. Addresses are {@link UnixDomainSocketAddress}es.
+ * {@link ChannelHandler#onSent} once the peer has read some. Once the peer has gone (its rendezvous socket ended)
+ * nobody reads the ring any more: while what the peer wrote before is still being delivered, before
+ * {@code onClosed}, the channel is closing and a send answers {@link SendResult#CLOSED} and takes nothing, as a TCP
+ * channel that is closing does. Addresses are {@link UnixDomainSocketAddress}es.
  *
  * <p>The rings are polled, not selected: give the reactor a polling idle strategy (busy-spin, yielding or
  * back-off). With {@code BlockingSelectIdleStrategy} a message waits until the selector wakes up for another
@@ -166,7 +169,9 @@ public final class ShmTransport implements Transport, Pollable {
         if (length < 0 || length > writer.maxMessageLength()) {
             return SendResult.MESSAGE_TOO_LARGE;
         }
-        if (channel.faulted != null) {
+        // a peer that went reads nothing more: the channel is closing while its goodbye is delivered. One load of a
+        // field of the channel already in hand, and a branch never taken for a live peer
+        if (channel.faulted != null || channel.peerGone) {
             return SendResult.CLOSED;
         }
         try {

@@ -36,7 +36,7 @@ final class ShmTransportChannel implements ShmMessageHandler {
     String faulted;
     /**
      * The peer's rendezvous socket ended: from now on the transport only drains the inbound ring, a bounded number
-     * of batches per cycle, and closes the channel once it is empty. The reactor thread's own copy of what
+     * of batches per cycle, and closes the channel once it is empty; a send answers CLOSED. The reactor thread's own copy of what
      * {@link ShmConnection#peerGone()} records, read every cycle without that class's lock (its
      * {@code isPeerGone()} also reads the socket).
      */

@@ -2,6 +2,7 @@ package dev.peregrine.shm;
 
 import dev.peregrine.channel.ChannelHandler;
 import dev.peregrine.channel.CloseReason;
+import dev.peregrine.channel.SendResult;
 import dev.peregrine.reactor.BusySpinIdleStrategy;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.reactor.ReactorOptions;
@@ -31,9 +32,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A peer whose rendezvous socket ends: what it wrote before is delivered before {@code onClosed}, a bounded amount
- * per cycle, and a ring that keeps filling afterwards (a process still holding the mapping) neither holds the
- * reactor inside one cycle nor keeps the channel open for ever; that ring, like a corrupt one, is a fault of the
- * peer, counted and reported. The peers are raw: a rendezvous socket and a
+ * per cycle, and a send to it meanwhile answers CLOSED; a ring that keeps filling afterwards (a process still holding
+ * the mapping) neither holds the reactor inside one cycle nor keeps the channel open for ever, and that ring, like a
+ * corrupt one, is a fault of the peer, counted and reported. The peers are raw: a rendezvous socket and a
  * {@link ShmRingWriter} on the offered ring, so the test decides when each goes.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -215,6 +216,35 @@ class ShmTransportPeerGoneTest {
             + otherChannel));
         hostile.socket().close();
         other.socket().close();
+        transport.close();
+    }
+
+    @Test
+    void shouldAnswerClosedToASendOnceThePeerIsGoneWhileWhatItWroteIsStillBeingDelivered() throws IOException {
+        final Counter counter = new Counter();
+        final ShmTransport transport = new ShmTransport(reactor, options(), counter);
+        final UnixDomainSocketAddress address = listen(transport, counter);
+        final RawPeer peer = connect(address, counter);
+        final long channel = counter.accepted.getLast();
+        final long count = 10_000; // more than one cycle's drain
+        for (long i = 1; i <= count; i++) {
+            write(peer.writer(), i);
+        }
+        peer.socket().close(); // died: the ring is not marked closed
+
+        // the cycle that delivers the first of them has seen the socket end too (selected before any poll)
+        runUntil(() -> counter.messages(channel) > 0);
+        assertThat(counter.events).as("still draining").containsExactly("first message " + channel);
+        message.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 42);
+        assertThat(transport.send(channel, message, 0, 8)).as("nobody will read the ring any more")
+            .isEqualTo(SendResult.CLOSED);
+
+        runUntil(() -> counter.events.stream().anyMatch(event -> event.startsWith("closed")));
+        assertThat(counter.messages(channel)).isEqualTo(count);
+        assertThat(counter.events).containsExactly("first message " + channel, "closed " + channel
+            + " RESET peer process died or dropped the rendezvous socket without closing its ring");
+        assertThat(transport.send(channel, message, 0, 8)).isEqualTo(SendResult.NOT_CONNECTED);
+        assertThat(errors).isEmpty();
         transport.close();
     }
 
