@@ -7,7 +7,9 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * Reads the bytes of consecutive messages from a ring, waiting with a {@link ShmWaitStrategy}. A message
- * is copied whole into a staging array, then served from there.
+ * is copied whole into a staging array, then served from there. Once the peer has gone, what it wrote before is
+ * read, then the end of the stream (it closed) or "connection reset" (it died); a corrupt record is always
+ * "connection reset" with the reason, never the end of the stream.
  */
 final class ShmInputStream extends InputStream {
     private static final long LIVENESS_CHECK_NS = 10_000_000L;
@@ -20,6 +22,8 @@ final class ShmInputStream extends InputStream {
     private int position;
     private int limit;
     private boolean endOfStream;
+    /** The peer closed or died, as seen before a poll. */
+    private boolean peerGone;
 
     ShmInputStream(final ShmConnection connection, final ShmWaitStrategy wait) {
         this.connection = connection;
@@ -80,8 +84,15 @@ final class ShmInputStream extends InputStream {
         }
     }
 
+    /**
+     * Polls until a message is staged. Whether the peer went is looked at before a poll, never after it: a ring found
+     * empty, or corrupt, by a poll that follows the look holds nothing more the peer wrote, so the stream ends (or
+     * fails with the corruption) and is never cut short. The look reads the ring's closed mark, and the socket (a
+     * system call) every {@link #LIVENESS_CHECK_NS}, while the ring is empty.
+     */
     private boolean awaitMessage() throws IOException {
-        long lastCheck = System.nanoTime();
+        long lastSocketCheck = System.nanoTime();
+        boolean ringWasEmpty = false;
         while (position == limit) {
             if (endOfStream) {
                 return false;
@@ -89,31 +100,36 @@ final class ShmInputStream extends InputStream {
             if (connection.isClosed()) {
                 throw new IOException("socket closed");
             }
+            if (!peerGone && ringWasEmpty) {
+                final long now = System.nanoTime();
+                final boolean socketDue = now - lastSocketCheck > LIVENESS_CHECK_NS;
+                if (socketDue) {
+                    lastSocketCheck = now;
+                }
+                lookForPeerGone(socketDue);
+            }
             final int work = reader.poll(stager, 1);
             if (work < 0) {
                 throw ShmSocket.reset("inbound ring corrupt: " + reader.corruption());
             }
-            if (work == 0) {
-                final long now = System.nanoTime();
-                if (now - lastCheck > LIVENESS_CHECK_NS || reader.isWriterClosed()) {
-                    lastCheck = now;
-                    if (reader.isWriterClosed() || connection.isPeerGone()) {
-                        if (reader.poll(stager, 1) > 0) {
-                            continue; // drain what was written before the close
-                        }
-                        if (reader.isWriterClosed()) {
-                            endOfStream = true;
-                            return false;
-                        }
-                        throw ShmSocket.reset("the peer process died or dropped the connection");
-                    }
+            if (work == 0 && peerGone) {
+                if (reader.isWriterClosed()) {
+                    endOfStream = true;
+                    return false;
                 }
-                wait.idle(reader, 0, LIVENESS_CHECK_NS);
-            } else {
-                wait.idle(reader, work, LIVENESS_CHECK_NS);
+                throw ShmSocket.reset("the peer process died or dropped the connection");
             }
+            ringWasEmpty = work == 0;
+            wait.idle(reader, work, LIVENESS_CHECK_NS);
         }
         return true;
+    }
+
+    /** Whether the peer went: its ring marked closed (it closed), or, if asked, the socket's end (it died or dropped it). */
+    private void lookForPeerGone(final boolean socketToo) {
+        if (reader.isWriterClosed() || socketToo && connection.isPeerGone()) {
+            peerGone = true;
+        }
     }
 
     private void stage(final MemorySegment buffer, final long offset, final int length) {
