@@ -8,8 +8,9 @@ import java.lang.foreign.ValueLayout;
 /**
  * Reads the bytes of consecutive messages from a ring, waiting with a {@link ShmWaitStrategy}. A message
  * is copied whole into a staging array, then served from there. Once the peer has gone, what it wrote before is
- * read, then the end of the stream (it closed) or "connection reset" (it died); a corrupt record is always
- * "connection reset" with the reason, never the end of the stream.
+ * read, then the end of the stream (it closed) or "connection reset" (it died); a ring that keeps filling after that
+ * (a process still holding the mapping) is read for at most two laps, then "connection reset" says so, and a corrupt
+ * record is always "connection reset" with the reason, never the end of the stream.
  */
 final class ShmInputStream extends InputStream {
     private static final long LIVENESS_CHECK_NS = 10_000_000L;
@@ -19,17 +20,24 @@ final class ShmInputStream extends InputStream {
     private final ShmWaitStrategy wait;
     private final byte[] staging;
     private final ShmMessageHandler stager = this::stage;
+    /** Most records a lap of the ring holds. */
+    private final int lap;
     private int position;
     private int limit;
     private boolean endOfStream;
-    /** The peer closed or died, as seen before a poll. */
+    /** The peer closed or died, as seen before a poll; then {@link #drainBudget} bounds what is still read. */
     private boolean peerGone;
+    private long drainBudget;
+    /** Messages read since the socket was last looked at; starts due, so the first read looks. */
+    private long messagesSinceSocketCheck;
 
     ShmInputStream(final ShmConnection connection, final ShmWaitStrategy wait) {
         this.connection = connection;
         this.reader = connection.reader();
         this.wait = wait;
         this.staging = new byte[Math.max(1, reader.maxMessageLength())];
+        this.lap = reader.capacity() / ShmRingDescriptor.RECORD_HEADER_LENGTH;
+        this.messagesSinceSocketCheck = lap;
     }
 
     @Override
@@ -88,7 +96,8 @@ final class ShmInputStream extends InputStream {
      * Polls until a message is staged. Whether the peer went is looked at before a poll, never after it: a ring found
      * empty, or corrupt, by a poll that follows the look holds nothing more the peer wrote, so the stream ends (or
      * fails with the corruption) and is never cut short. The look reads the ring's closed mark, and the socket (a
-     * system call) every {@link #LIVENESS_CHECK_NS}, while the ring is empty.
+     * system call) every {@link #LIVENESS_CHECK_NS} while the ring is empty and once a lap of messages while it is
+     * never empty, so that a ring that keeps filling after the peer went is noticed too.
      */
     private boolean awaitMessage() throws IOException {
         long lastSocketCheck = System.nanoTime();
@@ -100,19 +109,32 @@ final class ShmInputStream extends InputStream {
             if (connection.isClosed()) {
                 throw new IOException("socket closed");
             }
-            if (!peerGone && ringWasEmpty) {
-                final long now = System.nanoTime();
-                final boolean socketDue = now - lastSocketCheck > LIVENESS_CHECK_NS;
-                if (socketDue) {
-                    lastSocketCheck = now;
+            if (!peerGone) {
+                if (messagesSinceSocketCheck >= lap) {
+                    messagesSinceSocketCheck = 0;
+                    lookForPeerGone(true);
+                } else if (ringWasEmpty) {
+                    final long now = System.nanoTime();
+                    final boolean socketDue = now - lastSocketCheck > LIVENESS_CHECK_NS;
+                    if (socketDue) {
+                        lastSocketCheck = now;
+                    }
+                    lookForPeerGone(socketDue);
                 }
-                lookForPeerGone(socketDue);
+            } else if (drainBudget <= 0) {
+                throw ShmSocket.reset("the peer's rendezvous socket closed but its ring kept filling for more than"
+                    + " a lap of the ring: a process still holding the mapping writes to it");
             }
             final int work = reader.poll(stager, 1);
             if (work < 0) {
                 throw ShmSocket.reset("inbound ring corrupt: " + reader.corruption());
             }
-            if (work == 0 && peerGone) {
+            if (work > 0) {
+                messagesSinceSocketCheck++;
+                if (peerGone) {
+                    drainBudget--;
+                }
+            } else if (peerGone) {
                 if (reader.isWriterClosed()) {
                     endOfStream = true;
                     return false;
@@ -125,10 +147,17 @@ final class ShmInputStream extends InputStream {
         return true;
     }
 
-    /** Whether the peer went: its ring marked closed (it closed), or, if asked, the socket's end (it died or dropped it). */
+    /**
+     * Whether the peer went: its ring marked closed (it closed), or, if asked, the socket's end (it died or dropped
+     * it). From then on at most {@link #drainBudget} more messages are read.
+     */
     private void lookForPeerGone(final boolean socketToo) {
         if (reader.isWriterClosed() || socketToo && connection.isPeerGone()) {
             peerGone = true;
+            // everything written before the peer went fits in one lap, a lap holds at most `lap` records, and the
+            // reader is never more than a lap behind: two laps deliver all of it, and bound a ring that still fills
+            // (a child that inherited the mapping, a hostile peer), as ShmTransport's drain does
+            drainBudget = 2L * lap;
         }
     }
 

@@ -15,7 +15,9 @@ import java.net.UnixDomainSocketAddress;
  * <p>The input stream reads the bytes of consecutive messages; the output stream writes each
  * {@code write} call as messages of at most the maximum length. When the peer closes, the input stream
  * first returns what was written before, then -1 (orderly close) or throws "connection reset" (the peer died). A
- * corrupt record in the ring, also one found after the peer closed, throws "connection reset" with the reason.
+ * corrupt record in the ring, also one found after the peer closed, throws "connection reset" with the reason; so
+ * does a ring that keeps filling after the peer went (a process still holding the mapping writes to it), once two
+ * laps of it have been read.
  *
  * <p>Threading: one thread reads and one thread writes, as with a socket; {@link #close()} (or closing either
  * stream) is safe from any thread. A close while a read or a write is in progress only signals it: that call

@@ -27,7 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The blocking input stream once the peer has gone: what it wrote before is read, then the end of the stream
- * (orderly) or "connection reset" (it died), and a corrupt record is never taken for the end.
+ * (orderly) or "connection reset" (it died); a ring that keeps filling afterwards (a process still holding the
+ * mapping) does not keep the stream going for ever, and a corrupt record is never taken for the end.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ShmSocketPeerGoneTest {
@@ -51,6 +52,50 @@ class ShmSocketPeerGoneTest {
     void release() {
         executor.shutdownNow();
         peerArena.close();
+    }
+
+    @Test
+    void shouldResetTheStreamWhenAGonePeersRingKeepsFillingForMoreThanTwoLaps() throws Exception {
+        final UnixDomainSocketAddress address = UnixDomainSocketAddress.of(dir.resolve("s.sock"));
+        try (ShmServerSocket server = new ShmServerSocket(address, options())) {
+            final Future<ShmSocket> accepted = executor.submit(server::accept);
+            final RawPeer hostile = connect(address);
+            try (ShmSocket socket = accepted.get(20, TimeUnit.SECONDS)) {
+                for (long i = 1; i <= 10; i++) {
+                    write(hostile.writer(), i);
+                }
+                // a message written for every one read, so the ring is never empty: while the peer is there, and
+                // after it dropped its socket, by something still holding the mapping; capped at four laps so that
+                // a stream without a bound still ends
+                final long cap = 4L * LAP;
+                final long goneAfter = 100;
+                long written = 10;
+                long read = 0;
+                IOException failure = null;
+                final DataInputStream in = new DataInputStream(socket.getInputStream());
+                for (long i = 0; i <= cap; i++) {
+                    try {
+                        assertThat(in.readLong()).isEqualTo(read + 1);
+                    } catch (final IOException ex) {
+                        failure = ex;
+                        break;
+                    }
+                    read++;
+                    if (read == goneAfter) {
+                        hostile.socket().close();
+                    }
+                    if (written < cap) {
+                        write(hostile.writer(), ++written);
+                    }
+                }
+                assertThat(failure).as("the stream ends with the reason").isNotNull()
+                    .hasMessageStartingWith("connection reset: ").hasMessageContaining("kept filling");
+                // the socket is looked at once a lap of messages while the ring is never empty, then two laps more
+                assertThat(read).as("read before the stream noticed and gave up").isGreaterThan(goneAfter)
+                    .isLessThan(written).isLessThanOrEqualTo(3L * LAP);
+                assertThat(catchIo(in::read)).as("and so does the next read").hasMessageContaining("kept filling");
+            }
+        }
     }
 
     @Test
