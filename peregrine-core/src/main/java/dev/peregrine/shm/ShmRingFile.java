@@ -159,6 +159,12 @@ public final class ShmRingFile {
     /**
      * Removes ring files left by processes that are no longer alive (after a crash or {@code kill -9}).
      *
+     * <p>The pid in a name is judged in this process's pid namespace only. A process of another pid namespace that
+     * shares the folder (another container's, with {@code /dev/shm} shared) and whose pid is not in use here is taken
+     * for dead: its files are removed even while it lives. A ring file is only needed by name while its rendezvous is
+     * in progress, so what that costs is the rendezvous going on at that moment, which fails; give such processes
+     * folders of their own ({@link ShmOptions#ringDirectory}).
+     *
      * @param directory the folder to clean
      * @return how many files were removed
      */
