@@ -58,6 +58,8 @@ public final class CounterTypes {
     public static final int MOLD_MALFORMED = 45;
     /** MoldUDP64 subscriber: its state, the ordinal of {@code MoldUDP64SubscriberState} (gauge). */
     public static final int MOLD_STATE = 46;
+    /** MoldUDP64 subscriber: datagrams on its request socket dropped as not from the request server. */
+    public static final int MOLD_ANSWERS_FROM_STRANGERS = 47;
     /** MoldUDP64 request server: requests received. */
     public static final int MOLD_SERVER_REQUESTS = 50;
     /** MoldUDP64 request server: requests not answered because of the rate limit. */
@@ -116,6 +118,7 @@ public final class CounterTypes {
             case MOLD_DUPLICATES -> "peregrine_mold_duplicates_total";
             case MOLD_MALFORMED -> "peregrine_mold_malformed_total";
             case MOLD_STATE -> "peregrine_mold_state";
+            case MOLD_ANSWERS_FROM_STRANGERS -> "peregrine_mold_answers_from_strangers_total";
             case MOLD_SERVER_REQUESTS -> "peregrine_mold_server_requests_total";
             case MOLD_SERVER_RATE_LIMITED -> "peregrine_mold_server_rate_limited_total";
             case MOLD_SERVER_RETRANSMITTED -> "peregrine_mold_server_retransmitted_total";
@@ -172,6 +175,7 @@ public final class CounterTypes {
             case MOLD_DUPLICATES -> "MoldUDP64 messages received more than once.";
             case MOLD_MALFORMED -> "MoldUDP64 packets refused as malformed.";
             case MOLD_STATE -> "MoldUDP64 subscriber state: 0 synchronised, 1 recovering, 2 end of session, 3 unrecoverable.";
+            case MOLD_ANSWERS_FROM_STRANGERS -> "MoldUDP64 datagrams on the request socket dropped as not from the request server.";
             case MOLD_SERVER_REQUESTS -> "MoldUDP64 retransmission requests received.";
             case MOLD_SERVER_RATE_LIMITED -> "MoldUDP64 requests not answered because of the rate limit.";
             case MOLD_SERVER_RETRANSMITTED -> "MoldUDP64 messages sent again.";

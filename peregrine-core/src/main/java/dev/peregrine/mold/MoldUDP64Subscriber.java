@@ -12,6 +12,7 @@ import dev.peregrine.reactor.Reactor;
 import dev.peregrine.udp.DatagramHandler;
 import dev.peregrine.udp.UdpEndpoint;
 
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 
@@ -48,8 +49,10 @@ import java.net.InetSocketAddress;
  * in it does not count as an answer: the request is sent again after its timeout, up to the attempts.
  * Every count and length is checked before use ({@link MoldUDP64Layout#validate}); a malformed packet
  * (a truncated answer, say) is counted and dropped whole. The subscriber has its own request socket, so
- * several subscribers on one host sharing the feed port each get their own answers. Nothing allocates per
- * packet or message, recovery included.
+ * several subscribers on one host sharing the feed port each get their own answers. By default any sender's
+ * datagram on it is taken as an answer; with {@link MoldUDP64SubscriberOptions#acceptAnswersOnlyFromRequestServer}
+ * only the request server's are, and the rest are counted ({@link #answersFromStrangers()}) and dropped. Nothing
+ * allocates per packet or message, recovery included.
  *
  * <p>A listener that throws, from any of its callbacks, ends the subscriber: it becomes
  * {@link MoldUDP64SubscriberState#FAILED} ({@link #failure()} names the callback and the exception), both
@@ -71,6 +74,8 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     private final String feedLabel; // the feed's address as text, made once, for JFR events
     private final UdpEndpoint requests;
     private final InetSocketAddress requestServer;
+    /** Datagrams on the request socket from anyone but {@link #requestServer} are dropped, not taken as answers. */
+    private final boolean answersOnlyFromRequestServer;
     private final MemorySegment session = MemorySegment.ofArray(new byte[MoldUDP64Layout.SESSION_LENGTH]);
     private final MemorySegment request = MemorySegment.ofArray(new byte[MoldUDP64Layout.REQUEST_LENGTH]);
     private final boolean sessionFixed;
@@ -107,6 +112,9 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     private long bufferOverflows;
     private long unrecoverable;
     private long handlerFailures;
+    private long answersFromStrangers;
+    /** The first stranger on the request socket went to the error handler; the others are counted only. */
+    private boolean strangerReported;
     private String failure;
     private boolean released;
     private boolean closed;
@@ -122,6 +130,8 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
      * @param reactor the reactor; call on its thread
      * @param options feed, group, request server, session, start, recovery settings
      * @param listener receives messages and state changes
+     * @throws IllegalArgumentException if an argument is null, or answers are taken only from a request server whose
+     *     address is the wildcard
      */
     public MoldUDP64Subscriber(final Reactor reactor, final MoldUDP64SubscriberOptions options, final MoldUDP64Listener listener) {
         if (reactor == null || options == null || listener == null) {
@@ -132,6 +142,11 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         this.listener = listener;
         this.errorHandler = reactor.errorHandler();
         this.requestServer = options.requestServer();
+        this.answersOnlyFromRequestServer = options.acceptAnswersOnlyFromRequestServer();
+        if (answersOnlyFromRequestServer && requestServer != null && requestServer.getAddress().isAnyLocalAddress()) {
+            throw new IllegalArgumentException("acceptAnswersOnlyFromRequestServer=true requestServer=" + requestServer
+                + ": a wildcard address is no sender's, so every answer would be dropped; give the server's own address");
+        }
         this.startSequence = options.startSequence();
         this.nextExpected = startSequence;
         this.timeout = new MoldUDP64RequestTimeout(options.requestTimeoutNs(), options.maxRequestTimeoutNs());
@@ -179,6 +194,10 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         @Override
         public void onDatagram(final UdpEndpoint endpoint, final MemorySegment buffer, final long offset, final int length,
             final InetSocketAddress sender, final long nowNs) {
+            if (answer && answersOnlyFromRequestServer && !fromRequestServer(sender)) {
+                dropStranger(sender, length);
+                return;
+            }
             onPacket(buffer, offset, length, answer, nowNs);
         }
 
@@ -189,6 +208,35 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
                 fail((answer ? "request" : "feed") + " socket on " + endpoint.localAddress() + " closed: " + detail);
                 releaseMemory();
             }
+        }
+    }
+
+    /**
+     * Whether a datagram on the request socket came from the request server: its port and address compared as
+     * values, since the JDK hands the sender over as an object of its own; nothing is allocated.
+     */
+    private boolean fromRequestServer(final InetSocketAddress sender) {
+        return requestServer != null && sender.getPort() == requestServer.getPort()
+            && requestServer.getAddress().equals(sender.getAddress());
+    }
+
+    /**
+     * A stranger's datagram on the request socket: dropped unread and counted. Only the first is reported to the error
+     * handler, so that a flood costs neither a report nor an allocation each, while a server answering from an address
+     * or port other than the one configured (a wildcard-bound server on a host of several addresses) is told at once.
+     */
+    private void dropStranger(final InetSocketAddress sender, final int length) {
+        answersFromStrangers++;
+        if (FrameRejectedEvent.enabled()) {
+            FrameRejectedEvent.emit("moldudp64", 0, sender, requests.localAddress(), "datagram of " + length
+                + " bytes on the request socket is not from the request server " + requestServer);
+        }
+        if (!strangerReported) {
+            strangerReported = true;
+            errorHandler.onError(new IOException("MoldUDP64 request socket " + requests.localAddress()
+                + " dropped a datagram from " + sender + ": not the request server " + requestServer
+                + " (acceptAnswersOnlyFromRequestServer=true); further ones are counted only (answersFromStrangers),"
+                + " the subscriber goes on"));
         }
     }
 
@@ -502,7 +550,8 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     @Override
     public int doWork(final long nowNs) {
         // the fields are published once per cycle, off the per-message path
-        counters.publish(nextExpected, gapsDetected, requestsSent, recovered, duplicates, malformed, state.ordinal());
+        counters.publish(nextExpected, gapsDetected, requestsSent, recovered, duplicates, malformed, state.ordinal(),
+            answersFromStrangers);
         if (gaps.count == 0 || state == MoldUDP64SubscriberState.UNRECOVERABLE || state == MoldUDP64SubscriberState.FAILED
             || nowNs - nextTimeoutNs < 0) {
             return 0; // a busy feed runs many cycles between two timeouts: they skip the scan
@@ -862,6 +911,16 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
      */
     public long otherSession() {
         return otherSession;
+    }
+
+    /**
+     * Datagrams dropped on the request socket because they came from another address or port than the request
+     * server's ({@link MoldUDP64SubscriberOptions#acceptAnswersOnlyFromRequestServer}); always 0 with that option off.
+     *
+     * @return the count
+     */
+    public long answersFromStrangers() {
+        return answersFromStrangers;
     }
 
     /**

@@ -13,6 +13,7 @@ final class MoldUDP64SubscriberCounters {
     private final Counter duplicates;
     private final Counter malformed;
     private final Counter state;
+    private final Counter answersFromStrangers;
 
     MoldUDP64SubscriberCounters(final CountersManager manager, final String label) {
         this.nextExpected = manager.allocate(CounterTypes.MOLD_NEXT_EXPECTED, label);
@@ -22,10 +23,11 @@ final class MoldUDP64SubscriberCounters {
         this.duplicates = manager.allocate(CounterTypes.MOLD_DUPLICATES, label);
         this.malformed = manager.allocate(CounterTypes.MOLD_MALFORMED, label);
         this.state = manager.allocate(CounterTypes.MOLD_STATE, label);
+        this.answersFromStrangers = manager.allocate(CounterTypes.MOLD_ANSWERS_FROM_STRANGERS, label);
     }
 
     void publish(final long nextExpectedValue, final long gapsValue, final long requestsValue, final long recoveredValue,
-        final long duplicatesValue, final long malformedValue, final int stateValue) {
+        final long duplicatesValue, final long malformedValue, final int stateValue, final long answersFromStrangersValue) {
         // a store only when the value moved: most cycles change nothing
         if (nextExpected.get() != nextExpectedValue) {
             nextExpected.set(nextExpectedValue);
@@ -48,6 +50,9 @@ final class MoldUDP64SubscriberCounters {
         if (state.get() != stateValue) {
             state.set(stateValue);
         }
+        if (answersFromStrangers.get() != answersFromStrangersValue) {
+            answersFromStrangers.set(answersFromStrangersValue);
+        }
     }
 
     void close() {
@@ -58,5 +63,6 @@ final class MoldUDP64SubscriberCounters {
         duplicates.close();
         malformed.close();
         state.close();
+        answersFromStrangers.close();
     }
 }

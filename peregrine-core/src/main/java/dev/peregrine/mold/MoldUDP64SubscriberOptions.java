@@ -32,6 +32,7 @@ public final class MoldUDP64SubscriberOptions {
     private int maxRequestsInFlight = 8;
     private long reorderBufferBytes = 4L << 20;
     private int reorderPacketLength = MoldUDP64Layout.ETHERNET_PACKET_LENGTH;
+    private boolean acceptAnswersOnlyFromRequestServer;
 
     /**
      * Creates options with the defaults: any session, start from the next message, requests timed out after
@@ -228,6 +229,40 @@ public final class MoldUDP64SubscriberOptions {
         this.reorderBufferBytes = bytes;
         this.reorderPacketLength = packetLength;
         return this;
+    }
+
+    /**
+     * Whether a datagram on the request socket counts as an answer only when it comes from the
+     * {@link #requestServer}'s address and port. On, any other sender's datagram is dropped unread and counted
+     * ({@link MoldUDP64Subscriber#answersFromStrangers()}, the {@code peregrine_mold_answers_from_strangers_total}
+     * counter); the first one is also reported to the reactor's error handler, naming the sender, so that a server
+     * that answers from elsewhere is seen at once. The comparison allocates nothing. Off (the default), any
+     * sender's datagram of the session is taken as an answer, as the spec's listener does: a stranger who learns
+     * the request socket's port can then end the subscriber (a packet inside an open gap reads as the server having
+     * lost the gap's start, {@link MoldUDP64GapReason#STORE_TRUNCATED}) or have forged messages delivered.
+     *
+     * <p>Off by default because it refuses answers that arrive from an address other than the one requests go to, and
+     * the spec does not promise they will not: a request server bound to the wildcard address answers from whichever of
+     * its host's addresses the route back to the subscriber picks (on a host of several addresses, or behind a
+     * virtual address added as a second one, not the one asked), and a server may answer from a socket other than the
+     * one it reads requests on. With it on, a wildcard {@link #requestServer} (no answer's source) is refused by the
+     * subscriber. Turn it on where the server answers from the address and port it is asked at (this
+     * library's {@link MoldUDP64RequestServer} and Nassau's do when bound to one address). It does not authenticate:
+     * MoldUDP64 has no authentication, a forged source address passes, and the feed socket takes any sender's packets.
+     * Connecting the request socket to the server instead ({@link #request} with
+     * {@link UdpOptions#remoteAddress}) has the kernel drop other senders' datagrams before they are read, uncounted.
+     *
+     * @param only true to take answers from the request server's address and port only
+     * @return this
+     * @see MoldUDP64Subscriber#answersFromStrangers()
+     */
+    public MoldUDP64SubscriberOptions acceptAnswersOnlyFromRequestServer(final boolean only) {
+        this.acceptAnswersOnlyFromRequestServer = only;
+        return this;
+    }
+
+    boolean acceptAnswersOnlyFromRequestServer() {
+        return acceptAnswersOnlyFromRequestServer;
     }
 
     UdpOptions feed() {

@@ -2,8 +2,11 @@ package dev.peregrine.mold;
 
 import dev.peregrine.counters.CountersManager;
 import dev.peregrine.counters.CountersReader;
+import dev.peregrine.reactor.BusySpinIdleStrategy;
 import dev.peregrine.reactor.Reactor;
+import dev.peregrine.reactor.ReactorOptions;
 import dev.peregrine.testkit.AllocationMeter;
+import dev.peregrine.udp.UdpEndpoint;
 import dev.peregrine.udp.UdpOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -12,7 +15,11 @@ import org.junit.jupiter.api.io.TempDir;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -24,7 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * flush timer and heartbeats included: every tenth data packet is dropped at the publisher, so the request
  * path runs all the time; every packet leaves on the flush timer (a delay on the reactor's wheel, driven by a
  * manual clock); and every tenth message is followed by an idle heartbeat interval, so a heartbeat goes out
- * and is received in every measured window, hundreds of times.
+ * and is received in every measured window, hundreds of times. A stranger's datagrams on the request socket are
+ * dropped without allocating either.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class MoldUDP64AllocationTest {
@@ -52,6 +60,7 @@ class MoldUDP64AllocationTest {
                 new UdpOptions().localAddress(MoldFixture.loopback(0)).busyPoll(BUSY_POLL), MoldUDP64Layout.DEFAULT_MAX_PAYLOAD, 1_000_000, 1000);
             final MoldUDP64Subscriber subscriber = new MoldUDP64Subscriber(reactor, new MoldUDP64SubscriberOptions()
                 .feed(new UdpOptions().localAddress(MoldFixture.loopback(0)).busyPoll(BUSY_POLL)).requestServer(server.localAddress())
+                .acceptAnswersOnlyFromRequestServer(true) // every answer's sender is compared with the server's
                 .requestTimeoutNs(1_000_000_000L), (sequence, buffer, offset, length) -> {
                     if (sequence != delivered[0] + 1 || buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, offset) != sequence) {
                         outOfOrder[0]++;
@@ -122,6 +131,7 @@ class MoldUDP64AllocationTest {
             expected.put("peregrine_mold_duplicates_total", 0L);
             expected.put("peregrine_mold_malformed_total", 0L);
             expected.put("peregrine_mold_state", (long)MoldUDP64SubscriberState.SYNCHRONISED.ordinal());
+            expected.put("peregrine_mold_answers_from_strangers_total", 0L);
             expected.put("peregrine_mold_server_requests_total", dropped[0]);
             expected.put("peregrine_mold_server_rate_limited_total", 0L);
             expected.put("peregrine_mold_server_retransmitted_total", dropped[0]);
@@ -228,6 +238,49 @@ class MoldUDP64AllocationTest {
                 .isGreaterThanOrEqualTo(7L * 40_000);
             assertThat(delivered[0]).isEqualTo(1 + perAnswer * 4_000L);
             assertThat(subscriber.requestsInFlight()).isEqualTo(8);
+            assertThat(allocated).isZero();
+        }
+    }
+
+    /**
+     * A stranger sends into an open gap, datagram after datagram, to a subscriber that takes answers from its
+     * request server only: each is compared, counted and dropped, and nothing is allocated (but the first one's report).
+     */
+    @Test
+    void shouldAllocateNothingWhileDroppingAStrangersDatagramsOnTheRequestSocket() throws Exception {
+        final MoldFixture.ManualClock clock = new MoldFixture.ManualClock();
+        final List<Throwable> errors = new ArrayList<>();
+        try (Reactor reactor = new Reactor(new ReactorOptions().idleStrategy(new BusySpinIdleStrategy()).clock(clock)
+                 .errorHandler(errors::add));
+             java.nio.channels.DatagramChannel silent = MoldFixture.capture()) { // the server, which never answers
+            final MoldUDP64Subscriber subscriber = new MoldUDP64Subscriber(reactor, new MoldUDP64SubscriberOptions()
+                .feed(new UdpOptions().localAddress(MoldFixture.loopback(0)).busyPoll(BUSY_POLL))
+                .requestServer(MoldFixture.address(silent)).acceptAnswersOnlyFromRequestServer(true),
+                (sequence, buffer, offset, length) -> { });
+            final UdpEndpoint stranger = UdpEndpoint.open(reactor, new UdpOptions()
+                .localAddress(new InetSocketAddress(InetAddress.getByName("127.0.0.2"), 0)), (e, b, o, l, s, n) -> { });
+            final InetSocketAddress requestSocket = MoldFixture.loopback(subscriber.requestEndpoint().localAddress().getPort());
+            final byte[] first = MoldFixture.packet("STRANGE", 1, 1, MoldFixture.numbered(1, 1));
+            final byte[] ahead = MoldFixture.packet("STRANGE", 100, 0);
+            subscriber.onPacket(MemorySegment.ofArray(first), 0, first.length, false, clock.now);
+            subscriber.onPacket(MemorySegment.ofArray(ahead), 0, ahead.length, false, clock.now); // 2 to 99 asked for
+            final MemorySegment inside = Arena.ofAuto().allocate(MoldUDP64Layout.HEADER_LENGTH + MoldUDP64Layout.BLOCK_HEADER_LENGTH + 8);
+            MemorySegment.copy(MemorySegment.ofArray(MoldFixture.packet("STRANGE", 50, 1, MoldFixture.numbered(50, 1))), 0,
+                inside, 0, inside.byteSize());
+
+            final Runnable oneDatagram = () -> {
+                final long dropped = subscriber.answersFromStrangers();
+                stranger.sendTo(inside, 0, (int)inside.byteSize(), requestSocket);
+                for (int i = 0; i < 1_000_000 && subscriber.answersFromStrangers() == dropped; i++) {
+                    reactor.doWork();
+                }
+            };
+            final long allocated = AllocationMeter.steadyStateBytes(20_000, 2_000, 10, oneDatagram);
+
+            assertThat(subscriber.answersFromStrangers()).isEqualTo(20_000 + 2_000 * 10);
+            assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.RECOVERING);
+            assertThat(subscriber.requests()).isEqualTo(1);
+            assertThat(errors).as("the first stranger is reported, the rest counted").hasSize(1);
             assertThat(allocated).isZero();
         }
     }

@@ -121,6 +121,7 @@ class MoldUDP64CountersTest {
         expected.put("peregrine_mold_duplicates_total", duplicates);
         expected.put("peregrine_mold_malformed_total", malformed);
         expected.put("peregrine_mold_state", (long)state.ordinal());
+        expected.put("peregrine_mold_answers_from_strangers_total", 0L);
         return expected;
     }
 
