@@ -15,6 +15,7 @@ import dev.peregrine.udp.UdpEndpoint;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
+import java.net.PortUnreachableException;
 
 /**
  * The MoldUDP64 listener: receives a feed (multicast or unicast), checks the session of every packet,
@@ -41,7 +42,9 @@ import java.net.InetSocketAddress;
  * <p>A gap that cannot be filled (the server answers with later messages only, or never answers through
  * all the attempts, and for no less than those attempts take at the configured request timeout, however short the
  * measured round trip) is reported ({@link MoldUDP64Listener#onUnrecoverable}) and the subscriber becomes
- * {@link MoldUDP64SubscriberState#UNRECOVERABLE}: it never skips a gap silently, and never waits forever.
+ * {@link MoldUDP64SubscriberState#UNRECOVERABLE}: it never skips a gap silently, and never waits forever. A request
+ * socket connected to the server hears a gone server's ICMP port unreachable: it is reported once to the reactor's
+ * error handler (again only after an answer), and the requests go on as for a server that is silent.
  *
  * <p>A packet of another session is dropped and counted, except after the current session has ended and all of
  * it was delivered (a gap still open is recovered, or reported unrecoverable, first): then the new session is
@@ -115,6 +118,10 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     private long answersFromStrangers;
     /** The first stranger on the request socket went to the error handler; the others are counted only. */
     private boolean strangerReported;
+    /** The request socket's ICMP port-unreachable count when last looked at. */
+    private long requestServerUnreachable;
+    /** An unreachable request server was reported, and no answer has come since. */
+    private boolean unreachableReported;
     private String failure;
     private boolean released;
     private boolean closed;
@@ -343,6 +350,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         if (answer && count > 0 && gaps.count > 0) { // an empty answer answers nothing: not one, nor a reset of the attempts
             final int answered = gaps.inFlightFrom(sequence);
             if (answered >= 0) {
+                unreachableReported = false; // the server answers: a later ICMP is news
                 // only an answer cut short shows what one packet holds: one that held all it was asked (a short gap,
                 // say) would make every longer gap asked for in parts that small, a request per few messages
                 if (count < gaps.requestedCount[answered]) {
@@ -557,6 +565,9 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             return 0; // a busy feed runs many cycles between two timeouts: they skip the scan
         }
         final long timeNs = clock.nanoTime(); // a request's time is its own: the cycle's clock may be a receive batch old
+        if (requests.portUnreachable() != requestServerUnreachable) {
+            reportUnreachable();
+        }
         int work = 0;
         boolean waiting = false;
         long earliest = timeNs;
@@ -587,6 +598,22 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         }
         nextTimeoutNs = earliest; // nothing waiting: look again next cycle
         return work + issueRequests();
+    }
+
+    /**
+     * A connected request socket heard an ICMP port unreachable: nothing listens at the request server's port. Said
+     * once until an answer comes; the requests go on per the timeouts (the server may come back), and a gap without
+     * an answer is given up as {@link MoldUDP64GapReason#NO_ANSWER} after the attempts, as for a silent server.
+     */
+    private void reportUnreachable() {
+        requestServerUnreachable = requests.portUnreachable();
+        if (!unreachableReported) {
+            unreachableReported = true;
+            errorHandler.onError(new PortUnreachableException("MoldUDP64 request server " + requestServer
+                + " is unreachable from request socket " + requests.localAddress() + " (ICMP port unreachable: nothing"
+                + " listens there); requests go on per the timeouts, a gap without an answer is given up after "
+                + requestAttempts + " attempts"));
+        }
     }
 
     /**

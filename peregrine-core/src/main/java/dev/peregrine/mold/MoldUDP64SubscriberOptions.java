@@ -1,5 +1,6 @@
 package dev.peregrine.mold;
 
+import dev.peregrine.udp.UdpEndpoint;
 import dev.peregrine.udp.UdpOptions;
 
 import java.net.InetAddress;
@@ -95,7 +96,10 @@ public final class MoldUDP64SubscriberOptions {
      * default whole: set {@link UdpOptions#receiveBufferSize} on them too.
      * Where the request server answers from the address given in {@link #requestServer}, connecting this
      * socket to it ({@link UdpOptions#remoteAddress} and {@link UdpOptions#connectedReadWrite}) reads answers
-     * with {@code read(2)}: the JDK's unconnected {@code receive} may allocate the sender's address.
+     * with {@code read(2)}: the JDK's unconnected {@code receive} may allocate the sender's address. A connected
+     * socket takes datagrams from the server only (the kernel drops the others, uncounted), and hears a gone
+     * server's ICMP port unreachable: the subscriber reports that once to the error handler until an answer comes,
+     * and goes on asking per its timeouts ({@link UdpEndpoint#portUnreachable()} counts them).
      *
      * @param request the options
      * @return this

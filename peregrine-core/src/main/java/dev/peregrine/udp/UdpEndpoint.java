@@ -84,6 +84,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     private final Counter truncated;
     private long receiveErrors;
     private long sendErrors;
+    private long portUnreachable;
     private long handlerFailures;
     private String segmentationRefused;
     private long segmentedSends;
@@ -505,6 +506,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             return sent;
         } catch (final PortUnreachableException ex) {
             sendErrors++;
+            portUnreachable++;
             return SendResult.NOT_CONNECTED;
         } catch (final ClosedChannelException ex) {
             return SendResult.CLOSED;
@@ -550,7 +552,9 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             return SendResult.MESSAGE_TOO_LARGE;
         }
         sendErrors++;
-        if (errno != -UdpNativeSocket.ECONNREFUSED) { // a refused port is an outcome, as PortUnreachableException is
+        if (errno == -UdpNativeSocket.ECONNREFUSED) { // a refused port is an outcome, as PortUnreachableException is
+            portUnreachable++;
+        } else {
             final String error = UdpNativeSocket.describe((int)-errno);
             errorHandler.onError(new UncheckedIOException("UDP send from " + localAddress + " to " + remoteAddress
                 + " failed: " + error, new IOException(error)));
@@ -588,6 +592,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
                 sender = connectedReadWrite ? readConnected(buffer) : (InetSocketAddress)channel.receive(buffer);
             } catch (final PortUnreachableException ex) {
                 receiveErrors++; // an earlier send hit a closed port; the socket itself is fine
+                portUnreachable++;
                 continue;
             } catch (final ClosedChannelException ex) {
                 return received;
@@ -630,6 +635,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
                 }
                 receiveErrors++;
                 if (length == -UdpNativeSocket.ECONNREFUSED) {
+                    portUnreachable++;
                     continue; // an earlier send hit a closed port; the socket itself is fine
                 }
                 final String error = UdpNativeSocket.describe((int)-length);
@@ -802,6 +808,17 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
      */
     public long receiveErrors() {
         return receiveErrors;
+    }
+
+    /**
+     * ICMP port-unreachable reports read on a connected socket: its peer's port was closed when an earlier
+     * datagram arrived (nothing listens there). Only a connected socket hears them; each is also counted in
+     * {@link #receiveErrors()} or {@link #sendErrors()}, whichever call met it, and none goes to the error handler.
+     *
+     * @return the count
+     */
+    public long portUnreachable() {
+        return portUnreachable;
     }
 
     /**

@@ -195,6 +195,7 @@ class UdpNativeSocketTest {
         assertThat(results).containsExactly(32L, SendResult.NOT_CONNECTED, 32L);
         assertThat(endpoint.sendErrors()).isEqualTo(1);
         assertThat(endpoint.receiveErrors()).isEqualTo(1);
+        assertThat(endpoint.portUnreachable()).as("the send's and the read's").isEqualTo(2);
         assertThat(endpoint.datagramsSent()).isEqualTo(2);
         assertThat(endpoint.isClosed()).isFalse();
         assertThat(errors).isEmpty();
