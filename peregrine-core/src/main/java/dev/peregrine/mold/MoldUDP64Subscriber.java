@@ -137,8 +137,8 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
      * @param reactor the reactor; call on its thread
      * @param options feed, group, request server, session, start, recovery settings
      * @param listener receives messages and state changes
-     * @throws IllegalArgumentException if an argument is null, or answers are taken only from a request server whose
-     *     address is the wildcard
+     * @throws IllegalArgumentException if an argument is null, answers are taken only from a request server whose
+     *     address is the wildcard, or the request socket is connected to another address than the request server
      */
     public MoldUDP64Subscriber(final Reactor reactor, final MoldUDP64SubscriberOptions options, final MoldUDP64Listener listener) {
         if (reactor == null || options == null || listener == null) {
@@ -177,6 +177,14 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
                 opened.join(options.group(), options.groupInterface());
             }
             this.requests = UdpEndpoint.open(reactor, options.request(), new PacketHandler(true));
+            final InetSocketAddress connected = requests.remoteAddress();
+            if (connected != null && requestServer != null && !connected.equals(requestServer)) {
+                requests.close();
+                // the JDK refuses a send to another address than the connected one by throwing, from the cycle asking
+                throw new IllegalArgumentException("request remoteAddress=" + connected + " requestServer=" + requestServer
+                    + ": a request socket connected elsewhere cannot send requests to the server; connect it to the"
+                    + " request server, or not at all");
+            }
         } catch (final RuntimeException ex) {
             if (opened != null) {
                 opened.close();

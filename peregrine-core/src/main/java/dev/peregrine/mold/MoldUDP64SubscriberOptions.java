@@ -97,7 +97,8 @@ public final class MoldUDP64SubscriberOptions {
      * Where the request server answers from the address given in {@link #requestServer}, connecting this
      * socket to it ({@link UdpOptions#remoteAddress} and {@link UdpOptions#connectedReadWrite}) reads answers
      * with {@code read(2)}: the JDK's unconnected {@code receive} may allocate the sender's address. A connected
-     * socket takes datagrams from the server only (the kernel drops the others, uncounted), and hears a gone
+     * socket (to the request server: the subscriber refuses another address) takes datagrams from the server only
+     * (the kernel drops the others, uncounted), and hears a gone
      * server's ICMP port unreachable: the subscriber reports that once to the error handler until an answer comes,
      * and goes on asking per its timeouts ({@link UdpEndpoint#portUnreachable()} counts them).
      *

@@ -5,7 +5,9 @@ import dev.peregrine.reactor.Reactor;
 import dev.peregrine.reactor.ReactorOptions;
 import dev.peregrine.udp.UdpEndpoint;
 import dev.peregrine.udp.UdpOptions;
+import dev.peregrine.testkit.FileDescriptors;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -28,6 +30,7 @@ import static dev.peregrine.mold.MoldFixture.numbered;
 import static dev.peregrine.mold.MoldFixture.packet;
 import static dev.peregrine.mold.MoldFixture.receive;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A request socket connected to the request server ({@link UdpOptions#remoteAddress}), which has the kernel drop
@@ -133,6 +136,22 @@ class MoldUDP64ConnectedRequestSocketTest {
         assertThat(errors).hasSize(2).allSatisfy(error -> assertThat(error).isInstanceOf(PortUnreachableException.class));
     }
 
+    /**
+     * Requests go to the request server, and a socket connected elsewhere could not send them: the JDK refuses a send
+     * to another address than the connected one by throwing, out of the cycle that sends the request.
+     */
+    @Test
+    void shouldRefuseARequestSocketConnectedToAnotherAddressThanTheRequestServer() throws IOException {
+        try (DatagramChannel server = capture(); DatagramChannel other = capture()) {
+            final long descriptors = FileDescriptors.open();
+            assertThatThrownBy(() -> subscriber(Socket.RECEIVE, address(other), address(server)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("remoteAddress=" + address(other)).hasMessageContaining("requestServer=" + address(server));
+            reactor.doWork(); // a channel registered with a selector is released at its next select
+            assertThat(FileDescriptors.open()).as("both sockets closed again").isEqualTo(descriptors);
+        }
+    }
+
     /** Moves the clock past each request's timeout, once its ICMP has been read, until the condition holds. */
     private void timeOutUntil(final MoldUDP64Subscriber subscriber, final BooleanSupplier condition) {
         for (int i = 0; i < 10 * ATTEMPTS && !condition.getAsBoolean(); i++) {
@@ -146,8 +165,12 @@ class MoldUDP64ConnectedRequestSocketTest {
     }
 
     private MoldUDP64Subscriber subscriber(final Socket socket, final InetSocketAddress server) {
+        return subscriber(socket, server, server);
+    }
+
+    private MoldUDP64Subscriber subscriber(final Socket socket, final InetSocketAddress connected, final InetSocketAddress server) {
         return new MoldUDP64Subscriber(reactor, new MoldUDP64SubscriberOptions()
-            .feed(new UdpOptions().localAddress(MoldFixture.loopback(0))).request(socket.options(server)).requestServer(server)
+            .feed(new UdpOptions().localAddress(MoldFixture.loopback(0))).request(socket.options(connected)).requestServer(server)
             .requestTimeoutNs(TIMEOUT_NS).maxRequestTimeoutNs(TIMEOUT_NS).requestAttempts(ATTEMPTS), new MoldUDP64Listener() {
                 @Override
                 public void onMessage(final long sequence, final MemorySegment buffer, final long offset, final int length) {
