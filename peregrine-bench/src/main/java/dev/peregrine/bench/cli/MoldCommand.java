@@ -179,6 +179,10 @@ public final class MoldCommand implements Callable<Integer> {
         @Range(min = 0, max = 65535, note = "0 for the feed port + 1")
         @Option(names = "--request-port", description = "re-request server port (default: feed port + 1)", defaultValue = "0")
         int requestPort;
+        @Option(names = "--answers-only-from-request-server", description = {"take answers on the request socket from"
+            + " --request-host and --request-port only; other senders' datagrams are dropped and counted (strangers=)."
+            + " Off by default: a server bound to the wildcard address may answer from another of its addresses."})
+        boolean answersOnlyFromRequestServer;
         @Range(note = "0: next message, 1: whole session")
         @Option(names = "--start", description = "0: next message, 1: whole session, n: from n (default ${DEFAULT-VALUE})", defaultValue = "0")
         long start;
@@ -199,15 +203,24 @@ public final class MoldCommand implements Callable<Integer> {
         public void validate() {
             requestPort(spec, port, requestPort);
             multicastInterface(spec, joined(), interfaceName);
+            if (answersOnlyFromRequestServer && address(requestHost).isAnyLocalAddress()) {
+                throw Cli.invalid(spec.commandLine(), "--request-host", requestHost + " is the wildcard address, which no"
+                    + " answer comes from; --answers-only-from-request-server needs the server's own address");
+            }
         }
 
         @Override
         public Integer call() {
-            final InetAddress joined = joined();
-            final long problems = new MoldListenerApp(joined, port, multicastInterface(spec, joined, interfaceName),
-                new InetSocketAddress(address(requestHost), requestPort(spec, port, requestPort)), start, seconds,
-                new RecoveryPerLine()).run(System.out);
+            final long problems = app().run(System.out);
             return problems == 0 ? 0 : 1;
+        }
+
+        /** The listener these options describe. */
+        MoldListenerApp app() {
+            final InetAddress joined = joined();
+            return new MoldListenerApp(joined, port, multicastInterface(spec, joined, interfaceName),
+                new InetSocketAddress(address(requestHost), requestPort(spec, port, requestPort)), start, seconds,
+                new RecoveryPerLine(), answersOnlyFromRequestServer);
         }
     }
 

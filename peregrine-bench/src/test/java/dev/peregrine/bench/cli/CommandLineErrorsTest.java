@@ -227,6 +227,26 @@ class CommandLineErrorsTest {
     }
 
     @Test
+    void shouldTakeMoldAnswersFromTheRequestServerOnlyWhenAskedAndRefuseAWildcardServerThen() {
+        final Outcome wildcard = run(List.of("mold", "listen", "--group", "none", "--answers-only-from-request-server",
+            "--request-host", "0.0.0.0"));
+        assertThat(wildcard.code).isEqualTo(2);
+        assertThat(wildcard.err.lines().toList()).hasSize(1);
+        assertThat(wildcard.err).contains("'--request-host'", "0.0.0.0 is the wildcard address");
+        assertThat(run(List.of("mold", "listen", "--group", "none", "--request-host", "0.0.0.0")).reached)
+            .as("any sender, as by default").isEqualTo(1);
+
+        final CommandLine only = Main.commandLine();
+        only.parseArgs("mold", "listen", "--group", "none", "--answers-only-from-request-server");
+        final MoldCommand.Listen listen = only.getSubcommands().get("mold").getSubcommands().get("listen").getCommand();
+        assertThat(listen.app().answersOnlyFromRequestServer()).isTrue();
+        final CommandLine any = Main.commandLine();
+        any.parseArgs("mold", "listen", "--group", "none");
+        final MoldCommand.Listen byDefault = any.getSubcommands().get("mold").getSubcommands().get("listen").getCommand();
+        assertThat(byDefault.app().answersOnlyFromRequestServer()).isFalse();
+    }
+
+    @Test
     void shouldRefuseZeroWhereZeroMeansNothingAndAcceptItWhereItMeansSomething() {
         assertThat(run(List.of("bench", "load", "--transport", "tcp", "--rates", "0")).err)
             .contains("'--rates'", "0 is out of range; expected 1 or more");

@@ -29,9 +29,27 @@ import java.nio.ByteOrder;
  * @param startSequence 0 for the next message, 1 for the whole session, or a sequence number
  * @param seconds how long to run, 0 for no limit
  * @param recovery where each gap's recovery latency goes and what the counters line says of them, or null
+ * @param answersOnlyFromRequestServer whether answers are taken from the request server's address and port only
+ *     ({@link MoldUDP64SubscriberOptions#acceptAnswersOnlyFromRequestServer})
  */
 public record MoldListenerApp(InetAddress group, int port, NetworkInterface networkInterface, InetSocketAddress requestServer,
-    long startSequence, int seconds, RecoveryLatencies recovery) {
+    long startSequence, int seconds, RecoveryLatencies recovery, boolean answersOnlyFromRequestServer) {
+
+    /**
+     * A listener that takes answers from any sender, as by default.
+     *
+     * @param group the multicast group to join, or null for a unicast feed
+     * @param port the feed's port
+     * @param networkInterface where to join the group
+     * @param requestServer the re-request server
+     * @param startSequence 0 for the next message, 1 for the whole session, or a sequence number
+     * @param seconds how long to run, 0 for no limit
+     * @param recovery where each gap's recovery latency goes and what the counters line says of them, or null
+     */
+    public MoldListenerApp(final InetAddress group, final int port, final NetworkInterface networkInterface,
+        final InetSocketAddress requestServer, final long startSequence, final int seconds, final RecoveryLatencies recovery) {
+        this(group, port, networkInterface, requestServer, startSequence, seconds, recovery, false);
+    }
 
     /**
      * A listener without recovery latencies on its counters line.
@@ -45,7 +63,7 @@ public record MoldListenerApp(InetAddress group, int port, NetworkInterface netw
      */
     public MoldListenerApp(final InetAddress group, final int port, final NetworkInterface networkInterface,
         final InetSocketAddress requestServer, final long startSequence, final int seconds) {
-        this(group, port, networkInterface, requestServer, startSequence, seconds, null);
+        this(group, port, networkInterface, requestServer, startSequence, seconds, null, false);
     }
 
     /**
@@ -109,9 +127,9 @@ public record MoldListenerApp(InetAddress group, int port, NetworkInterface netw
             final MoldUDP64Subscriber subscriber = new MoldUDP64Subscriber(reactor, new MoldUDP64SubscriberOptions()
                 .feed(new UdpOptions().localAddress(new InetSocketAddress(port)).reuseAddress(true).receiveBufferSize(4 << 20))
                 .group(group, networkInterface).requestServer(requestServer).startSequence(startSequence)
-                .requestTimeoutNs(50_000_000L), listener);
-            out.printf("listening on port %d%s, re-requests to %s%n", port, group == null ? "" : " group " + group.getHostAddress()
-                + " on " + networkInterface.getName(), requestServer);
+                .acceptAnswersOnlyFromRequestServer(answersOnlyFromRequestServer).requestTimeoutNs(50_000_000L), listener);
+            out.printf("listening on port %d%s, re-requests to %s%s%n", port, group == null ? "" : " group " + group.getHostAddress()
+                + " on " + networkInterface.getName(), requestServer, answersOnlyFromRequestServer ? ", answers from it only" : "");
             final long endNs = seconds == 0 ? Long.MAX_VALUE : System.nanoTime() + seconds * 1_000_000_000L;
             long nextReportNs = System.nanoTime() + 1_000_000_000L;
             long lastDelivered = 0;
@@ -122,12 +140,12 @@ public record MoldListenerApp(InetAddress group, int port, NetworkInterface netw
                     nextReportNs += 1_000_000_000L;
                     out.printf("%-12s session=%s next=%d delivered=%d (+%d/s) gaps=%d open=%d requests=%d inFlight=%d retries=%d "
                         + "recovered=%d duplicates=%d reorderBuffer=%d/%d bytes (peak %d) overflows=%d malformed=%d otherSession=%d "
-                        + "outOfOrder=%d%s%n", subscriber.state(), subscriber.session(),
+                        + "strangers=%d outOfOrder=%d%s%n", subscriber.state(), subscriber.session(),
                         subscriber.nextExpected(), subscriber.delivered(), subscriber.delivered() - lastDelivered, subscriber.gaps(),
                         subscriber.openGaps(), subscriber.requests(), subscriber.requestsInFlight(), subscriber.retries(),
                         subscriber.recovered(), subscriber.duplicates(), subscriber.reorderBufferBytesUsed(),
                         subscriber.reorderBufferCapacity(), subscriber.reorderBufferBytesPeak(), subscriber.bufferOverflows(),
-                        subscriber.malformed(), subscriber.otherSession(), problems[0],
+                        subscriber.malformed(), subscriber.otherSession(), subscriber.answersFromStrangers(), problems[0],
                         recovery == null ? "" : " " + recovery.line());
                     lastDelivered = subscriber.delivered();
                     if (subscriber.state() == MoldUDP64SubscriberState.END_OF_SESSION
