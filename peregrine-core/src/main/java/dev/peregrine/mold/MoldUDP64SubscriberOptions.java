@@ -39,7 +39,7 @@ public final class MoldUDP64SubscriberOptions {
      * Creates options with the defaults: any session, start from the next message, requests timed out after
      * the measured round trip (at most 100 ms) and then twice as long each time up to 1 s, 10 attempts per
      * gap and at least the 7.5 s these take unmeasured before giving it up, 8 requests in flight, a 4 MiB reorder buffer of 1472-byte packet slots, a request socket with a
-     * 1 MiB receive buffer.
+     * 1 MiB receive buffer whose datagrams are taken as answers from any sender.
      */
     public MoldUDP64SubscriberOptions() {
     }

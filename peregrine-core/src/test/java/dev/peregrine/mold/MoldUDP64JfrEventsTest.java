@@ -1,7 +1,9 @@
 package dev.peregrine.mold;
 
 import dev.peregrine.internal.jfr.FlightRecording;
+import dev.peregrine.reactor.BusySpinIdleStrategy;
 import dev.peregrine.reactor.Reactor;
+import dev.peregrine.reactor.ReactorOptions;
 import dev.peregrine.udp.UdpOptions;
 import jdk.jfr.consumer.RecordedEvent;
 import org.junit.jupiter.api.AfterEach;
@@ -9,6 +11,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -22,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The JFR events of a MoldUDP64 subscriber, packet by packet on an injected clock: a dropped packet makes a
  * gap that is detected and then filled (with its exact recovery time), an answer that skips the gap's start
- * makes it unrecoverable, and a malformed packet is rejected.
+ * makes it unrecoverable, and a malformed packet, or a stranger's datagram on the request socket, is rejected.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class MoldUDP64JfrEventsTest {
@@ -119,6 +124,33 @@ class MoldUDP64JfrEventsTest {
                 .containsExactly("moldudp64: 0: null: packet of 5 bytes is shorter than the header",
                     "moldudp64: 0: null: packet of " + (trailing.length + 2) + " bytes has bytes after its last message block");
             assertThat(subscriber.malformed()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void shouldRecordAStrangersDatagramOnTheRequestSocketAsARejectedFrame() throws Exception {
+        final List<Throwable> errors = new java.util.ArrayList<>();
+        try (FlightRecording recording = new FlightRecording();
+             Reactor own = new Reactor(new ReactorOptions().idleStrategy(new BusySpinIdleStrategy()).clock(clock)
+                 .errorHandler(errors::add));
+             DatagramChannel stranger = DatagramChannel.open()) {
+            stranger.bind(new InetSocketAddress(InetAddress.getByName("127.0.0.2"), 0));
+            final MoldUDP64Subscriber only = new MoldUDP64Subscriber(own, new MoldUDP64SubscriberOptions()
+                .feed(new UdpOptions().localAddress(MoldFixture.loopback(0))).requestServer(address(requestServer))
+                .acceptAnswersOnlyFromRequestServer(true), (sequence, buffer, offset, length) -> { });
+            final byte[] answer = packet(SESSION, 1, 1, numbered(1, 1));
+            stranger.send(ByteBuffer.wrap(answer), MoldFixture.loopback(only.requestEndpoint().localAddress().getPort()));
+            MoldFixture.spinUntil(own, () -> only.answersFromStrangers() == 1, 5);
+
+            final String requestSocket = only.requestEndpoint().localAddress().toString();
+            assertThat(recording.named("FrameRejected").stream()
+                .filter(event -> requestSocket.equals(event.getString("localAddress"))).toList())
+                .extracting(event -> event.getString("transport") + ": " + event.getString("remoteAddress") + ": "
+                    + event.getString("reason"))
+                .containsExactly("moldudp64: " + stranger.getLocalAddress() + ": datagram of " + answer.length
+                    + " bytes on the request socket is not from the request server " + address(requestServer));
+            assertThat(only.delivered()).isZero();
+            assertThat(errors).hasSize(1);
         }
     }
 }
