@@ -40,13 +40,36 @@ public final class CountersReader implements AutoCloseable {
     private final MemorySegment segment;
     private final int slots;
     private final Path file;
+    // the header is written once, before the magic is released: taken once here, so that asking for the owner
+    // never touches a mapping that may have shrunk since (a fault, not an exception)
+    private final long pid;
+    private final long processStartMillis;
+    private final String processName;
 
     private CountersReader(final Path file, final Arena arena, final FileChannel channel, final MemorySegment segment) {
         this.file = file;
         this.arena = arena;
         this.channel = channel;
         this.segment = segment;
-        this.slots = CountersDescriptor.checkHeader(segment);
+        try {
+            this.slots = CountersDescriptor.checkHeader(segment);
+            this.pid = segment.get(ValueLayout.JAVA_LONG_UNALIGNED, CountersDescriptor.PID_OFFSET);
+            this.processStartMillis = segment.get(ValueLayout.JAVA_LONG_UNALIGNED, CountersDescriptor.PROCESS_START_OFFSET);
+            this.processName = readProcessName(segment);
+        } catch (final InternalError ex) { // a fault on the mapping: the file shrank since it was mapped
+            throw new IllegalStateException("counters file " + file + " shrank while its header was read: it is not read",
+                ex);
+        }
+    }
+
+    private static String readProcessName(final MemorySegment segment) {
+        final int length = segment.get(ValueLayout.JAVA_INT_UNALIGNED, CountersDescriptor.NAME_LENGTH_OFFSET);
+        if (length < 0 || length > CountersDescriptor.MAX_NAME_LENGTH) {
+            return "";
+        }
+        final byte[] bytes = new byte[length];
+        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, CountersDescriptor.NAME_OFFSET, bytes, 0, length);
+        return new String(bytes, StandardCharsets.UTF_8);
     }
 
     /**
@@ -173,7 +196,7 @@ public final class CountersReader implements AutoCloseable {
      * @return the pid
      */
     public long pid() {
-        return segment.get(ValueLayout.JAVA_LONG_UNALIGNED, CountersDescriptor.PID_OFFSET);
+        return pid;
     }
 
     /**
@@ -182,7 +205,7 @@ public final class CountersReader implements AutoCloseable {
      * @return the time
      */
     public long processStartMillis() {
-        return segment.get(ValueLayout.JAVA_LONG_UNALIGNED, CountersDescriptor.PROCESS_START_OFFSET);
+        return processStartMillis;
     }
 
     /**
@@ -191,13 +214,7 @@ public final class CountersReader implements AutoCloseable {
      * @return the name
      */
     public String processName() {
-        final int length = segment.get(ValueLayout.JAVA_INT_UNALIGNED, CountersDescriptor.NAME_LENGTH_OFFSET);
-        if (length < 0 || length > CountersDescriptor.MAX_NAME_LENGTH) {
-            return "";
-        }
-        final byte[] bytes = new byte[length];
-        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, CountersDescriptor.NAME_OFFSET, bytes, 0, length);
-        return new String(bytes, StandardCharsets.UTF_8);
+        return processName;
     }
 
     /**

@@ -157,4 +157,23 @@ class CountersManagerTest {
                 .hasMessageContaining("shrank under its reader");
         }
     }
+
+    @Test
+    void shouldStillTellTheOwnerOfAFileTruncatedBelowItsHeaderUnderItsReader() throws Exception {
+        final Path file = dir.resolve("5.counters");
+        try (CountersManager manager = CountersManager.create(file, 4, 0);
+             CountersReader reader = CountersReader.open(file)) {
+            manager.allocate(CounterTypes.TCP_CONNECTIONS_ACCEPTED, "a");
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                channel.truncate(0); // by another process, say, between two refreshes of ./peregrine stat
+            }
+
+            // the header was taken once, when the file was opened: no fault (InternalError) reading it again
+            assertThat(reader.pid()).isEqualTo(ProcessHandle.current().pid());
+            assertThat(reader.isOwnerAlive()).isTrue();
+            assertThat(reader.processName()).isEqualTo(System.getProperty("sun.java.command", ""));
+            assertThatThrownBy(() -> read(reader)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("shrank under its reader");
+        }
+    }
 }

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import picocli.CommandLine;
 
@@ -166,6 +167,42 @@ class StatCommandTest {
             assertThat(rows).hasSize(2);
             assertThat(rows.get(0)).matches("\\s*0\\s+reactor_duty_cycles_total\\s+10\\s+reactor=r");
             assertThat(rows.get(1)).matches("\\s*0\\s+reactor_duty_cycles_total\\s+10\\s+0\\.0\\s+reactor=r");
+        }
+    }
+
+    @Test
+    void shouldAnswerAFileTruncatedUnderTheLiveViewWithOneLineAndExitCode1() throws Exception {
+        final Path file = dir.resolve(SELF + CountersManager.FILE_SUFFIX);
+        try (CountersManager counters = selfFile()) {
+            counters.allocate(CounterTypes.REACTOR_DUTY_CYCLES, "reactor=r").add(10);
+            final CommandLine commandLine = Main.commandLine();
+            final StringWriter out = new StringWriter();
+            final StringWriter err = new StringWriter();
+            commandLine.setOut(new PrintWriter(out, true));
+            commandLine.setErr(new PrintWriter(err, true));
+            final AtomicReference<Object> outcome = new AtomicReference<>();
+            final Thread live = new Thread(() -> {
+                try {
+                    outcome.set(commandLine.execute("stat", "--dir", dir.toString(), Long.toString(SELF),
+                        "--iterations", "100", "--interval", "100"));
+                } catch (final Throwable ex) {
+                    outcome.set(ex);
+                }
+            });
+            live.start();
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!out.toString().contains("reactor=r") && live.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(out.toString()).as("a first refresh").contains("reactor=r");
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                channel.truncate(0); // by another process, say
+            }
+            live.join(TimeUnit.SECONDS.toMillis(30));
+
+            assertThat(outcome.get()).as(err.toString()).isEqualTo(1);
+            assertThat(err.toString().lines().toList()).hasSize(1);
+            assertThat(err.toString()).contains("shrank under its reader");
         }
     }
 }
