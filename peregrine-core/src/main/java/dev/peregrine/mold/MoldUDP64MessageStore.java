@@ -104,40 +104,24 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
 
     /**
      * Opens a store in a memory-mapped file: an existing file of the same session goes on from its last
-     * message; a missing file, or one of another session, is started afresh with these capacities.
+     * message; a missing or empty file, or a store of another session, is started afresh with these capacities.
+     * Any other file (one that is not a store, or a store whose header or index is damaged) is refused and left
+     * as it is.
      *
      * @param file the file
      * @param session the session's name, or null to take it from an existing file
      * @param maxMessages most messages kept (for a new file); rounded up to a power of two
      * @param maxBytes most message bytes kept (for a new file)
      * @return the store
-     * @throws UncheckedIOException naming the file if it cannot be mapped or is not a store
+     * @throws UncheckedIOException naming the file and the reason if it cannot be mapped, is not a store or is
+     *     a damaged one
      */
     public static MoldUDP64MessageStore mapped(final Path file, final String session, final int maxMessages, final long maxBytes) {
         final int wantedIndex = indexCapacity(maxMessages, maxBytes);
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
             StandardOpenOption.WRITE)) {
             final long existing = channel.size();
-            boolean fresh = true;
-            long length = length(wantedIndex, maxBytes);
-            if (existing >= HEADER_LENGTH) {
-                final Arena probe = Arena.ofConfined();
-                try (probe) {
-                    final MemorySegment header = channel.map(FileChannel.MapMode.READ_ONLY, 0, HEADER_LENGTH, probe);
-                    final int index = header.get(INT, INDEX_CAPACITY_OFFSET);
-                    final long data = header.get(LONG, DATA_CAPACITY_OFFSET);
-                    final boolean valid = header.get(LONG, MAGIC_OFFSET) == MAGIC && header.get(INT, VERSION_OFFSET) == VERSION
-                        && index > 0 && Integer.bitCount(index) == 1 && data >= MoldUDP64Layout.MAX_MESSAGE_LENGTH
-                        && length(index, data) == existing;
-                    final boolean sameSession = session == null || MemorySegment.mismatch(header, SESSION_OFFSET,
-                        SESSION_OFFSET + MoldUDP64Layout.SESSION_LENGTH, MoldUDP64Layout.session(session), 0,
-                        MoldUDP64Layout.SESSION_LENGTH) == -1;
-                    if (valid && sameSession) {
-                        fresh = false;
-                        length = existing;
-                    }
-                }
-            }
+            final boolean fresh = existing == 0 || !isStoreOf(channel, existing, session);
             if (fresh && session == null) {
                 throw new IllegalArgumentException("file=" + file + " holds no message store and session=null");
             }
@@ -145,12 +129,86 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
                 channel.truncate(0);
             }
             final Arena arena = Arena.ofShared();
-            final MemorySegment segment = channel.map(FileChannel.MapMode.READ_WRITE, 0, length, arena);
-            return new MoldUDP64MessageStore(arena, segment, fresh, fresh ? MoldUDP64Layout.session(session) : null,
-                wantedIndex, maxBytes);
+            try {
+                final MemorySegment segment = channel.map(FileChannel.MapMode.READ_WRITE, 0,
+                    fresh ? length(wantedIndex, maxBytes) : existing, arena);
+                final String damage = fresh ? null : damage(segment);
+                if (damage != null) {
+                    throw new IOException("a damaged message store, " + damage + ": refused and left as it is");
+                }
+                return new MoldUDP64MessageStore(arena, segment, fresh, fresh ? MoldUDP64Layout.session(session) : null,
+                    wantedIndex, maxBytes);
+            } catch (final IOException | RuntimeException ex) {
+                arena.close();
+                throw ex;
+            }
         } catch (final IOException ex) {
             throw new UncheckedIOException("cannot map message store file=" + file + ": " + ex.getMessage(), ex);
         }
+    }
+
+    /**
+     * Whether a non-empty file is a store of this session (or of any, for a null session).
+     *
+     * @throws IOException if it is not a store, or its header is damaged: nothing to overwrite
+     */
+    private static boolean isStoreOf(final FileChannel channel, final long existing, final String session) throws IOException {
+        if (existing < HEADER_LENGTH) {
+            throw new IOException("not a MoldUDP64 message store (" + existing + " bytes, shorter than a store's header of "
+                + HEADER_LENGTH + "): refused and left as it is");
+        }
+        try (Arena probe = Arena.ofConfined()) {
+            final MemorySegment header = channel.map(FileChannel.MapMode.READ_ONLY, 0, HEADER_LENGTH, probe);
+            final long magic = header.get(LONG, MAGIC_OFFSET);
+            if (magic != MAGIC) {
+                throw new IOException("not a MoldUDP64 message store (magic=0x" + Long.toHexString(magic)
+                    + "): refused and left as it is");
+            }
+            final int version = header.get(INT, VERSION_OFFSET);
+            final int index = header.get(INT, INDEX_CAPACITY_OFFSET);
+            final long data = header.get(LONG, DATA_CAPACITY_OFFSET);
+            if (version != VERSION) {
+                throw new IOException("a message store of layout version=" + version + ", not " + VERSION
+                    + ": refused and left as it is");
+            }
+            if (index <= 0 || Integer.bitCount(index) != 1 || data < MoldUDP64Layout.MAX_MESSAGE_LENGTH
+                || length(index, data) != existing) {
+                throw new IOException("a damaged message store, index capacity=" + index + " data capacity=" + data
+                    + " in a file of " + existing + " bytes: refused and left as it is");
+            }
+            return session == null || MemorySegment.mismatch(header, SESSION_OFFSET,
+                SESSION_OFFSET + MoldUDP64Layout.SESSION_LENGTH, MoldUDP64Layout.session(session), 0,
+                MoldUDP64Layout.SESSION_LENGTH) == -1;
+        }
+    }
+
+    /**
+     * What is wrong with a reopened store's sequences and index, or null if nothing: each message kept must lie
+     * whole within the last data-capacity bytes written, so that appending and copying stay inside the ring.
+     */
+    private static String damage(final MemorySegment segment) {
+        final int indexCapacity = segment.get(INT, INDEX_CAPACITY_OFFSET);
+        final long dataCapacity = segment.get(LONG, DATA_CAPACITY_OFFSET);
+        final long first = segment.get(LONG, FIRST_SEQUENCE_OFFSET);
+        final long next = segment.get(LONG, NEXT_SEQUENCE_OFFSET);
+        final long written = segment.get(LONG, WRITE_POSITION_OFFSET);
+        if (first < 1 || next < first || next - first > indexCapacity || next == Long.MAX_VALUE) {
+            return "firstSequence=" + first + " nextSequence=" + next + " with an index of " + indexCapacity;
+        }
+        if (written < 0 || written > Long.MAX_VALUE / 2) { // 2^62 bytes: never written, and far from overflowing
+            return "writePosition=" + written;
+        }
+        for (long sequence = first; sequence < next; sequence++) {
+            final long entry = HEADER_LENGTH + (sequence & (indexCapacity - 1)) * INDEX_ENTRY_LENGTH;
+            final long position = segment.get(LONG, entry);
+            final int length = segment.get(INT, entry + 8);
+            if (length < 0 || length > MoldUDP64Layout.MAX_MESSAGE_LENGTH || position < 0 || position > written - length
+                || written - position > dataCapacity || position % dataCapacity + length > dataCapacity) {
+                return "message " + sequence + " at position=" + position + " length=" + length + " (writePosition="
+                    + written + ", data capacity " + dataCapacity + ")";
+            }
+        }
+        return null;
     }
 
     /**

@@ -5,11 +5,19 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.io.UncheckedIOException;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class MoldUDP64MessageStoreTest {
     private final MemorySegment scratch = Arena.ofAuto().allocate(70_000);
@@ -105,5 +113,76 @@ class MoldUDP64MessageStoreTest {
             .withMessageContaining("maxBytes=100");
         assertThatIllegalArgumentException().isThrownBy(() -> MoldUDP64MessageStore.inMemory("ELEVENCHARS", 16, 1 << 16))
             .withMessageContaining("session=ELEVENCHARS");
+    }
+
+    @Test
+    void shouldRefuseToOverwriteAFileThatIsNotAStore(@TempDir final Path directory) throws Exception {
+        final Path notes = directory.resolve("notes.txt");
+        Files.writeString(notes, "a file of the user's, given by mistake as the store\n".repeat(10));
+        final Path shortFile = directory.resolve("short.bin");
+        Files.writeString(shortFile, "short");
+        for (final Path file : List.of(notes, shortFile)) {
+            final byte[] before = Files.readAllBytes(file);
+
+            assertThatThrownBy(() -> MoldUDP64MessageStore.mapped(file, "FEED", 64, 1 << 16).close()).as(file.toString())
+                .isInstanceOf(UncheckedIOException.class).hasMessageContaining("file=" + file)
+                .hasMessageContaining("not a MoldUDP64 message store");
+            assertThat(Files.readAllBytes(file)).as("left as it was").isEqualTo(before);
+        }
+    }
+
+    /** The layout's offsets (class javadoc), written here by hand rather than taken from the class under test. */
+    private static final int FIRST_SEQUENCE = 40;
+    private static final int NEXT_SEQUENCE = 48;
+    private static final int WRITE_POSITION = 56;
+    private static final int INDEX = 128;
+
+    private static void damage(final Path file, final long offset, final long value, final boolean isInt) throws Exception {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            final ByteBuffer bytes = ByteBuffer.allocate(isInt ? 4 : 8).order(ByteOrder.nativeOrder());
+            if (isInt) {
+                bytes.putInt(0, (int)value);
+            } else {
+                bytes.putLong(0, value);
+            }
+            channel.write(bytes, offset);
+        }
+    }
+
+    @Test
+    void shouldRefuseAStoreWhoseSequencesPositionsOrLengthsAreDamaged(@TempDir final Path directory) throws Exception {
+        final Path good = directory.resolve("good.store");
+        try (MoldUDP64MessageStore store = MoldUDP64MessageStore.mapped(good, "FEED", 16, 1 << 16)) {
+            store.append(message(5, 1), 0, 5);
+            store.append(message(6, 2), 0, 6);
+            store.append(message(7, 3), 0, 7);
+        }
+        final long entry2 = INDEX + 2 * 16; // sequence 2 & (16 - 1)
+        record Damage(String name, long offset, long value, boolean isInt, String reported) {
+        }
+        for (final Damage damage : List.of(
+            new Damage("a negative length", entry2 + 8, -1, true, "length=-1"),
+            new Damage("a length past the largest message", entry2 + 8, 70_000, true, "length=70000"),
+            new Damage("a position past what was written", entry2, 1_000, false, "position=1000"),
+            new Damage("a negative position", entry2, -6, false, "position=-6"),
+            new Damage("a negative write position", WRITE_POSITION, -1, false, "writePosition=-1"),
+            new Damage("a first sequence past the next", FIRST_SEQUENCE, 9, false, "firstSequence=9"),
+            new Damage("a first sequence of 0", FIRST_SEQUENCE, 0, false, "firstSequence=0"),
+            new Damage("more messages than the index holds", NEXT_SEQUENCE, 100, false, "nextSequence=100"))) {
+            final Path file = directory.resolve(damage.name().replace(' ', '-') + ".store");
+            Files.copy(good, file);
+            damage(file, damage.offset(), damage.value(), damage.isInt());
+            final byte[] before = Files.readAllBytes(file);
+
+            // opened as it was, the store would answer a request with an IndexOutOfBoundsException, or append
+            // outside its ring
+            assertThatThrownBy(() -> MoldUDP64MessageStore.mapped(file, "FEED", 16, 1 << 16).close()).as(damage.name())
+                .isInstanceOf(UncheckedIOException.class).hasMessageContaining("file=" + file)
+                .hasMessageContaining("damaged").hasMessageContaining(damage.reported());
+            assertThat(Files.readAllBytes(file)).as("left as it was").isEqualTo(before);
+        }
+        try (MoldUDP64MessageStore store = MoldUDP64MessageStore.mapped(good, "FEED", 16, 1 << 16)) {
+            assertThat(store.copyBlocks(1, 3, scratch, 0, 100)).as("the undamaged copy opens").isEqualTo(3);
+        }
     }
 }
