@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -226,7 +227,8 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
     }
 
     /**
-     * Appends the next message.
+     * Appends the next message. If it fails part-way (the copy from {@code buffer} throws, or the process dies),
+     * the messages still kept are intact: at most those this one would have displaced are forgotten.
      *
      * @param buffer memory holding it
      * @param offset where it starts
@@ -251,14 +253,18 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
         while (first < sequence && end - positionOf(first) > dataCapacity) {
             first++;
         }
+        // forget first what this message overwrites (an index entry, bytes of the ring): if the copy throws (a
+        // source shorter than offset + length) or the process dies part-way, every message still kept is intact
+        firstSequence = first;
+        segment.set(LONG, FIRST_SEQUENCE_OFFSET, first);
+        VarHandle.storeStoreFence(); // the forgetting above before the overwriting below, for a file reopened after a crash
         final long entry = indexBase + (sequence & indexMask) * INDEX_ENTRY_LENGTH;
         segment.set(LONG, entry, position);
         segment.set(INT, entry + 8, length);
         MemorySegment.copy(buffer, offset, segment, dataBase + position % dataCapacity, length);
-        firstSequence = first;
+        VarHandle.storeStoreFence(); // the message whole before the header counts it
         nextSequence = sequence + 1;
         writePosition = end;
-        segment.set(LONG, FIRST_SEQUENCE_OFFSET, first);
         segment.set(LONG, WRITE_POSITION_OFFSET, end);
         segment.set(LONG, NEXT_SEQUENCE_OFFSET, sequence + 1);
         return sequence;

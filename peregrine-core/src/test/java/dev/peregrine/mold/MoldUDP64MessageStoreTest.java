@@ -185,4 +185,27 @@ class MoldUDP64MessageStoreTest {
             assertThat(store.copyBlocks(1, 3, scratch, 0, 100)).as("the undamaged copy opens").isEqualTo(3);
         }
     }
+
+    @Test
+    void shouldKeepWhatItHoldsIntactWhenAnAppendFailsPartWay() {
+        try (MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory("A", 4, 1 << 16)) {
+            for (int i = 1; i <= 4; i++) {
+                store.append(message(1, i), 0, 1);
+            }
+            final MemorySegment tooShort = message(2, 9);
+
+            assertThatThrownBy(() -> store.append(tooShort, 0, 5)).isInstanceOf(IndexOutOfBoundsException.class);
+            assertThat(store.nextSequence()).isEqualTo(5);
+            for (long s = 1; s <= 4; s++) {
+                if (store.copyBlocks(s, 1, scratch, 0, 100) == 1) {
+                    assertThat(store.copiedBytes()).as("message %d", s).isEqualTo(3);
+                    assertThat(scratch.get(ValueLayout.JAVA_BYTE, 2)).as("message %d", s).isEqualTo((byte)s);
+                }
+            }
+            assertThat(store.copyBlocks(2, 3, scratch, 0, 100)).as("only the oldest may be forgotten").isEqualTo(3);
+            assertThat(store.append(message(2, 5), 0, 2)).isEqualTo(5);
+            assertThat(store.copyBlocks(5, 1, scratch, 0, 100)).isEqualTo(1);
+            assertThat(MoldFixture.hex(scratch.asSlice(0, 4).toArray(ValueLayout.JAVA_BYTE))).isEqualTo("00020505");
+        }
+    }
 }
