@@ -89,7 +89,8 @@ public final class CounterTypes {
      * {@code _total}).
      *
      * @param typeId the type
-     * @return the name, or {@code peregrine_type_<id>_total} for an unknown type (taken for a counter)
+     * @return the name, or {@code peregrine_type_<id>_total} for an unknown type (taken for a counter; the id read
+     *     as unsigned, since a file may hold any value and a {@code -} is not allowed in a metric name)
      */
     public static String name(final int typeId) {
         return switch (typeId) {
@@ -127,7 +128,7 @@ public final class CounterTypes {
             case SHM_FUTEX_WAITS -> "peregrine_shm_futex_waits_total";
             case SHM_PEERS_ALIVE -> "peregrine_shm_peers_alive";
             case SHM_PEER_FAULTS -> "peregrine_shm_peer_faults_total";
-            default -> "peregrine_type_" + typeId + "_total";
+            default -> "peregrine_type_" + Integer.toUnsignedString(typeId) + "_total";
         };
     }
 

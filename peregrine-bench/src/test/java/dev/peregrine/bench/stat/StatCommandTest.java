@@ -205,4 +205,17 @@ class StatCommandTest {
             assertThat(err.toString()).contains("shrank under its reader");
         }
     }
+
+    @Test
+    void shouldNameACounterOfAnUnknownOrNegativeTypeSoThatAStrictParserAcceptsTheExposition() {
+        try (CountersManager counters = selfFile()) {
+            counters.allocate(-7, "from a damaged or foreign file").add(1); // a type id is whatever the file holds
+            counters.allocate(1000, "from a later version").add(2);
+            final Outcome outcome = stat("--prometheus");
+            assertThat(outcome.code()).as(outcome.err()).isZero();
+
+            // one bad name and a scraper refuses every process's counters, not just this one
+            assertThat(StrictOpenMetrics.parse(outcome.out())).hasSize(2);
+        }
+    }
 }
