@@ -8,6 +8,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
@@ -78,9 +79,14 @@ public final class CountersReader implements AutoCloseable {
      * @param file the file
      * @return the reader; close it to unmap
      * @throws UncheckedIOException if the file cannot be mapped
-     * @throws IllegalStateException if it is not a counters file of this version
+     * @throws IllegalStateException if it is not a regular file, or not a counters file of this version
      */
     public static CountersReader open(final Path file) {
+        // a FIFO under a counters file's name would keep open() waiting for a writer, forever (Java cannot open
+        // with O_NONBLOCK); a directory or a device is no counters file either
+        if (Files.exists(file) && !Files.isRegularFile(file)) {
+            throw new IllegalStateException("counters file " + file + " is not a regular file: it is not read");
+        }
         final Arena arena = Arena.ofShared();
         FileChannel channel = null;
         try {

@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class CountersManagerTest {
@@ -175,5 +176,42 @@ class CountersManagerTest {
             assertThatThrownBy(() -> read(reader)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("shrank under its reader");
         }
+    }
+
+    /** A FIFO where a counters file is looked for: opening one to read waits for a writer, forever. */
+    @Test
+    void shouldRefuseAFileThatIsNotARegularFileInsteadOfWaitingOnIt() throws Exception {
+        final Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        final Path fifo = dir.resolve(gone.pid() + CountersManager.FILE_SUFFIX);
+        final Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
+        assumeTrue(mkfifo.waitFor(30, TimeUnit.SECONDS) && mkfifo.exitValue() == 0, "mkfifo made a FIFO");
+
+        final AtomicReference<Throwable> opened = new AtomicReference<>();
+        final AtomicReference<List<Path>> removed = new AtomicReference<>();
+        final Thread reader = new Thread(() -> {
+            try {
+                CountersReader.open(fifo).close();
+            } catch (final Throwable ex) {
+                opened.set(ex);
+            }
+            removed.set(CountersDirectory.removeDead(dir)); // what every Peregrine process does when it starts
+        });
+        reader.start();
+        reader.join(TimeUnit.SECONDS.toMillis(20));
+        final boolean waited = reader.isAlive();
+        while (reader.isAlive()) { // free the thread of a failing run: a writer ends the wait
+            try {
+                FileChannel.open(fifo, StandardOpenOption.WRITE).close();
+            } catch (final java.io.IOException ex) {
+                // removed meanwhile: nothing to wait on
+            }
+            reader.join(100);
+        }
+
+        assertThat(waited).as("open() waited on the FIFO").isFalse();
+        assertThat(opened.get()).isInstanceOf(IllegalStateException.class).hasMessageContaining("not a regular file");
+        assertThat(removed.get()).as("named for a process that is gone, as a file that is not a counters file")
+            .containsExactly(fifo);
     }
 }
