@@ -2,9 +2,14 @@ package dev.peregrine.counters;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
@@ -127,7 +132,9 @@ public final class CountersDirectory {
 
     /**
      * Removes the files of processes that are gone. A file that cannot be read as a counters file is removed
-     * if its name's pid does not run.
+     * if its name's pid does not run and it is empty or starts as a counters file does (its making was cut
+     * short, or it is damaged, or of another layout version); any other file is not this directory's and is
+     * left alone, whatever its name.
      *
      * @param directory the directory
      * @return the files removed
@@ -143,7 +150,7 @@ public final class CountersDirectory {
             try (CountersReader reader = CountersReader.open(file)) {
                 alive = reader.isOwnerAlive();
             } catch (final RuntimeException ex) {
-                alive = isAlive(pid, 0);
+                alive = !startsAsCountersFile(file) || isAlive(pid, 0);
             }
             if (!alive) {
                 try {
@@ -156,6 +163,25 @@ public final class CountersDirectory {
             }
         }
         return removed;
+    }
+
+    /** Whether a file is empty or begins with the magic, or with the zeros it replaces while the file is made. */
+    private static boolean startsAsCountersFile(final Path file) {
+        if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+            return false; // a FIFO, a folder, a link: nothing a manager makes
+        }
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            final ByteBuffer magic = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.nativeOrder());
+            while (magic.hasRemaining() && channel.read(magic, magic.position()) > 0) {
+                // a regular file: reads until its end
+            }
+            if (magic.position() == 0) {
+                return true;
+            }
+            return !magic.hasRemaining() && (magic.getLong(0) == 0 || magic.getLong(0) == CountersDescriptor.MAGIC);
+        } catch (final IOException ex) {
+            return false; // unreadable: not to be removed on a guess
+        }
     }
 
     static long startMillis(final ProcessHandle handle) {

@@ -211,7 +211,32 @@ class CountersManagerTest {
 
         assertThat(waited).as("open() waited on the FIFO").isFalse();
         assertThat(opened.get()).isInstanceOf(IllegalStateException.class).hasMessageContaining("not a regular file");
-        assertThat(removed.get()).as("named for a process that is gone, as a file that is not a counters file")
-            .containsExactly(fifo);
+        assertThat(removed.get()).as("a FIFO is no manager's: left alone").isEmpty();
+        assertThat(fifo).exists();
+    }
+
+    @Test
+    void shouldRemoveOnlyCountersFilesOfProcessesThatAreGoneAndLeaveOtherFilesAlone() throws Exception {
+        final Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        final long pid = gone.pid();
+        final Path foreign = dir.resolve(pid + CountersManager.FILE_SUFFIX);
+        Files.writeString(foreign, "a file of the user's that happens to have this name, in a folder given to --dir\n");
+        final Path foreignShort = dir.resolve((pid + 1_000_000_000L) + CountersManager.FILE_SUFFIX);
+        Files.writeString(foreignShort, "short");
+        final Path unfinished = dir.resolve((pid + 2_000_000_000L) + CountersManager.FILE_SUFFIX);
+        Files.write(unfinished, new byte[4096]); // a creation cut short: zeros, the magic not yet written
+        final Path empty = dir.resolve((pid + 3_000_000_000L) + CountersManager.FILE_SUFFIX);
+        Files.createFile(empty);
+        final Path damaged = dir.resolve((pid + 4_000_000_000L) + CountersManager.FILE_SUFFIX);
+        final ByteBuffer header = ByteBuffer.allocate(CountersDescriptor.HEADER_LENGTH).order(ByteOrder.nativeOrder());
+        header.putLong(CountersDescriptor.MAGIC_OFFSET, CountersDescriptor.MAGIC).putInt(CountersDescriptor.VERSION_OFFSET, 99);
+        Files.write(damaged, header.array()); // another layout version's, say
+        assumeTrue(!CountersDirectory.isAlive(pid + 1_000_000_000L, 0) && !CountersDirectory.isAlive(pid + 2_000_000_000L, 0)
+            && !CountersDirectory.isAlive(pid + 3_000_000_000L, 0) && !CountersDirectory.isAlive(pid + 4_000_000_000L, 0));
+
+        assertThat(CountersDirectory.removeDead(dir)).containsExactlyInAnyOrder(unfinished, empty, damaged);
+        assertThat(foreign).exists();
+        assertThat(foreignShort).exists();
     }
 }
