@@ -9,6 +9,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
@@ -141,28 +142,40 @@ public final class CountersDirectory {
      */
     public static List<Path> removeDead(final Path directory) {
         final List<Path> removed = new ArrayList<>();
+        final long self = ProcessHandle.current().pid();
         for (final Path file : files(directory)) {
             final long pid = pidOf(file);
-            if (pid == ProcessHandle.current().pid()) {
+            if (pid == self || !isDead(file, pid)) {
                 continue;
             }
-            boolean alive;
-            try (CountersReader reader = CountersReader.open(file)) {
-                alive = reader.isOwnerAlive();
-            } catch (final RuntimeException ex) {
-                alive = !startsAsCountersFile(file) || isAlive(pid, 0);
+            // the process that now has this pid may have replaced the judged file with its own since: take what
+            // has the name out of everyone's way, judge that, and put it back if it lives
+            final Path aside = file.resolveSibling(file.getFileName() + ".removing-" + self);
+            try {
+                Files.move(file, aside, StandardCopyOption.ATOMIC_MOVE);
+            } catch (final IOException ex) {
+                continue; // removed meanwhile, or not ours to move
             }
-            if (!alive) {
-                try {
-                    if (Files.deleteIfExists(file)) {
-                        removed.add(file);
-                    }
-                } catch (final IOException ex) {
-                    // someone else's, or removed meanwhile: left alone
+            try {
+                if (isDead(aside, pid)) {
+                    Files.delete(aside);
+                    removed.add(file);
+                } else {
+                    Files.move(aside, file); // never over a file: none but its owner makes one of this name
                 }
+            } catch (final IOException ex) {
+                // left aside; no reader lists it
             }
         }
         return removed;
+    }
+
+    private static boolean isDead(final Path file, final long namePid) {
+        try (CountersReader reader = CountersReader.open(file)) {
+            return !reader.isOwnerAlive();
+        } catch (final RuntimeException ex) {
+            return startsAsCountersFile(file) && !isAlive(namePid, 0);
+        }
     }
 
     /** Whether a file is empty or begins with the magic, or with the zeros it replaces while the file is made. */

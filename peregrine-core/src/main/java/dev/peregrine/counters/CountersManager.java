@@ -12,6 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.EnumSet;
+import java.util.Set;
 
 /**
  * Allocates and frees the counters of one process in a memory-mapped file ({@link CountersDescriptor}) that
@@ -81,12 +83,8 @@ public final class CountersManager implements AutoCloseable {
         final long length = CountersDescriptor.fileLength(slots);
         try {
             Files.deleteIfExists(file); // a dead process's, whose pid this process now has
-            try {
-                Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            } catch (final UnsupportedOperationException ex) {
-                Files.createFile(file); // not a POSIX file system: the folder's protection applies
-            }
-            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            // made and opened in one call: a remover may move the name aside for a moment (CountersDirectory.removeDead)
+            try (FileChannel channel = createNew(file)) {
                 // every page written now: a sparse file on a full tmpfs would fail later, with SIGBUS on a store
                 final ByteBuffer zeros = ByteBuffer.allocate(64 * 1024);
                 long at = 0;
@@ -106,6 +104,17 @@ public final class CountersManager implements AutoCloseable {
                 // reported below
             }
             throw new UncheckedIOException("cannot create counters file " + file + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    private static FileChannel createNew(final Path file) throws IOException {
+        final Set<StandardOpenOption> options = EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+            StandardOpenOption.WRITE);
+        try {
+            return FileChannel.open(file, options,
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        } catch (final UnsupportedOperationException ex) {
+            return FileChannel.open(file, options); // not a POSIX file system: the folder's protection applies
         }
     }
 
