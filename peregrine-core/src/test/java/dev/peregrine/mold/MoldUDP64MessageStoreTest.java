@@ -131,6 +131,27 @@ class MoldUDP64MessageStoreTest {
         }
     }
 
+    // what a command line checks before it starts: the same judgement as mapped's, reading the file only
+    @Test
+    void shouldTellWhyAFileWouldBeRefusedWithoutTouchingIt(@TempDir final Path directory) throws Exception {
+        final Path notes = Files.writeString(directory.resolve("notes.txt"), "precious\n".repeat(100));
+        final Path tiny = Files.writeString(directory.resolve("tiny.txt"), "x");
+        final Path missing = directory.resolve("missing.store");
+        final Path empty = Files.createFile(directory.resolve("empty.store"));
+
+        assertThat(MoldUDP64MessageStore.refusalOf(notes)).contains("not a MoldUDP64 message store (magic=0x");
+        assertThat(MoldUDP64MessageStore.refusalOf(tiny)).contains("shorter than a store's header");
+        assertThat(MoldUDP64MessageStore.refusalOf(directory)).isEqualTo("not a regular file");
+        assertThat(MoldUDP64MessageStore.refusalOf(missing)).isNull();
+        assertThat(MoldUDP64MessageStore.refusalOf(empty)).isNull();
+        assertThat(Files.readString(notes)).isEqualTo("precious\n".repeat(100));
+        assertThat(missing).doesNotExist();
+        try (MoldUDP64MessageStore store = MoldUDP64MessageStore.mapped(empty, "FEED", 64, 1 << 16)) {
+            store.append(message(5, 5), 0, 5);
+        }
+        assertThat(MoldUDP64MessageStore.refusalOf(empty)).as("a store of any session").isNull();
+    }
+
     /** The layout's offsets (class javadoc), written here by hand rather than taken from the class under test. */
     private static final int FIRST_SEQUENCE = 40;
     private static final int NEXT_SEQUENCE = 48;

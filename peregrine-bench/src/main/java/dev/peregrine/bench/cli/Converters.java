@@ -2,6 +2,7 @@ package dev.peregrine.bench.cli;
 
 import dev.peregrine.bench.run.Batch;
 import dev.peregrine.bench.transports.Transports;
+import dev.peregrine.mold.MoldUDP64MessageStore;
 import dev.peregrine.peers.BenchTransport;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
@@ -154,28 +155,53 @@ public final class Converters {
 
         @Override
         public Path convert(final String value) {
-            final Path file;
-            try {
-                file = Path.of(value);
-            } catch (final InvalidPathException ex) {
-                throw new TypeConversionException("'" + value + "' is not a file name: " + ex.getMessage());
-            }
-            if (value.isBlank()) {
-                throw new TypeConversionException("'' is not a file name; expected a file in an existing folder");
-            }
-            final Path folder = file.toAbsolutePath().getParent();
-            if (folder == null || !Files.isDirectory(folder)) {
-                throw new TypeConversionException("'" + value + "' cannot be written: folder " + folder
-                    + " does not exist; expected a file in an existing folder");
-            }
-            if (Files.isDirectory(file)) {
-                throw new TypeConversionException("'" + value + "' is a folder; expected a file name");
-            }
-            if (!Files.isWritable(folder) || Files.exists(file) && !Files.isWritable(file)) {
-                throw new TypeConversionException("'" + value + "' cannot be written (no permission); expected a writable file");
+            return writable(value);
+        }
+    }
+
+    /**
+     * A file for a MoldUDP64 message store, as {@link WritableFile}: missing, empty, or a store already (of any
+     * session); a file that holds anything else is refused, as the store would overwrite it.
+     */
+    public static final class StoreFile implements ITypeConverter<Path> {
+        /** Creates the converter (picocli). */
+        public StoreFile() {
+        }
+
+        @Override
+        public Path convert(final String value) {
+            final Path file = writable(value);
+            final String refusal = MoldUDP64MessageStore.refusalOf(file);
+            if (refusal != null) {
+                throw new TypeConversionException("'" + value + "' exists and is not a MoldUDP64 message store to go on"
+                    + " from (" + refusal + "): expected a new file, or the store of an earlier mold publish --store");
             }
             return file;
         }
+    }
+
+    private static Path writable(final String value) {
+        final Path file;
+        try {
+            file = Path.of(value);
+        } catch (final InvalidPathException ex) {
+            throw new TypeConversionException("'" + value + "' is not a file name: " + ex.getMessage());
+        }
+        if (value.isBlank()) {
+            throw new TypeConversionException("'' is not a file name; expected a file in an existing folder");
+        }
+        final Path folder = file.toAbsolutePath().getParent();
+        if (folder == null || !Files.isDirectory(folder)) {
+            throw new TypeConversionException("'" + value + "' cannot be written: folder " + folder
+                + " does not exist; expected a file in an existing folder");
+        }
+        if (Files.isDirectory(file)) {
+            throw new TypeConversionException("'" + value + "' is a folder; expected a file name");
+        }
+        if (!Files.isWritable(folder) || Files.exists(file) && !Files.isWritable(file)) {
+            throw new TypeConversionException("'" + value + "' cannot be written (no permission); expected a writable file");
+        }
+        return file;
     }
 
     /** A MoldUDP64 session name: 1 to 10 printable ASCII characters. */

@@ -126,8 +126,9 @@ public final class MoldCommand implements Callable<Integer> {
         @Range(note = "0 for no end")
         @Option(names = "--count", description = "messages to publish, then end the session; 0 for no end (default ${DEFAULT-VALUE})", defaultValue = "0")
         long count;
-        @Option(names = "--store", converter = Converters.WritableFile.class,
-            description = "keep the message store in this file, so a restart goes on")
+        @Option(names = "--store", converter = Converters.StoreFile.class,
+            description = "keep the message store in this file, so a restart goes on (a new file, or a store; any"
+                + " other file is refused, not overwritten)")
         Path store;
 
         /** Creates the command (picocli). */

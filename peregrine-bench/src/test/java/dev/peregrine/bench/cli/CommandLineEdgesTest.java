@@ -125,6 +125,19 @@ class CommandLineEdgesTest {
             "--request-port", "" + port, "--count", "1"), "--request-port");
     }
 
+    // the store is mapped and written: any other file (a mistyped path, /etc/passwd) was truncated and overwritten
+    @Test
+    void shouldRefuseAStoreThatHoldsSomethingElseAndLeaveTheFileAlone() throws IOException {
+        final Path file = Files.writeString(folder.resolve("notes.txt"), "precious");
+        final int port;
+        try (DatagramSocket socket = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            port = socket.getLocalPort();
+        }
+        assertUserError(CliRun.execute("mold", "publish", "--group", "127.0.0.1", "--port", "" + port, "--count", "1",
+            "--store", file.toString()), "--store", file.toString(), "not a MoldUDP64 message store");
+        assertThat(Files.readString(file)).isEqualTo("precious");
+    }
+
     // a missing --dir is a folder no process has made yet; a file is a mistake
     @Test
     void shouldRefuseAStatDirThatIsAFile() throws IOException {

@@ -44,17 +44,18 @@ class CommandLineErrorsTest {
     private static final Map<String, String> REQUIRED_VALUES = Map.of(
         "--transport", "peregrine-tcp", "--port", "40000", "--size", "64", "--dir", "target");
     /** Bad values for the options that a converter checks, by converter. */
-    private static final Map<Class<?>, List<String>> BAD_BY_CONVERTER = Map.of(
-        Converters.TransportName.class, List.of("", "tcpp", "no-such-transport"),
-        Converters.Host.class, List.of("", "no-such-host.invalid"),
-        Converters.LocalAddress.class, List.of("", "no-such-host.invalid", "203.0.113.7"),
-        Converters.GroupOrNone.class, List.of("", "no-such-host.invalid"),
-        Converters.InterfaceName.class, List.of("", "no-such-if0"),
-        Converters.WritableFile.class, List.of("", "/nonexistent/dir/x.json", "."),
-        Converters.SessionName.class, List.of("", "ELEVEN-CHAR", "two words"),
-        FramingConverter.class, List.of("", "length:3xx", "bogus"),
-        LoadCommand.TopologyConverter.class, List.of("", "one-server", "per_client"),
-        Converters.BatchValue.class, List.of("", "0", "-5", "64kb", "2GiB", "1.5KiB"));
+    private static final Map<Class<?>, List<String>> BAD_BY_CONVERTER = Map.ofEntries(
+        Map.entry(Converters.TransportName.class, List.of("", "tcpp", "no-such-transport")),
+        Map.entry(Converters.Host.class, List.of("", "no-such-host.invalid")),
+        Map.entry(Converters.LocalAddress.class, List.of("", "no-such-host.invalid", "203.0.113.7")),
+        Map.entry(Converters.GroupOrNone.class, List.of("", "no-such-host.invalid")),
+        Map.entry(Converters.InterfaceName.class, List.of("", "no-such-if0")),
+        Map.entry(Converters.WritableFile.class, List.of("", "/nonexistent/dir/x.json", ".")),
+        Map.entry(Converters.StoreFile.class, List.of("", "/nonexistent/dir/x.store", ".")),
+        Map.entry(Converters.SessionName.class, List.of("", "ELEVEN-CHAR", "two words")),
+        Map.entry(FramingConverter.class, List.of("", "length:3xx", "bogus")),
+        Map.entry(LoadCommand.TopologyConverter.class, List.of("", "one-server", "per_client")),
+        Map.entry(Converters.BatchValue.class, List.of("", "0", "-5", "64kb", "2GiB", "1.5KiB")));
     private static final Set<Class<?>> INTEGRAL = Set.of(int.class, Integer.class, long.class, Long.class);
     private static final Set<Class<?>> DECIMAL = Set.of(double.class, Double.class, float.class, Float.class);
 
