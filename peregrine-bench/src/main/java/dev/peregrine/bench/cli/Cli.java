@@ -8,12 +8,21 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.UnmatchedArgumentException;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.reflect.Field;
+import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * How the command line answers: every user error is one line on stderr and exit code 2, before anything is
@@ -22,7 +31,8 @@ import java.util.Locale;
  *
  * <p>The checks are generic, from picocli's own model: converters check a value's form (a transport name, a
  * host, a writable file), then every numeric option is checked against its {@link Range} (0 and more when it
- * has none), then each {@link Validated} command or mixin checks how its options fit together.
+ * has none), then each {@link Validated} command or mixin checks how its options fit together, and last the files
+ * the command will write are made and removed again ({@link Converters.WritesFile}).
  */
 public final class Cli {
     /** Exit code of a user error (picocli's usage error). */
@@ -76,6 +86,18 @@ public final class Cli {
      */
     public static ParameterException invalid(final CommandLine commandLine, final String option, final String problem) {
         return new ParameterException(commandLine, "Invalid value for option '" + option + "': " + problem);
+    }
+
+    /**
+     * Whether an option was typed, not taken from its default.
+     *
+     * @param spec the command (the mixee, for an option of a mixin)
+     * @param option the option's longest name
+     * @return true if the command line has it
+     */
+    public static boolean given(final CommandSpec spec, final String option) {
+        final ParseResult parsed = spec.commandLine().getParseResult();
+        return parsed != null && parsed.hasMatchedOption(option);
     }
 
     /**
@@ -188,6 +210,64 @@ public final class Cli {
             if (spec.userObject() instanceof Validated validated) {
                 validated.validate();
             }
+        }
+        for (ParseResult at = parseResult; at != null; at = at.subcommand()) {
+            checkFiles(at.commandSpec());
+        }
+    }
+
+    /**
+     * The files a command writes, checked last as the check makes them: no two options name one file (the last one
+     * written would replace the others), and each can be made. A folder can look writable and still take no new file
+     * ({@code /proc}; a read-only mount; any folder, to root), and the results of a long run were then lost at its end.
+     */
+    private static void checkFiles(final CommandSpec spec) {
+        final Map<Path, OptionSpec> named = new HashMap<>();
+        for (final OptionSpec option : spec.options()) {
+            if (!(option.getValue() instanceof Path file) || !writesFile(option)) {
+                continue;
+            }
+            final OptionSpec other = named.putIfAbsent(file.toAbsolutePath().normalize(), option);
+            if (other != null) { // name the one typed, not a default (compare --json report.html)
+                final boolean otherTyped = given(spec, other.longestName()) && !given(spec, option.longestName());
+                throw invalid(spec.commandLine(), (otherTyped ? other : option).longestName(), "'" + file
+                    + "' is also the " + (otherTyped ? option : other).longestName() + " file; give each its own file");
+            }
+            final String why = cannotMake(file);
+            if (why != null) {
+                throw invalid(spec.commandLine(), option.longestName(), "'" + file + "' cannot be written: " + why
+                    + "; expected a file in a folder that takes new files");
+            }
+        }
+    }
+
+    private static boolean writesFile(final OptionSpec option) {
+        for (final CommandLine.ITypeConverter<?> converter : option.converters()) {
+            if (converter instanceof Converters.WritesFile) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Why a file cannot be written, found by making it (and removing it) or opening it to append; null if it can. */
+    private static String cannotMake(final Path file) {
+        try {
+            if (!Files.exists(file)) {
+                Files.delete(Files.createFile(file));
+            } else if (Files.isRegularFile(file)) { // not a device or a pipe, whose opening may block or mean more
+                try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+                    channel.size();
+                }
+            }
+            return null;
+        } catch (final AccessDeniedException ex) {
+            return "no permission";
+        } catch (final FileSystemException ex) {
+            return ex.getReason() != null ? ex.getReason() // e.g. "Read-only file system"
+                : "folder " + file.toAbsolutePath().getParent() + " takes no new file";
+        } catch (final IOException ex) {
+            return ex.getMessage() != null ? ex.getMessage() : ex.getClass().getSimpleName();
         }
     }
 

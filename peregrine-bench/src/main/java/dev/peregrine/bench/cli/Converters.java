@@ -147,8 +147,15 @@ public final class Converters {
         }
     }
 
+    /**
+     * A converter of a file the command writes: {@link Cli} checks, once every other check has passed, that no two
+     * options name one file and that the file can be made (by making it and removing it again).
+     */
+    public interface WritesFile {
+    }
+
     /** A file that can be written: its folder exists and is writable, and it is not a folder itself. */
-    public static final class WritableFile implements ITypeConverter<Path> {
+    public static final class WritableFile implements ITypeConverter<Path>, WritesFile {
         /** Creates the converter (picocli). */
         public WritableFile() {
         }
@@ -163,7 +170,7 @@ public final class Converters {
      * A file for a MoldUDP64 message store, as {@link WritableFile}: missing, empty, or a store already (of any
      * session); a file that holds anything else is refused, as the store would overwrite it.
      */
-    public static final class StoreFile implements ITypeConverter<Path> {
+    public static final class StoreFile implements ITypeConverter<Path>, WritesFile {
         /** Creates the converter (picocli). */
         public StoreFile() {
         }

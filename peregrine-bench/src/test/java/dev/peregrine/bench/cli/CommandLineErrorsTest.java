@@ -3,6 +3,7 @@ package dev.peregrine.bench.cli;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -22,6 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
  * Walks the whole command line from picocli's own model and gives every option bad values: each must be answered
@@ -286,6 +288,35 @@ class CommandLineErrorsTest {
         assertThat(outcome.code).isEqualTo(2);
         assertThat(outcome.err).contains("'--json'", "/nonexistent/dir/x.json", "folder /nonexistent/dir does not exist");
         assertThat(Path.of("/nonexistent")).doesNotExist();
+    }
+
+    // a folder can look writable and still take no new file (/proc; anything, to root): the results were lost at the end
+    @Test
+    void shouldRefuseAFileThatCannotBeCreatedBeforeAnythingRuns() {
+        assumeThat(Path.of("/proc/self")).exists(); // Linux: no file can be made in /proc, even by root
+        final Outcome json = run(List.of("bench", "pingpong", "--transport", "tcp", "--json", "/proc/x.json"));
+        assertThat(json.reached).as(json.err).isZero();
+        assertThat(json.code).isEqualTo(2);
+        assertThat(json.err.lines().toList()).hasSize(1);
+        assertThat(json.err).contains("'--json'", "/proc/x.json", "cannot be written");
+        assertThat(run(List.of("bench", "compare", "--report", "/proc/report.html")).err)
+            .contains("'--report'", "/proc/report.html", "cannot be written");
+        assertThat(Path.of("/proc/x.json")).doesNotExist();
+    }
+
+    // each file option writes its own file: the last one written replaced the others
+    @Test
+    void shouldRefuseTwoFileOptionsNamingOneFile(@TempDir final Path folder) {
+        final String file = folder.resolve("run.json").toString();
+        final Outcome both = run(List.of("bench", "pingpong", "--transport", "tcp", "--json", file, "--hgrm",
+            folder.resolve(".").resolve("run.json").toString()));
+        assertThat(both.reached).as(both.err).isZero();
+        assertThat(both.code).isEqualTo(2);
+        assertThat(both.err.lines().toList()).hasSize(1);
+        assertThat(both.err).contains("'--hgrm'", "--json", "run.json");
+        assertThat(run(List.of("bench", "compare", "--json", "report.html")).err)
+            .contains("'--json'", "report.html", "--report");
+        assertThat(Path.of(file)).doesNotExist();
     }
 
     @Test
