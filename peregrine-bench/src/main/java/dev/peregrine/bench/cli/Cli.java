@@ -20,9 +20,11 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * How the command line answers: every user error is one line on stderr and exit code 2, before anything is
@@ -197,6 +199,7 @@ public final class Cli {
             final CommandSpec spec = at.commandSpec();
             for (final OptionSpec option : spec.options()) {
                 checkListSeparators(spec.commandLine(), option);
+                checkRepeats(spec.commandLine(), option);
                 checkRange(spec.commandLine(), option, option.longestName());
             }
             for (final ArgSpec positional : spec.positionalParameters()) {
@@ -283,6 +286,21 @@ public final class Cli {
             if (typed.isBlank() || typed.strip().endsWith(",")) {
                 throw invalid(commandLine, option.longestName(), "'" + typed + "' " + (typed.isBlank() ? "is empty"
                     : "ends with a comma") + "; give the values separated by single commas, e.g. 32,256");
+            }
+        }
+    }
+
+    /** A list names each item once, compared as converted (tcp and peregrine-tcp are one transport). */
+    private static void checkRepeats(final CommandLine commandLine, final OptionSpec option) {
+        if (option.splitRegex().isEmpty() || !(option.getValue() instanceof Collection<?> values)
+            || option.userObject() instanceof Field field && field.isAnnotationPresent(MayRepeat.class)) {
+            return;
+        }
+        final Set<Object> seen = new HashSet<>();
+        for (final Object value : values) {
+            if (!seen.add(value)) {
+                throw invalid(commandLine, option.longestName(), "'" + String.join(",", option.originalStringValues())
+                    + "' names " + value + " twice; give each once");
             }
         }
     }

@@ -46,6 +46,7 @@ public final class CommonOptions implements Validated {
         + " FILE-<transport>-<size>[-r<rate>]-round<K>.hgrm).")
     Path hgrm;
 
+    @MayRepeat
     @Option(names = "--cpu", paramLabel = "CPU", split = ",",
         description = "CLIENT[,RESPONDER]: pin the client thread (and the responder threads) to these CPUs.")
     List<Integer> cpu = new ArrayList<>();

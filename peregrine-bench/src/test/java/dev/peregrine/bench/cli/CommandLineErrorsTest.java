@@ -290,6 +290,23 @@ class CommandLineErrorsTest {
         assertThat(Path.of("/nonexistent")).doesNotExist();
     }
 
+    // a repeated item ran the same measurement again, and its --hgrm file replaced the first one's
+    @Test
+    void shouldRefuseAListThatNamesAnItemTwice() {
+        final Outcome transports = run(List.of("bench", "pingpong", "--transport", "tcp,socket,peregrine-tcp"));
+        assertThat(transports.reached).as(transports.err).isZero();
+        assertThat(transports.code).isEqualTo(2);
+        assertThat(transports.err.lines().toList()).hasSize(1);
+        assertThat(transports.err).contains("'--transport'", "tcp,socket,peregrine-tcp", "peregrine-tcp twice");
+        assertThat(run(List.of("bench", "throughput", "--transport", "tcp", "--size", "32,64", "--size", "32")).err)
+            .contains("'--size'", "32 twice");
+        assertThat(run(List.of("bench", "load", "--transport", "tcp", "--rates", "1000,1000")).err)
+            .contains("'--rates'", "1000 twice");
+        assertThat(run(List.of("bench", "compare", "--size", "256,256")).err).contains("'--size'", "256 twice");
+        assertThat(run(List.of("bench", "pingpong", "--transport", "tcp", "--cpu", "0,0")).reached)
+            .as("--cpu CLIENT,RESPONDER may pin both to one CPU").isEqualTo(1);
+    }
+
     // a folder can look writable and still take no new file (/proc; anything, to root): the results were lost at the end
     @Test
     void shouldRefuseAFileThatCannotBeCreatedBeforeAnythingRuns() {
