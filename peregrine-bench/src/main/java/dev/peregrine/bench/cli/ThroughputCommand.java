@@ -70,6 +70,7 @@ public final class ThroughputCommand implements Callable<Integer> {
     @Option(names = "--messages", description = "Measure this many messages instead of --seconds.")
     Long messages;
 
+    @Range(min = 1, max = 1000)
     @Option(names = "--rounds", defaultValue = "1", paramLabel = "N",
         description = "Run the C stream floor and every transport alternately N times; the table and JSON show each"
             + " row's median and range (default: ${DEFAULT-VALUE}).")
@@ -108,9 +109,6 @@ public final class ThroughputCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (rounds < 1) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--rounds=" + rounds + " must be at least 1");
-        }
         final PrintStream out = System.out;
         final List<BenchTransport> chosen = CommonOptions.transports(transports);
         if (loss > 0) {

@@ -290,6 +290,17 @@ class CommandLineErrorsTest {
         assertThat(Path.of("/nonexistent")).doesNotExist();
     }
 
+    // throughput's --rounds had no range: -1 was told "expected 0 or more", and 0 was refused only once it ran
+    @Test
+    void shouldRefuseThroughputRoundsBelowOneBeforeItRunsAsLoadDoes() {
+        for (final String rounds : List.of("0", "-1", "1001")) {
+            final Outcome outcome = run(List.of("bench", "throughput", "--transport", "tcp", "--rounds", rounds));
+            assertThat(outcome.reached).as(outcome.err).isZero();
+            assertThat(outcome.code).isEqualTo(2);
+            assertThat(outcome.err).contains("'--rounds'", rounds + " is out of range; expected 1 to 1000");
+        }
+    }
+
     // a repeated item ran the same measurement again, and its --hgrm file replaced the first one's
     @Test
     void shouldRefuseAListThatNamesAnItemTwice() {
