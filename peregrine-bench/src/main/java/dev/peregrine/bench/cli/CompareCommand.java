@@ -41,9 +41,11 @@ import java.util.concurrent.Callable;
 @Command(name = "compare", mixinStandardHelpOptions = true,
     description = {"Every transport against the peers in one run: ping-pong at each size (with --full also load"
         + " and throughput), a summary table grouped by path, and an HTML report."})
-public final class CompareCommand implements Callable<Integer> {
+public final class CompareCommand implements Callable<Integer>, Validated {
     /** The floor may take this long, per command: on a busy machine its pinned spinning threads crawl. */
     private static final long FLOOR_TIMEOUT_S = 90;
+    /** Warm-up seconds of each load run of {@code --full}. */
+    private static final double LOAD_WARMUP_SECONDS = 1;
 
     @Spec
     CommandSpec spec;
@@ -115,6 +117,13 @@ public final class CompareCommand implements Callable<Integer> {
     boolean noFloor;
 
     @Override
+    public void validate() {
+        if (full) {
+            LoadCommand.checkRates(spec.commandLine(), rates, loadSeconds, LOAD_WARMUP_SECONDS, "--load-seconds");
+        }
+    }
+
+    @Override
     public Integer call() {
         final PrintStream out = System.out;
         final Instant started = Instant.now();
@@ -163,7 +172,7 @@ public final class CompareCommand implements Callable<Integer> {
                 }
             }
             if (full && !session.stopping()) {
-                LoadCommand.run(session, chosen, List.of(loadSize), clients, rates, loadSeconds, 1,
+                LoadCommand.run(session, chosen, List.of(loadSize), clients, rates, loadSeconds, LOAD_WARMUP_SECONDS,
                     LoadCommand.Topology.SHARED, 1, common);
                 streamFloors.addAll(streamFloors(out));
                 ThroughputCommand.run(session, chosen, sizes, null, 100_000,

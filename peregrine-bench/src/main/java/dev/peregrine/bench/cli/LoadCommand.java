@@ -49,7 +49,7 @@ import java.util.concurrent.Callable;
             + " (peregrine-shm-futex: one thread cannot sleep on several rings' futex words).",
         "Topology per-client: each client has a thread and a responder of its own (2N threads: with more threads"
             + " than cores this measures the scheduler as much as the transport)."})
-public final class LoadCommand implements Callable<Integer> {
+public final class LoadCommand implements Callable<Integer>, Validated {
     /** A few hundred clients is already far past what a machine serves well. */
     static final int MAX_CLIENTS = 1000;
 
@@ -151,21 +151,40 @@ public final class LoadCommand implements Callable<Integer> {
     int rounds;
 
     @Override
-    public Integer call() {
-        final PrintStream out = System.out;
-        final List<BenchTransport> named = CommonOptions.transports(transports);
-        final List<BenchTransport> chosen = withLoss(named); // a wrong --loss is answered before anything starts
+    public void validate() {
         if (respondEvery > 1 && topology == Topology.PER_CLIENT && clients > 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--respond-every=" + respondEvery + " runs"
                 + " its clients on one thread: use --topology shared (the default), or --clients 1");
         }
-        for (final long rate : rates) { // a run's messages are counted in an int: refuse now, not after other runs
-            if (rate * Math.max(seconds, warmupSeconds) > RunSpec.MAX_MESSAGES) {
-                throw Cli.invalid(spec.commandLine(), "--rates", rate + " messages per second for " + Math.max(seconds,
-                    warmupSeconds) + " s is more than a run holds (" + RunSpec.MAX_MESSAGES + " messages); lower the rate"
-                    + " or --seconds/--warmup-seconds");
+        checkRates(spec.commandLine(), rates, seconds, warmupSeconds, "--seconds/--warmup-seconds");
+    }
+
+    /**
+     * Refuses a rate whose run would hold more messages than a run counts (in an int): before anything runs, not
+     * after the runs at other rates.
+     *
+     * @param commandLine the command
+     * @param rates messages per second per client
+     * @param seconds measured seconds per rate
+     * @param warmupSeconds warm-up seconds per rate
+     * @param durations the options that set the seconds, for the message
+     */
+    static void checkRates(final CommandLine commandLine, final List<Long> rates, final double seconds,
+                           final double warmupSeconds, final String durations) {
+        final double longest = Math.max(seconds, warmupSeconds);
+        for (final long rate : rates) {
+            if (rate * longest > RunSpec.MAX_MESSAGES) {
+                throw Cli.invalid(commandLine, "--rates", rate + " messages per second for " + longest + " s is more"
+                    + " than a run holds (" + RunSpec.MAX_MESSAGES + " messages); lower the rate or " + durations);
             }
         }
+    }
+
+    @Override
+    public Integer call() {
+        final PrintStream out = System.out;
+        final List<BenchTransport> named = CommonOptions.transports(transports);
+        final List<BenchTransport> chosen = withLoss(named); // a wrong --loss is answered before anything starts
         final Integer relaunched = Relaunch.ifNeeded(spec, named);
         if (relaunched != null) {
             return relaunched;

@@ -290,6 +290,19 @@ class CommandLineErrorsTest {
         assertThat(Path.of("/nonexistent")).doesNotExist();
     }
 
+    // compare --full lacked load's check: a rate no run can hold failed with exit code 1 after every ping-pong run
+    @Test
+    void shouldRefuseALoadRateNoRunHoldsInCompareBeforeAnythingRuns() {
+        final Outcome compare = run(List.of("bench", "compare", "--full", "--rates", "1000,99999999999"));
+        assertThat(compare.reached).as(compare.err).isZero();
+        assertThat(compare.code).isEqualTo(2);
+        assertThat(compare.err.lines().toList()).hasSize(1);
+        assertThat(compare.err).contains("'--rates'", "99999999999 messages per second", "more than a run holds");
+        final Outcome load = run(List.of("bench", "load", "--transport", "tcp", "--rates", "99999999999"));
+        assertThat(load.reached).as("checked with the other options, before the command: " + load.err).isZero();
+        assertThat(load.err).contains("'--rates'", "more than a run holds");
+    }
+
     // throughput's --rounds had no range: -1 was told "expected 0 or more", and 0 was refused only once it ran
     @Test
     void shouldRefuseThroughputRoundsBelowOneBeforeItRunsAsLoadDoes() {
