@@ -103,6 +103,19 @@ public final class Cli {
     }
 
     /**
+     * Refuses two options typed together that exclude each other, naming the second.
+     *
+     * @param spec the command
+     * @param first one option's longest name
+     * @param second the other's
+     */
+    public static void exclusive(final CommandSpec spec, final String first, final String second) {
+        if (given(spec, first) && given(spec, second)) {
+            throw invalid(spec.commandLine(), second, first + " and " + second + " exclude each other; give one");
+        }
+    }
+
+    /**
      * An exception as one line: its message (or class) and its causes'.
      *
      * @param error the exception

@@ -46,6 +46,9 @@ public final class CompareCommand implements Callable<Integer>, Validated {
     private static final long FLOOR_TIMEOUT_S = 90;
     /** Warm-up seconds of each load run of {@code --full}. */
     private static final double LOAD_WARMUP_SECONDS = 1;
+    /** The options of the runs that only {@code --full} adds. */
+    private static final List<String> FULL_ONLY = List.of("--clients", "--rates", "--load-seconds", "--load-size",
+        "--throughput-seconds");
 
     @Spec
     CommandSpec spec;
@@ -118,8 +121,16 @@ public final class CompareCommand implements Callable<Integer>, Validated {
 
     @Override
     public void validate() {
+        Cli.exclusive(spec, "--floor", "--no-floor");
         if (full) {
             LoadCommand.checkRates(spec.commandLine(), rates, loadSeconds, LOAD_WARMUP_SECONDS, "--load-seconds");
+            return;
+        }
+        for (final String option : FULL_ONLY) {
+            if (Cli.given(spec, option)) {
+                throw Cli.invalid(spec.commandLine(), option, option + " sets the load or throughput runs, which only"
+                    + " --full adds; add --full, or leave " + option + " out");
+            }
         }
     }
 

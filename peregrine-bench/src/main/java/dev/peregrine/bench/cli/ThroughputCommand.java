@@ -37,7 +37,7 @@ import java.util.concurrent.Callable;
         + " timed window (transports with a stream mode). The sender flushes after every --batch. The C"
         + " stream floor (tcp-stream-c) runs in the same run; with --rounds N the floor and the transports run"
         + " alternately N times and the table shows medians, ranges and the ratio to the floor."})
-public final class ThroughputCommand implements Callable<Integer> {
+public final class ThroughputCommand implements Callable<Integer>, Validated {
     @Spec
     CommandSpec spec;
 
@@ -106,6 +106,19 @@ public final class ThroughputCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "1", paramLabel = "S",
         description = "Seed of the --loss draws, so a run's losses repeat (default: ${DEFAULT-VALUE}).")
     long seed;
+
+    @Override
+    public void validate() {
+        Cli.exclusive(spec, "--stream-floor", "--no-stream-floor");
+        if (messages != null) {
+            for (final String timed : List.of("--seconds", "--warmup-seconds")) {
+                if (Cli.given(spec, timed)) {
+                    throw Cli.invalid(spec.commandLine(), timed, "a run of --messages is counted, not timed (its"
+                        + " warm-up is --warmup messages); give --messages or " + timed + ", not both");
+                }
+            }
+        }
+    }
 
     @Override
     public Integer call() {

@@ -290,6 +290,34 @@ class CommandLineErrorsTest {
         assertThat(Path.of("/nonexistent")).doesNotExist();
     }
 
+    // an option that another one makes meaningless was ignored without a word
+    @Test
+    void shouldRefuseOptionsThatExcludeEachOtherOrHaveNothingToSet() {
+        final Map<List<String>, List<String>> refused = new LinkedHashMap<>();
+        refused.put(List.of("bench", "compare", "--floor", "./floor", "--no-floor"),
+            List.of("'--no-floor'", "--floor and --no-floor exclude each other"));
+        refused.put(List.of("bench", "throughput", "--transport", "tcp", "--no-stream-floor", "--stream-floor", "x"),
+            List.of("'--no-stream-floor'", "--stream-floor and --no-stream-floor exclude each other"));
+        refused.put(List.of("bench", "throughput", "--transport", "tcp", "--messages", "1000", "--seconds", "5"),
+            List.of("'--seconds'", "--messages"));
+        refused.put(List.of("bench", "throughput", "--transport", "tcp", "--warmup-seconds", "3", "--messages", "1000"),
+            List.of("'--warmup-seconds'", "--messages"));
+        for (final String option : List.of("--clients", "--rates", "--load-seconds", "--load-size",
+            "--throughput-seconds")) {
+            refused.put(List.of("bench", "compare", option, "64"), List.of("'" + option + "'", "--full"));
+        }
+        refused.forEach((args, mentions) -> {
+            final Outcome outcome = run(args);
+            assertThat(outcome.reached).as(args + ": " + outcome.err).isZero();
+            assertThat(outcome.code).as(args.toString()).isEqualTo(2);
+            assertThat(outcome.err.lines().toList()).as(args.toString()).hasSize(1);
+            assertThat(outcome.err).as(args.toString()).contains(mentions);
+        });
+        assertThat(run(List.of("bench", "compare", "--full", "--clients", "64")).reached).isEqualTo(1);
+        assertThat(run(List.of("bench", "throughput", "--transport", "tcp", "--messages", "1000", "--warmup", "10"))
+            .reached).as("--warmup counts a run of --messages exactly").isEqualTo(1);
+    }
+
     // compare --full lacked load's check: a rate no run can hold failed with exit code 1 after every ping-pong run
     @Test
     void shouldRefuseALoadRateNoRunHoldsInCompareBeforeAnythingRuns() {
