@@ -10,6 +10,12 @@ import picocli.CommandLine.ScopeType;
  */
 @Command(name = "peregrine", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
     description = "Low-latency messaging in plain Java: examples and the benchmark suite.",
+    footer = {"", "Commands of the ./peregrine launcher itself (each answers --help):",
+        "  build    (re)build without the tests",
+        "  test     the whole test suite, what CI runs; more arguments go to Maven",
+        "  install  put peregrine-core in the local Maven repository; more arguments go to Maven",
+        "  jdk      print the JDK 25 or newer it found",
+        "  mvn      run Maven on the project with that JDK"},
     subcommands = {CommandLine.HelpCommand.class, BenchCommand.class, ResponderCommand.class,
         dev.peregrine.bench.cli.HelloCommand.class, dev.peregrine.bench.cli.EchoCommand.class,
         dev.peregrine.bench.cli.MoldCommand.class, dev.peregrine.bench.stat.StatCommand.class})

@@ -22,6 +22,16 @@ final class HelpTextTest {
         }
     }
 
+    // the launcher's own commands (build, test, ...) were named only to a user who mistyped one
+    @Test
+    void shouldNameTheLaunchersOwnCommandsInTheTopHelp() {
+        final CliRun run = CliRun.execute("--help");
+        assertThat(run.code()).isZero();
+        for (final String command : Cli.LAUNCHER_COMMANDS) {
+            assertThat(run.out()).containsPattern("(?m)^  " + command + " ");
+        }
+    }
+
     @Test
     void shouldPrintEveryCommandsHelpWithoutAWarning() {
         final List<List<String>> commands = new ArrayList<>();

@@ -18,6 +18,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LauncherTest {
     private static final Path LAUNCHER = Path.of("..", "peregrine").toAbsolutePath().normalize();
 
+    /** An environment with no JDK to find: whatever needs one fails at once, so nothing is built. */
+    private static final Map<String, String> NO_JDK = Map.of("JAVA_HOME", "/nonexistent-jdk", "PATH",
+        "/nonexistent-bin:/bin", "PEREGRINE_JDK_DIRS", "/nonexistent-jvm-folder");
+
     @Test
     void shouldFindAJdk25EvenWhenJavaHomeAndPathPointElsewhere() throws Exception {
         final Path thisJdk = Path.of(System.getProperty("java.home"));
@@ -46,8 +50,38 @@ class LauncherTest {
         assertThat(cases).containsExactlyInAnyOrderElementsOf(dev.peregrine.bench.cli.Cli.LAUNCHER_COMMANDS);
     }
 
+    // "build --help" built the project (a minute), "install --help" printed Maven's help and then "installed"
+    @Test
+    void shouldAnswerHelpForTheLaunchersOwnCommandsWithoutRunningThemOrNeedingAJdk() throws Exception {
+        for (final String command : List.of("install", "jdk", "build", "test")) {
+            for (final String help : List.of("--help", "-h")) {
+                final Result result = run(NO_JDK, command, help);
+                assertThat(result.exitCode).as(command + " " + help + ": " + result.output).isZero();
+                assertThat(result.output).as(command).startsWith("Usage: ./peregrine " + command)
+                    .doesNotContain("installed", "building", "no JDK");
+            }
+        }
+    }
+
+    // "jdk extra" printed the JDK and "build extra" built, the word ignored
+    @Test
+    void shouldRefuseArgumentsToCommandsThatTakeNone() throws Exception {
+        for (final String command : List.of("jdk", "build")) {
+            final Result result = run(NO_JDK, command, "--bogus");
+            assertThat(result.exitCode).as(command + ": " + result.output).isEqualTo(2);
+            assertThat(result.output.strip()).isEqualTo("peregrine " + command + ": takes no arguments; got '--bogus'"
+                + " (see ./peregrine " + command + " --help)");
+        }
+    }
+
     private static Result run(final Map<String, String> env) throws IOException, InterruptedException {
-        final ProcessBuilder builder = new ProcessBuilder(List.of("bash", LAUNCHER.toString(), "jdk"));
+        return run(env, "jdk");
+    }
+
+    private static Result run(final Map<String, String> env, final String... args) throws IOException, InterruptedException {
+        final List<String> command = new java.util.ArrayList<>(List.of("bash", LAUNCHER.toString()));
+        command.addAll(List.of(args));
+        final ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().clear();
         builder.environment().put("HOME", System.getProperty("user.home"));
         builder.environment().putAll(env);
