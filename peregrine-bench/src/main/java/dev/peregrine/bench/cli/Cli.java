@@ -213,7 +213,7 @@ public final class Cli {
             for (final OptionSpec option : spec.options()) {
                 checkListSeparators(spec.commandLine(), option);
                 checkRepeats(spec.commandLine(), option);
-                checkRange(spec.commandLine(), option, option.longestName());
+                checkRange(spec.commandLine(), option, "option '" + option.longestName() + "'");
             }
             for (final ArgSpec positional : spec.positionalParameters()) {
                 checkRange(spec.commandLine(), positional, positional.paramLabel());
@@ -318,7 +318,8 @@ public final class Cli {
         }
     }
 
-    private static void checkRange(final CommandLine commandLine, final ArgSpec arg, final String name) {
+    /** Checks a numeric value against its {@link Range}; {@code what} is "option '--x'" or a positional's label. */
+    private static void checkRange(final CommandLine commandLine, final ArgSpec arg, final String what) {
         final Object value = arg.getValue();
         final List<Object> values = new ArrayList<>();
         if (value instanceof Collection<?> collection) {
@@ -339,8 +340,12 @@ public final class Cli {
             final boolean maxExclusive = range != null && range.maxExclusive();
             if (!Double.isFinite(v) || v < min || v > max || maxExclusive && v == max) {
                 final boolean integral = !(number instanceof Double || number instanceof Float);
-                throw invalid(commandLine, name, number + " is out of range; expected " + describe(min, max,
-                    maxExclusive, integral) + (range == null || range.note().isEmpty() ? "" : " (" + range.note() + ")"));
+                // as typed: a double prints 0.0001 as 1.0E-4 and 0 as 0.0
+                final String shown = values.size() == 1 && arg.originalStringValues().size() == 1
+                    ? arg.originalStringValues().get(0).strip() : number.toString();
+                throw new ParameterException(commandLine, "Invalid value for " + what + ": " + shown
+                    + " is out of range; expected " + describe(min, max, maxExclusive, integral)
+                    + (range == null || range.note().isEmpty() ? "" : " (" + range.note() + ")"));
             }
         }
     }

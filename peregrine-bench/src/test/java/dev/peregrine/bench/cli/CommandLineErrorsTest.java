@@ -290,6 +290,19 @@ class CommandLineErrorsTest {
         assertThat(Path.of("/nonexistent")).doesNotExist();
     }
 
+    // a decimal was shown as Java prints a double (1.0E-4, 0.0), and a positional parameter was called an option
+    @Test
+    void shouldShowAnOutOfRangeValueAsTypedAndCallAPositionalByItsLabel() {
+        assertThat(run(List.of("bench", "load", "--transport", "tcp", "--seconds", "0.0001")).err)
+            .contains("'--seconds': 0.0001 is out of range; expected 0.001 to 86400");
+        assertThat(run(List.of("bench", "compare", "--budget", "0")).err).contains("'--budget': 0 is out of range");
+        assertThat(run(List.of("bench", "pingpong", "--transport", "tcp", "--size", "8,2")).err)
+            .contains("'--size': 2 is out of range");
+        final Outcome pid = run(List.of("stat", "-5"));
+        assertThat(pid.code).isEqualTo(2);
+        assertThat(pid.err).contains("Invalid value for <pid>: -5 is out of range").doesNotContain("option");
+    }
+
     // an option that another one makes meaningless was ignored without a word
     @Test
     void shouldRefuseOptionsThatExcludeEachOtherOrHaveNothingToSet() {
