@@ -102,7 +102,7 @@ public final class LoadCommand implements Callable<Integer>, Validated {
     @Option(names = "--clients", defaultValue = "5", description = "Concurrent clients (default: ${DEFAULT-VALUE}).")
     int clients;
 
-    @Range(min = 1)
+    @Range(min = 1, max = Range.PER_NANOSECOND)
     @Option(names = "--rates", split = ",", defaultValue = "1000,10000,25000,50000,100000",
         description = "Messages per second per client (default: ${DEFAULT-VALUE}).")
     List<Long> rates;

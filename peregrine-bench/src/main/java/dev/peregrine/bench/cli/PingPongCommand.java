@@ -55,7 +55,7 @@ public final class PingPongCommand implements Callable<Integer> {
     @Option(names = "--warmup", defaultValue = "200000", description = "Messages sent first, not measured (default: ${DEFAULT-VALUE}).")
     long warmup;
 
-    @Range(note = "0 for one message in flight")
+    @Range(max = Range.PER_NANOSECOND, note = "0 for one message in flight")
     @Option(names = "--rate", defaultValue = "0", description = "Messages per second on a fixed schedule; 0 for one in flight.")
     long rate;
 

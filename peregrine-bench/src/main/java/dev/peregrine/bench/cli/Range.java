@@ -14,6 +14,8 @@ import java.lang.annotation.Target;
 public @interface Range {
     /** The longest duration an option in seconds accepts: a day. */
     double DAY = 86_400;
+    /** The highest rate an option in messages per second accepts: one a nanosecond, the clock's finest step. */
+    double PER_NANOSECOND = 1_000_000_000;
 
     /**
      * The least value accepted.

@@ -97,7 +97,7 @@ public final class ThroughputCommand implements Callable<Integer>, Validated {
             + " still checks every sequence number and the summary adds the recovery latency (default: ${DEFAULT-VALUE}).")
     double loss;
 
-    @Range(max = 1_000_000_000)
+    @Range(max = Range.PER_NANOSECOND)
     @Option(names = "--rate", defaultValue = "0", paramLabel = "R",
         description = "Offer R messages per second, a batch at a time, instead of as fast as the sender takes them"
             + " (a recovering sender answers re-requests while it waits); 0 for no pacing (default: ${DEFAULT-VALUE}).")

@@ -88,8 +88,8 @@ class CommandLineEdgesTest {
     @Test
     void shouldRefuseALoadRateTimesSecondsBeyondWhatARunHoldsAsAUserError() {
         assertUserError(CliRun.execute("bench", "load", "--transport", "test-mem", "--in-process", "--quiet",
-            "--clients", "1", "--size", "32", "--rates", "99999999999", "--seconds", "0.2", "--warmup-seconds", "0"),
-            "--rates");
+            "--clients", "1", "--size", "32", "--rates", "1000000000", "--seconds", "3", "--warmup-seconds", "0"),
+            "--rates", "more than a run holds");
     }
 
     // a PrintStream keeps its write errors to itself: a write to /dev/full must not print "hgrm: /dev/full" and exit 0

@@ -252,7 +252,7 @@ class CommandLineErrorsTest {
     @Test
     void shouldRefuseZeroWhereZeroMeansNothingAndAcceptItWhereItMeansSomething() {
         assertThat(run(List.of("bench", "load", "--transport", "tcp", "--rates", "0")).err)
-            .contains("'--rates'", "0 is out of range; expected 1 or more");
+            .contains("'--rates'", "0 is out of range; expected 1 to 1000000000");
         assertThat(run(List.of("bench", "pingpong", "--transport", "tcp", "--size", "-1")).err)
             .contains("'--size'", "-1 is out of range; expected 4 to 1048576");
         assertThat(run(List.of("mold", "publish", "--size", "5")).err).contains("'--size'", "expected 8 to 1450");
@@ -288,6 +288,19 @@ class CommandLineErrorsTest {
         assertThat(outcome.code).isEqualTo(2);
         assertThat(outcome.err).contains("'--json'", "/nonexistent/dir/x.json", "folder /nonexistent/dir does not exist");
         assertThat(Path.of("/nonexistent")).doesNotExist();
+    }
+
+    // throughput's --rate stopped at a message a nanosecond; ping-pong's and load's took any rate and ran a schedule
+    // finer than the clock
+    @Test
+    void shouldRefuseARateOfMoreThanAMessageANanosecondInEveryScenario() {
+        assertThat(run(List.of("bench", "pingpong", "--transport", "tcp", "--rate", "99999999999999")).err)
+            .contains("'--rate': 99999999999999 is out of range; expected 0 to 1000000000");
+        assertThat(run(List.of("bench", "load", "--transport", "tcp", "--rates", "2000000000", "--seconds", "0.001",
+            "--warmup-seconds", "0")).err).contains("'--rates': 2000000000 is out of range; expected 1 to 1000000000");
+        assertThat(run(List.of("bench", "compare", "--full", "--rates", "2000000000", "--load-seconds", "0.001")).err)
+            .contains("'--rates': 2000000000 is out of range");
+        assertThat(run(List.of("bench", "pingpong", "--transport", "tcp", "--rate", "1000000000")).reached).isEqualTo(1);
     }
 
     // a decimal was shown as Java prints a double (1.0E-4, 0.0), and a positional parameter was called an option
@@ -334,12 +347,14 @@ class CommandLineErrorsTest {
     // compare --full lacked load's check: a rate no run can hold failed with exit code 1 after every ping-pong run
     @Test
     void shouldRefuseALoadRateNoRunHoldsInCompareBeforeAnythingRuns() {
-        final Outcome compare = run(List.of("bench", "compare", "--full", "--rates", "1000,99999999999"));
+        final Outcome compare = run(List.of("bench", "compare", "--full", "--rates", "1000,1000000000",
+            "--load-seconds", "3"));
         assertThat(compare.reached).as(compare.err).isZero();
         assertThat(compare.code).isEqualTo(2);
         assertThat(compare.err.lines().toList()).hasSize(1);
-        assertThat(compare.err).contains("'--rates'", "99999999999 messages per second", "more than a run holds");
-        final Outcome load = run(List.of("bench", "load", "--transport", "tcp", "--rates", "99999999999"));
+        assertThat(compare.err).contains("'--rates'", "1000000000 messages per second", "more than a run holds");
+        final Outcome load = run(List.of("bench", "load", "--transport", "tcp", "--rates", "1000000000", "--seconds",
+            "3"));
         assertThat(load.reached).as("checked with the other options, before the command: " + load.err).isZero();
         assertThat(load.err).contains("'--rates'", "more than a run holds");
     }
