@@ -144,10 +144,10 @@ public final class Framing {
                 return crlf();
             }
             if (text.startsWith("fixed:")) {
-                return fixed(Integer.parseInt(text.substring("fixed:".length())));
+                return fixed(number("length", text.substring("fixed:".length())));
             }
             if (text.startsWith("delimiter:")) {
-                return delimiter(HexFormat.of().parseHex(text.substring("delimiter:".length())));
+                return delimiter(hex(text.substring("delimiter:".length())));
             }
             if (text.startsWith("length:")) {
                 String rest = text.substring("length:".length());
@@ -163,13 +163,30 @@ public final class Framing {
                 } else {
                     throw new IllegalArgumentException("byte order must be be or le");
                 }
-                return lengthPrefixed(Integer.parseInt(rest.substring(0, rest.length() - 2)), order, self);
+                return lengthPrefixed(number("width", rest.substring(0, rest.length() - 2)), order, self);
             }
         } catch (final IllegalArgumentException ex) {
             throw new IllegalArgumentException("framing=" + spec + " is invalid (" + ex.getMessage() + "); expected "
                 + SPEC_HELP, ex);
         }
         throw new IllegalArgumentException("framing=" + spec + " is unknown; expected " + SPEC_HELP);
+    }
+
+    private static int number(final String name, final String text) {
+        try {
+            return Integer.parseInt(text);
+        } catch (final NumberFormatException ex) {
+            throw new IllegalArgumentException(name + "=" + text + " is not a whole number up to " + Integer.MAX_VALUE, ex);
+        }
+    }
+
+    private static byte[] hex(final String text) {
+        try {
+            return HexFormat.of().parseHex(text);
+        } catch (final IllegalArgumentException ex) {
+            throw new IllegalArgumentException("delimiter=" + text + " is not hexadecimal bytes (two digits a byte, e.g."
+                + " 0d0a)", ex);
+        }
     }
 
     /**

@@ -121,4 +121,18 @@ class FrameCodecTest {
             .hasMessageContaining("framing=length:3be").hasMessageContaining("width=3");
         assertThatThrownBy(() -> Framing.parse("bogus")).hasMessageContaining("expected raw | fixed:N");
     }
+
+    // the reason was Java's own ("For input string: ...", "string length not even: 1")
+    @Test
+    void shouldExplainANumberOrHexInASpecInItsOwnWords() {
+        assertThatThrownBy(() -> Framing.parse("fixed:99999999999"))
+            .hasMessageContaining("length=99999999999 is not a whole number up to 2147483647")
+            .hasMessageNotContaining("input string");
+        assertThatThrownBy(() -> Framing.parse("fixed:abc")).hasMessageContaining("length=abc is not a whole number");
+        assertThatThrownBy(() -> Framing.parse("length:xbe")).hasMessageContaining("width=x is not a whole number");
+        assertThatThrownBy(() -> Framing.parse("delimiter:0"))
+            .hasMessageContaining("delimiter=0 is not hexadecimal bytes (two digits a byte, e.g. 0d0a)")
+            .hasMessageNotContaining("string length");
+        assertThatThrownBy(() -> Framing.parse("delimiter:0g")).hasMessageContaining("delimiter=0g is not hexadecimal");
+    }
 }
