@@ -180,8 +180,8 @@ public final class Converters {
             final Path file = writable(value);
             final String refusal = MoldUDP64MessageStore.refusalOf(file);
             if (refusal != null) {
-                throw new TypeConversionException("'" + value + "' exists and is not a MoldUDP64 message store to go on"
-                    + " from (" + refusal + "): expected a new file, or the store of an earlier mold publish --store");
+                throw new TypeConversionException("'" + value + "' cannot hold the store: " + refusal
+                    + "; expected a new file, or the store of an earlier mold publish --store");
             }
             return file;
         }
