@@ -350,7 +350,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     /**
      * Sends the first {@code length} bytes of {@link #sendBuffer()} as consecutive datagrams of
      * {@code segmentLength} bytes each, the last one possibly shorter: one {@code sendmsg(2)} with UDP
-     * segmentation offload ({@code UDP_SEGMENT}) where {@link #segmentationUnavailableReason()} is null, one
+     * segmentation offload ({@code UDP_SEGMENT}; two for a burst longer than one UDP datagram carries) where {@link #segmentationUnavailableReason()} is null, one
      * system call per datagram otherwise. The receiver sees ordinary datagrams either way; the kernel cuts them, so
      * that a burst pays for one pass through the stack rather than one per datagram.
      *
@@ -389,7 +389,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             return sent >= 0 ? 1 : sent == SendResult.BACK_PRESSURED ? 0 : (int)sent;
         }
         if (socket == null || segmentationRefused != null) {
-            return sendOneByOne(length, segmentLength, target);
+            return sendOneByOne(0, length, segmentLength, target);
         }
         if (closed) {
             return (int)SendResult.CLOSED;
@@ -397,28 +397,42 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         if (target != null && target != remoteAddress && !target.equals(remoteAddress)) {
             throw new AlreadyConnectedException();
         }
-        final long sent = socket.sendMessage(sendSegment, 0, length, segmentLength);
-        if (sent >= 0) {
-            segmentedSends++;
-            datagramsSent.add(segments);
-            return segments;
+        // the kernel holds a segmented send's total to what one UDP datagram carries (65 507 bytes over IPv4) and
+        // answers EMSGSIZE beyond it, though every datagram is short: a longer burst leaves in several sends, each
+        // a whole number of datagrams (segmentLength <= maxSendLength here, so each holds one at least)
+        final int chunk = maxSendLength / segmentLength * segmentLength;
+        int sent = 0;
+        for (int offset = 0; offset < length; offset += chunk) {
+            final int bytes = Math.min(chunk, length - offset);
+            final long result = socket.sendMessage(sendSegment, offset, bytes, segmentLength);
+            if (result >= 0) {
+                final int datagrams = (bytes + segmentLength - 1) / segmentLength;
+                segmentedSends++;
+                datagramsSent.add(datagrams);
+                sent += datagrams;
+                continue;
+            }
+            if (result == -UdpNativeSocket.EAGAIN) {
+                drops.add(segments - sent);
+                return sent;
+            }
+            if (result == -UdpNativeSocket.EINVAL || result == -UdpNativeSocket.EIO
+                || result == -UdpNativeSocket.ENOPROTOOPT) {
+                segmentationRefused = "the kernel refused a segmented send (UDP_SEGMENT): "
+                    + UdpNativeSocket.describe((int)-result);
+                final int rest = sendOneByOne(offset, length, segmentLength, target);
+                return rest >= 0 ? sent + rest : sent > 0 ? sent : rest;
+            }
+            final int failed = (int)nativeSendFailed(result);
+            return sent > 0 ? sent : failed;
         }
-        if (sent == -UdpNativeSocket.EAGAIN) {
-            drops.add(segments);
-            return 0;
-        }
-        if (sent == -UdpNativeSocket.EINVAL || sent == -UdpNativeSocket.EIO || sent == -UdpNativeSocket.ENOPROTOOPT) {
-            segmentationRefused = "the kernel refused a segmented send (UDP_SEGMENT): "
-                + UdpNativeSocket.describe((int)-sent);
-            return sendOneByOne(length, segmentLength, target);
-        }
-        return (int)nativeSendFailed(sent);
+        return sent;
     }
 
-    /** The datagrams of a burst, one system call each: the fallback of {@link #sendSegmented}. */
-    private int sendOneByOne(final int length, final int segmentLength, final InetSocketAddress target) {
+    /** The datagrams of a burst from {@code from}, one system call each: the fallback of {@link #sendSegmented}. */
+    private int sendOneByOne(final int from, final int length, final int segmentLength, final InetSocketAddress target) {
         int sent = 0;
-        for (int offset = 0; offset < length; offset += segmentLength) {
+        for (int offset = from; offset < length; offset += segmentLength) {
             final int datagram = Math.min(segmentLength, length - offset);
             final long result;
             if (socket != null) {
@@ -468,7 +482,8 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     }
 
     /**
-     * Bursts that left in one segmented system call ({@link #sendSegmented}).
+     * Segmented system calls made by {@link #sendSegmented}: one a burst, two for a burst longer than one UDP
+     * datagram carries.
      *
      * @return the count
      */

@@ -125,6 +125,37 @@ class UdpNativeSocketTest {
     }
 
     @Test
+    void shouldSendABurstFillingTheWholeBufferAsEveryDatagramOfIt() throws Exception {
+        // 64 datagrams of 1024 bytes: 65 536 bytes in all, each datagram small, but more than one IPv4 UDP
+        // datagram carries (65 507), which is what the kernel checks a segmented send's total against
+        final int receiverPort = freePort();
+        final List<Integer> received = new ArrayList<>();
+        final UdpEndpoint sender = UdpEndpoint.open(reactor, nativeOptions(0, new InetSocketAddress(LOOPBACK, receiverPort)),
+            (endpoint, buffer, offset, length, from, nowNs) -> { });
+        final UdpEndpoint receiver = UdpEndpoint.open(reactor, nativeOptions(receiverPort, sender.localAddress())
+            .receiveBufferSize(4 << 20), (endpoint, buffer, offset, length, from, nowNs) ->
+            received.add(length == 1024 ? (int)buffer.get(ValueLayout.JAVA_BYTE, offset) : -length));
+        final MemorySegment burst = sender.sendBuffer();
+        for (int i = 0; i < UdpEndpoint.MAX_SEGMENTS; i++) {
+            burst.asSlice(i * 1024L, 1024).fill((byte)i);
+        }
+        final List<Integer> expected = new ArrayList<>();
+        for (int i = 0; i < UdpEndpoint.MAX_SEGMENTS; i++) {
+            expected.add(i);
+        }
+
+        assertThat(sender.sendSegmented(65_536, 1024, null)).isEqualTo(UdpEndpoint.MAX_SEGMENTS);
+        spinUntil(() -> received.size() == expected.size());
+
+        assertThat(received).containsExactlyElementsOf(expected);
+        assertThat(sender.datagramsSent()).isEqualTo(UdpEndpoint.MAX_SEGMENTS);
+        assertThat(sender.segmentedSends()).as("63 datagrams (64 512 bytes), then the last").isEqualTo(2);
+        assertThat(sender.segmentationUnavailableReason()).isNull();
+        assertThat(sender.sendErrors()).isZero();
+        assertThat(errors).isEmpty();
+    }
+
+    @Test
     void shouldHandOnTheDatagramsOfACoalescedReadOneByOneExactlyAsSent() throws Exception {
         final int receiverPort = freePort();
         final List<String> received = new ArrayList<>();
