@@ -197,7 +197,9 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         } catch (final IOException ex) {
             throw new UncheckedIOException("cannot open UDP socket local=" + options.localAddress()
                 + " remote=" + options.remoteAddress() + ": " + ex.getMessage(), ex); // open() closed what it opened
-        } catch (final RuntimeException ex) {
+        } catch (final RuntimeException | Error ex) {
+            // an Error too: the buffers are made after the socket (OutOfMemoryError when direct memory is short), and
+            // a raw descriptor, unlike a DatagramChannel, has no cleaner to close it later
             if (socket != null) {
                 socket.close();
             }
