@@ -256,7 +256,10 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     }
 
     /**
-     * Handles one downstream packet as if it had just arrived; the endpoints call this for every datagram.
+     * Handles one downstream packet as if it had just arrived; the endpoints call this for every datagram. A packet
+     * handed in here is taken as it is: the check of an answer's sender
+     * ({@link MoldUDP64SubscriberOptions#acceptAnswersOnlyFromRequestServer}) is made before this call, on the request
+     * socket, so a caller that passes {@code answer = true} vouches that the packet came from the request server.
      *
      * @param buffer memory holding the packet
      * @param offset where it starts
