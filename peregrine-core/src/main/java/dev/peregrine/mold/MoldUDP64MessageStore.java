@@ -133,12 +133,13 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
             try {
                 final MemorySegment segment = channel.map(FileChannel.MapMode.READ_WRITE, 0,
                     fresh ? length(wantedIndex, maxBytes) : existing, arena);
-                final String damage = fresh ? null : damage(segment);
+                final MoldUDP64MessageStore store = new MoldUDP64MessageStore(arena, segment, fresh,
+                    fresh ? MoldUDP64Layout.session(session) : null, wantedIndex, maxBytes);
+                final String damage = fresh ? null : store.damage();
                 if (damage != null) {
                     throw new IOException("a damaged message store, " + damage + ": refused and left as it is");
                 }
-                return new MoldUDP64MessageStore(arena, segment, fresh, fresh ? MoldUDP64Layout.session(session) : null,
-                    wantedIndex, maxBytes);
+                return store;
             } catch (final IOException | RuntimeException ex) {
                 arena.close();
                 throw ex;
@@ -211,25 +212,23 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
     }
 
     /**
-     * What is wrong with a reopened store's sequences and index, or null if nothing: each message kept must lie
-     * whole within the last data-capacity bytes written, so that appending and copying stay inside the ring.
+     * What is wrong with a reopened store's sequences and index, as the constructor took them, or null if nothing:
+     * each message kept must lie whole within the last data-capacity bytes written, so that appending and copying
+     * stay inside the ring.
      */
-    private static String damage(final MemorySegment segment) {
-        final int indexCapacity = segment.get(INT, INDEX_CAPACITY_OFFSET);
-        final long dataCapacity = segment.get(LONG, DATA_CAPACITY_OFFSET);
-        final long first = segment.get(LONG, FIRST_SEQUENCE_OFFSET);
-        final long next = segment.get(LONG, NEXT_SEQUENCE_OFFSET);
-        final long written = segment.get(LONG, WRITE_POSITION_OFFSET);
-        if (first < 1 || next < first || next - first > indexCapacity || next == Long.MAX_VALUE) {
-            return "firstSequence=" + first + " nextSequence=" + next + " with an index of " + indexCapacity;
+    private String damage() {
+        final long first = firstSequence;
+        final long next = nextSequence;
+        final long written = writePosition;
+        if (first < 1 || next < first || next - first > indexMask + 1L || next == Long.MAX_VALUE) {
+            return "firstSequence=" + first + " nextSequence=" + next + " with an index of " + (indexMask + 1L);
         }
         if (written < 0 || written > Long.MAX_VALUE / 2) { // 2^62 bytes: never written, and far from overflowing
             return "writePosition=" + written;
         }
         for (long sequence = first; sequence < next; sequence++) {
-            final long entry = HEADER_LENGTH + (sequence & (indexCapacity - 1)) * INDEX_ENTRY_LENGTH;
-            final long position = segment.get(LONG, entry);
-            final int length = segment.get(INT, entry + 8);
+            final long position = positionOf(sequence);
+            final int length = segment.get(INT, entryOf(sequence) + 8);
             if (length < 0 || length > MoldUDP64Layout.MAX_MESSAGE_LENGTH || position < 0 || position > written - length
                 || written - position > dataCapacity || position % dataCapacity + length > dataCapacity) {
                 return "message " + sequence + " at position=" + position + " length=" + length + " (writePosition="
@@ -285,7 +284,7 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
         firstSequence = first;
         segment.set(LONG, FIRST_SEQUENCE_OFFSET, first);
         VarHandle.storeStoreFence(); // the forgetting above before the overwriting below, for a file reopened after a crash
-        final long entry = indexBase + (sequence & indexMask) * INDEX_ENTRY_LENGTH;
+        final long entry = entryOf(sequence);
         segment.set(LONG, entry, position);
         segment.set(INT, entry + 8, length);
         MemorySegment.copy(buffer, offset, segment, dataBase + position % dataCapacity, length);
@@ -317,7 +316,7 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
         int written = 0;
         int copied = 0;
         for (long s = sequence; s < last; s++) {
-            final long entry = indexBase + (s & indexMask) * INDEX_ENTRY_LENGTH;
+            final long entry = entryOf(s);
             final int length = segment.get(INT, entry + 8);
             if (written + MoldUDP64Layout.BLOCK_HEADER_LENGTH + length > maxBytes) {
                 break;
@@ -378,7 +377,12 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
     }
 
     private long positionOf(final long sequence) {
-        return segment.get(LONG, indexBase + (sequence & indexMask) * INDEX_ENTRY_LENGTH);
+        return segment.get(LONG, entryOf(sequence));
+    }
+
+    /** Where a message's index entry (position, then length) sits. */
+    private long entryOf(final long sequence) {
+        return indexBase + (sequence & indexMask) * INDEX_ENTRY_LENGTH;
     }
 
     private static int indexCapacity(final int maxMessages, final long maxBytes) {
