@@ -36,7 +36,7 @@ final class ShmInputStream extends InputStream {
         this.reader = connection.reader();
         this.wait = wait;
         this.staging = new byte[Math.max(1, reader.maxMessageLength())];
-        this.lap = reader.capacity() / ShmRingDescriptor.RECORD_HEADER_LENGTH;
+        this.lap = reader.recordsPerLap();
         this.messagesSinceSocketCheck = lap;
     }
 
@@ -122,8 +122,7 @@ final class ShmInputStream extends InputStream {
                     lookForPeerGone(socketDue);
                 }
             } else if (drainBudget <= 0) {
-                throw ShmSocket.reset("the peer's rendezvous socket closed but its ring kept filling for more than"
-                    + " a lap of the ring: a process still holding the mapping writes to it");
+                throw ShmSocket.reset(ShmRingReader.KEPT_FILLING);
             }
             final int work = reader.poll(stager, 1);
             if (work < 0) {
@@ -154,10 +153,7 @@ final class ShmInputStream extends InputStream {
     private void lookForPeerGone(final boolean socketToo) {
         if (reader.isWriterClosed() || socketToo && connection.isPeerGone()) {
             peerGone = true;
-            // everything written before the peer went fits in one lap, a lap holds at most `lap` records, and the
-            // reader is never more than a lap behind: two laps deliver all of it, and bound a ring that still fills
-            // (a child that inherited the mapping, a hostile peer), as ShmTransport's drain does
-            drainBudget = 2L * lap;
+            drainBudget = reader.goneWriterDrainBound(); // as ShmTransport's drain
         }
     }
 

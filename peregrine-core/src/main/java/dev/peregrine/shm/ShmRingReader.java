@@ -32,6 +32,10 @@ import static dev.peregrine.shm.ShmRingDescriptor.WRITER_STATE_OFFSET;
  * <p>Not thread-safe: one reader thread.
  */
 public final class ShmRingReader {
+    /** Why a ring is given up on when it keeps filling past {@link #goneWriterDrainBound()}. */
+    static final String KEPT_FILLING = "the peer's rendezvous socket closed but its ring kept filling for more than a"
+        + " lap of the ring: a process still holding the mapping writes to it";
+
     /** A record header in the ring is impossible; the ring cannot be trusted any more. */
     public static final int CORRUPT = -2;
 
@@ -256,6 +260,26 @@ public final class ShmRingReader {
      */
     public int capacity() {
         return capacity;
+    }
+
+    /**
+     * The most records one lap of the ring holds: each takes a record header at least.
+     *
+     * @return records
+     */
+    int recordsPerLap() {
+        return capacity / ShmRingDescriptor.RECORD_HEADER_LENGTH;
+    }
+
+    /**
+     * The most records to read once the writer's process is gone. Everything written before it went fits in one lap,
+     * and the reader is never more than a lap behind: two laps deliver all of it, and bound a ring that still fills
+     * (a child that inherited the mapping, a hostile peer) without ever cutting short what was there when it went.
+     *
+     * @return records
+     */
+    long goneWriterDrainBound() {
+        return 2L * recordsPerLap();
     }
 
     /**

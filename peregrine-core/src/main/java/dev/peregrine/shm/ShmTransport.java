@@ -467,11 +467,7 @@ public final class ShmTransport implements Transport, Pollable {
         // there is much (drain); the socket stays readable at its end, so it is not selected any more
         channel.key.interestOps(0);
         channel.peerGone = true;
-        // everything written before the peer went fits in one lap of the ring, a lap holds at most capacity /
-        // RECORD_HEADER_LENGTH records, and the reader never gets more than a lap behind the writer: a second lap
-        // is the most that can be delivered from a ring that still fills once its writer is gone (a child that
-        // inherited the mapping, a hostile peer), without ever cutting short what was there when the peer went
-        channel.drainBudget = 2L * (connection.reader().capacity() / ShmRingDescriptor.RECORD_HEADER_LENGTH);
+        channel.drainBudget = connection.reader().goneWriterDrainBound();
     }
 
     /**
@@ -506,8 +502,7 @@ public final class ShmTransport implements Transport, Pollable {
             delivered += polled;
             channel.drainBudget -= polled;
             if (channel.drainBudget <= 0) {
-                peerFault(channel, "the peer's rendezvous socket closed but its ring kept filling for more than a lap"
-                    + " of the ring: a process still holding the mapping writes to it");
+                peerFault(channel, ShmRingReader.KEPT_FILLING);
                 return delivered + 1;
             }
         }
