@@ -199,6 +199,18 @@ final class ShmConnection {
         return peerGone;
     }
 
+    /**
+     * Whether the peer went, for the blocking streams, which are inside {@link #enter()}: it marked its ring (the
+     * inbound one) closed, an orderly close seen with one load of that ring's header; or, if asked, its end of the
+     * socket ended ({@link #isPeerGone()}, a system call), which is how a peer that died is seen.
+     *
+     * @param socketToo whether to look at the socket as well
+     * @return true once the peer is gone
+     */
+    boolean peerWent(final boolean socketToo) {
+        return reader.isWriterClosed() || socketToo && isPeerGone();
+    }
+
     /** Marks the peer gone (the reactor saw end of stream on the socket). */
     synchronized void peerGone() {
         peerGone = true;

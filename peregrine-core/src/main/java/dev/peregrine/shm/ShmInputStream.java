@@ -151,7 +151,7 @@ final class ShmInputStream extends InputStream {
      * it). From then on at most {@link #drainBudget} more messages are read.
      */
     private void lookForPeerGone(final boolean socketToo) {
-        if (reader.isWriterClosed() || socketToo && connection.isPeerGone()) {
+        if (connection.peerWent(socketToo)) {
             peerGone = true;
             drainBudget = reader.goneWriterDrainBound(); // as ShmTransport's drain
         }

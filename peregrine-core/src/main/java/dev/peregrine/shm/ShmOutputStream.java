@@ -8,14 +8,26 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Writes bytes as messages of at most the ring's maximum length; waits (spin, yield, then short parks)
- * while the ring is full, and fails once the peer is gone.
+ * while the ring is full, and fails once the peer is gone, since nobody reads the ring any more.
+ *
+ * <p>A write or flush after the peer has gone throws "broken pipe" with how it went. A peer that closed marks its
+ * ring closed, and every message looks at that mark (one load of the inbound ring's header, no system call), so
+ * the first write after its close fails. A peer that died is seen only on the rendezvous socket, a system call,
+ * made once every {@link #SOCKET_CHECK_INTERVAL} messages and every {@link #LIVENESS_CHECK_NS} while the ring is
+ * full: at most that many messages more (or what fits the ring, if fewer) are taken after it died.
  */
 final class ShmOutputStream extends OutputStream {
     private static final long LIVENESS_CHECK_NS = 10_000_000L;
+    /** Messages written between two looks at the rendezvous socket for a peer that died. */
+    static final int SOCKET_CHECK_INTERVAL = 1024;
 
     private final ShmConnection connection;
     private final ShmRingWriter writer;
     private final int maxChunk;
+    /** Messages (and flushes) since the socket was last looked at; starts due, so the first write looks. */
+    private int messagesSinceSocketCheck = SOCKET_CHECK_INTERVAL;
+    /** Seen gone once: every later write fails too, without looking again. */
+    private boolean peerGone;
 
     ShmOutputStream(final ShmConnection connection) {
         this.connection = connection;
@@ -54,6 +66,24 @@ final class ShmOutputStream extends OutputStream {
     }
 
     /**
+     * Nothing is buffered, so this only says whether the peer is still there, as a write would.
+     *
+     * @throws IOException "broken pipe" once the peer is gone; nothing once this side is closed (there is nothing
+     *     left to flush)
+     */
+    @Override
+    public void flush() throws IOException {
+        if (!connection.enter()) {
+            return;
+        }
+        try {
+            checkPeer();
+        } finally {
+            connection.exit();
+        }
+    }
+
+    /**
      * Closes the socket; from any thread. A write in progress ends first (its committed messages are
      * delivered) and marks the ring closed as it leaves: this thread never touches the writer's fields.
      */
@@ -68,7 +98,28 @@ final class ShmOutputStream extends OutputStream {
         }
     }
 
+    /**
+     * Throws once the peer is gone: its ring's closed mark on every call, its socket once every
+     * {@link #SOCKET_CHECK_INTERVAL} calls.
+     */
+    private void checkPeer() throws IOException {
+        final boolean socketDue = ++messagesSinceSocketCheck >= SOCKET_CHECK_INTERVAL;
+        if (socketDue) {
+            messagesSinceSocketCheck = 0;
+        }
+        if (peerGone || connection.peerWent(socketDue)) {
+            throw brokenPipe();
+        }
+    }
+
+    private IOException brokenPipe() {
+        peerGone = true;
+        return ShmSocket.brokenPipe(connection.reader().isWriterClosed() ? "the peer closed the connection"
+            : "the peer process died or dropped the connection");
+    }
+
     private long claim(final int length) throws IOException {
+        checkPeer();
         long index = writer.tryClaim(length);
         int idle = 0;
         long lastCheck = System.nanoTime();
@@ -79,8 +130,8 @@ final class ShmOutputStream extends OutputStream {
             final long now = System.nanoTime();
             if (now - lastCheck > LIVENESS_CHECK_NS) {
                 lastCheck = now;
-                if (connection.isPeerGone()) {
-                    throw ShmSocket.reset("the peer is gone while the ring is full");
+                if (connection.peerWent(true)) {
+                    throw brokenPipe();
                 }
             }
             if (++idle < 1000) {

@@ -17,7 +17,9 @@ import java.net.UnixDomainSocketAddress;
  * first returns what was written before, then -1 (orderly close) or throws "connection reset" (the peer died). A
  * corrupt record in the ring, also one found after the peer closed, throws "connection reset" with the reason; so
  * does a ring that keeps filling after the peer went (a process still holding the mapping writes to it), once two
- * laps of it have been read.
+ * laps of it have been read. The output stream throws "broken pipe" once the peer is gone, since nobody reads the
+ * ring any more: at the first write or flush after the peer closed, and within 1024 messages (or a full ring) after
+ * it died, which is seen on the socket and so is looked for only that often.
  *
  * <p>Threading: one thread reads and one thread writes, as with a socket; {@link #close()} (or closing either
  * stream) is safe from any thread. A close while a read or a write is in progress only signals it: that call
@@ -79,7 +81,7 @@ public final class ShmSocket implements AutoCloseable {
     }
 
     /**
-     * Bytes to the peer; a write waits while the ring is full.
+     * Bytes to the peer; a write waits while the ring is full, and throws "broken pipe" once the peer is gone.
      *
      * @return the stream (the same one on every call)
      */
@@ -144,5 +146,9 @@ public final class ShmSocket implements AutoCloseable {
 
     static IOException reset(final String detail) {
         return new IOException("connection reset: " + detail);
+    }
+
+    static IOException brokenPipe(final String detail) {
+        return new IOException("broken pipe: " + detail);
     }
 }
