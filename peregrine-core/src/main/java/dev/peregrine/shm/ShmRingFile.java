@@ -1,5 +1,7 @@
 package dev.peregrine.shm;
 
+import dev.peregrine.internal.FileSpace;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
@@ -95,7 +97,8 @@ public final class ShmRingFile {
         // from here on the file is this call's: a failure removes it, so that the caller has nothing to clean up
         try {
             // every page now: a sparse mapping on a full tmpfs would fail later, with SIGBUS on a store
-            ShmFileSpace.reserve(path, ShmRingDescriptor.fileLength(capacity));
+            FileSpace.reserve(path, ShmRingDescriptor.fileLength(capacity), "ring file",
+                "choose another ring directory");
             try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
                 final MemorySegment segment = channel.map(FileChannel.MapMode.READ_WRITE, 0,
                     ShmRingDescriptor.fileLength(capacity), arena);
