@@ -51,6 +51,8 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
 
     private final Arena arena;
+    /** The locked file of a mapped store, null in memory. */
+    private final MoldUDP64StoreFile file;
     private final MemorySegment segment;
     private final MemorySegment session;
     private final int indexMask;
@@ -62,9 +64,10 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
     private long writePosition;
     private int copiedBytes;
 
-    private MoldUDP64MessageStore(final Arena arena, final MemorySegment segment, final boolean fresh,
-        final MemorySegment session, final int maxMessages, final long maxBytes) {
+    private MoldUDP64MessageStore(final Arena arena, final MoldUDP64StoreFile file, final MemorySegment segment,
+        final boolean fresh, final MemorySegment session, final int maxMessages, final long maxBytes) {
         this.arena = arena;
+        this.file = file;
         this.segment = segment;
         if (fresh) {
             segment.asSlice(0, HEADER_LENGTH).fill((byte)0);
@@ -100,7 +103,8 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
         final int indexCapacity = indexCapacity(maxMessages, maxBytes);
         final Arena arena = Arena.ofShared();
         final MemorySegment segment = arena.allocate(length(indexCapacity, maxBytes), 64);
-        return new MoldUDP64MessageStore(arena, segment, true, MoldUDP64Layout.session(session), indexCapacity, maxBytes);
+        return new MoldUDP64MessageStore(arena, null, segment, true, MoldUDP64Layout.session(session), indexCapacity,
+            maxBytes);
     }
 
     /**
@@ -109,39 +113,44 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
      * Any other file (one that is not a store, or a store whose header or index is damaged) is refused and left
      * as it is.
      *
+     * <p>The store holds an exclusive lock on the file until {@link #close()}: a file another store has open, in
+     * this process or another, is refused as in use.
+     *
      * @param file the file
      * @param session the session's name, or null to take it from an existing file
      * @param maxMessages most messages kept (for a new file); rounded up to a power of two
      * @param maxBytes most message bytes kept (for a new file)
      * @return the store
-     * @throws UncheckedIOException naming the file and the reason if it cannot be mapped, is not a store or is
-     *     a damaged one
+     * @throws UncheckedIOException naming the file and the reason if it is in use, cannot be mapped, is not a store
+     *     or is a damaged one
      */
     public static MoldUDP64MessageStore mapped(final Path file, final String session, final int maxMessages, final long maxBytes) {
         final int wantedIndex = indexCapacity(maxMessages, maxBytes);
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
-            StandardOpenOption.WRITE)) {
-            final long existing = channel.size();
-            final boolean fresh = existing == 0 || !isStoreOf(channel, existing, session);
-            if (fresh && session == null) {
-                throw new IllegalArgumentException("file=" + file + " holds no message store and session=null");
-            }
-            if (fresh) {
-                channel.truncate(0);
-            }
+        try {
+            final MoldUDP64StoreFile storeFile = MoldUDP64StoreFile.open(file);
             final Arena arena = Arena.ofShared();
             try {
-                final MemorySegment segment = channel.map(FileChannel.MapMode.READ_WRITE, 0,
-                    fresh ? length(wantedIndex, maxBytes) : existing, arena);
-                final MoldUDP64MessageStore store = new MoldUDP64MessageStore(arena, segment, fresh,
+                final FileChannel channel = storeFile.channel();
+                final long existing = channel.size();
+                final boolean fresh = existing == 0 || !isStoreOf(channel, existing, session);
+                if (fresh && session == null) {
+                    throw new IllegalArgumentException("file=" + file + " holds no message store and session=null");
+                }
+                final long length = fresh ? length(wantedIndex, maxBytes) : existing;
+                if (fresh) {
+                    storeFile.startAfresh(length);
+                }
+                final MemorySegment segment = channel.map(FileChannel.MapMode.READ_WRITE, 0, length, arena);
+                final MoldUDP64MessageStore store = new MoldUDP64MessageStore(arena, storeFile, segment, fresh,
                     fresh ? MoldUDP64Layout.session(session) : null, wantedIndex, maxBytes);
                 final String damage = fresh ? null : store.damage();
                 if (damage != null) {
                     throw new IOException("a damaged message store, " + damage + ": refused and left as it is");
                 }
                 return store;
-            } catch (final IOException | RuntimeException ex) {
+            } catch (final IOException | RuntimeException | Error ex) {
                 arena.close();
+                storeFile.close();
                 throw ex;
             }
         } catch (final IOException ex) {
@@ -367,13 +376,19 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
         return session;
     }
 
-    /** Writes a mapped store to disk and releases its memory. */
+    /** Writes a mapped store to disk, releases its memory, and lets the file go (its lock). */
     @Override
     public void close() {
-        if (segment.isMapped()) {
-            segment.force();
+        try {
+            if (segment.isMapped()) {
+                segment.force();
+            }
+            arena.close();
+        } finally {
+            if (file != null) {
+                file.close();
+            }
         }
-        arena.close();
     }
 
     private long positionOf(final long sequence) {
