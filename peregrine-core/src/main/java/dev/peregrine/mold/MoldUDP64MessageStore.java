@@ -114,15 +114,17 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
      * as it is.
      *
      * <p>The store holds an exclusive lock on the file until {@link #close()}: a file another store has open, in
-     * this process or another, is refused as in use.
+     * this process or another, is refused as in use. A file started afresh gets all its blocks at once
+     * ({@code posix_fallocate}, or zeros written where that cannot be called), so that a file system without room
+     * for it is refused here rather than failing a later append through the mapping.
      *
      * @param file the file
      * @param session the session's name, or null to take it from an existing file
      * @param maxMessages most messages kept (for a new file); rounded up to a power of two
      * @param maxBytes most message bytes kept (for a new file)
      * @return the store
-     * @throws UncheckedIOException naming the file and the reason if it is in use, cannot be mapped, is not a store
-     *     or is a damaged one
+     * @throws UncheckedIOException naming the file and the reason if it is in use, cannot be mapped or given its
+     *     blocks, is not a store or is a damaged one
      */
     public static MoldUDP64MessageStore mapped(final Path file, final String session, final int maxMessages, final long maxBytes) {
         final int wantedIndex = indexCapacity(maxMessages, maxBytes);

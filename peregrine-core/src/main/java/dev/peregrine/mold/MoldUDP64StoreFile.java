@@ -1,5 +1,7 @@
 package dev.peregrine.mold;
 
+import dev.peregrine.internal.FileSpace;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -20,7 +22,8 @@ import java.util.Set;
  *
  * <p>The set is needed because the lock is a POSIX record lock, which belongs to the process and which the close of
  * any descriptor of the file in the process drops: a second store of this process must be refused before it opens
- * the file, since closing its channel would free the file for every other process.
+ * the file, since closing its channel would free the file for every other process. For the same reason the
+ * descriptor that reserved a new file's blocks stays open until the lock goes ({@link FileSpace#reserveLocked}).
  */
 final class MoldUDP64StoreFile implements AutoCloseable {
     /** The files of this process's open stores, by file key (device and inode), or by path where there is none. */
@@ -29,6 +32,7 @@ final class MoldUDP64StoreFile implements AutoCloseable {
     private final Path file;
     private final FileChannel channel;
     private final Object key;
+    private int reservedDescriptor = -1;
 
     private MoldUDP64StoreFile(final Path file, final FileChannel channel, final Object key) {
         this.file = file;
@@ -74,9 +78,14 @@ final class MoldUDP64StoreFile implements AutoCloseable {
         return channel;
     }
 
-    /** Empties the file; the mapping gives it its length. */
+    /**
+     * Empties the file and gives it {@code length} bytes of storage, so that a full file system is an
+     * {@link IOException} here and not a {@code SIGBUS} at a later store through the mapping.
+     */
     void startAfresh(final long length) throws IOException {
         channel.truncate(0);
+        reservedDescriptor = FileSpace.reserveLocked(channel, file, length, "message store file",
+            "choose another file");
     }
 
     /**
@@ -96,6 +105,8 @@ final class MoldUDP64StoreFile implements AutoCloseable {
             } catch (final IOException ex) {
                 throw new UncheckedIOException("cannot close message store file=" + file + ": " + ex.getMessage(), ex);
             } finally {
+                FileSpace.closeDescriptor(reservedDescriptor);
+                reservedDescriptor = -1;
                 OPEN.remove(key);
             }
         }

@@ -1,0 +1,110 @@
+package dev.peregrine.mold;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * A new store file gets all its blocks when it is made, so that a file system without room for it is an exception
+ * then, naming the file, and not a SIGBUS (an {@link InternalError}) at a later append through a sparse mapping.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class MoldUDP64StoreSpaceTest {
+    /** Header, 64 index entries, 64 KiB of data: 17 pages, one more than the small tmpfs holds. */
+    private static final long STORE_LENGTH = 128 + 64 * 16 + (1 << 16);
+
+    private static Path mountPoint;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldGiveANewStoreFileAllItsBlocks() throws Exception {
+        final Path file = dir.resolve("feed.store");
+        try (MoldUDP64MessageStore store = MoldUDP64MessageStore.mapped(file, "FEED", 64, 16 << 20)) {
+            assertThat(store.nextSequence()).isEqualTo(1);
+        }
+        final long size = Files.size(file);
+        assertThat(allocatedBytes(file)).as("bytes allocated to the file of %d bytes", size).isGreaterThanOrEqualTo(size);
+    }
+
+    @Test
+    void shouldRefuseToCreateAStoreOnAFileSystemWithoutRoomForIt() throws Exception {
+        final Path mounted = smallTmpfs();
+        final Path file = mounted.resolve("feed.store");
+        assertThatThrownBy(() -> MoldUDP64MessageStore.mapped(file, "FEED", 64, 1 << 16).close())
+            .isInstanceOf(UncheckedIOException.class).hasMessageContaining("file=" + file)
+            .hasMessageContaining("no space left").hasMessageContaining(String.valueOf(STORE_LENGTH));
+        assertThatThrownBy(() -> MoldUDP64MessageStore.mapped(file, "FEED", 64, 1 << 16).close())
+            .as("the failed store let the file go: refused for room again, not as in use")
+            .hasMessageContaining("no space left");
+    }
+
+    @AfterAll
+    static void unmount() throws Exception {
+        if (mountPoint != null) {
+            if (run("umount", mountPoint.toString()) != 0) {
+                run("umount", "-l", mountPoint.toString()); // a mapping left somewhere: detach it, freed when unmapped
+            }
+            Files.deleteIfExists(mountPoint);
+            mountPoint = null;
+        }
+    }
+
+    /** A 64 KiB tmpfs on a fresh temporary folder; skips the test, saying why, where that cannot be had. */
+    private static Path smallTmpfs() throws Exception {
+        Assumptions.assumeTrue(System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux"),
+            "skipped: mounting a tmpfs needs Linux, this is " + System.getProperty("os.name"));
+        final String uid = output("id", "-u");
+        Assumptions.assumeTrue("0".equals(uid), "skipped: mounting a tmpfs needs root, this runs as uid " + uid);
+        final Path folder = Files.createTempDirectory("peregrine-store-tmpfs");
+        final Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", folder.toString())
+            .redirectErrorStream(true).start();
+        final String said = new String(mount.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        final int exit = mount.waitFor();
+        if (exit != 0) {
+            Files.deleteIfExists(folder);
+        }
+        Assumptions.assumeTrue(exit == 0, "skipped: mount -t tmpfs failed (exit " + exit + "): " + said);
+        mountPoint = folder;
+        return folder;
+    }
+
+    /** st_blocks times its unit, as stat(1) tells them; skips the test where stat cannot be run. */
+    private static long allocatedBytes(final Path file) throws Exception {
+        final String[] blocks;
+        try {
+            blocks = output("stat", "-c", "%b %B", file.toString()).split(" ");
+        } catch (final IOException ex) {
+            Assumptions.abort("skipped: stat(1) cannot be run: " + ex.getMessage());
+            throw ex;
+        }
+        Assumptions.assumeTrue(blocks.length == 2 && blocks[0].matches("[0-9]+") && blocks[1].matches("[0-9]+"),
+            "skipped: stat -c '%b %B' answered " + String.join(" ", blocks));
+        return Long.parseLong(blocks[0]) * Long.parseLong(blocks[1]);
+    }
+
+    private static String output(final String... command) throws IOException, InterruptedException {
+        final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        process.waitFor();
+        return output;
+    }
+
+    private static int run(final String... command) throws IOException, InterruptedException {
+        return new ProcessBuilder(command).inheritIO().start().waitFor();
+    }
+}
