@@ -250,20 +250,6 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
     }
 
     /**
-     * Whether a file looks like a store (for tools that reopen one).
-     *
-     * @param file the file
-     * @return true if it exists and is long enough to hold a header
-     */
-    public static boolean exists(final Path file) {
-        try {
-            return Files.isRegularFile(file) && Files.size(file) >= HEADER_LENGTH;
-        } catch (final IOException ex) {
-            return false;
-        }
-    }
-
-    /**
      * Appends the next message. If it fails part-way (the copy from {@code buffer} throws, or the process dies),
      * the messages still kept are intact: at most those this one would have displaced are forgotten.
      *
