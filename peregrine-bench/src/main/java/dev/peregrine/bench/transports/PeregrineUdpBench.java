@@ -16,6 +16,7 @@ import dev.peregrine.udp.UdpOptions;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -34,7 +35,8 @@ import java.util.function.LongConsumer;
  * call ({@code epoll_wait} of the reactor's {@code selectNow}) sits between two reads. The client writes
  * its message straight into the endpoint's send buffer. Those endpoints ask for {@link UdpOptions#nativeSocket}
  * ({@code recv}/{@code send} through the FFM API) unless {@code -Dperegrine.udp.native=false} says otherwise
- * (forwarded to a responder JVM); {@link #description()} says which path ran.
+ * (forwarded to a responder JVM), or the host is IPv6, which the native socket does not take; {@link #description()}
+ * says which path ran.
  *
  * <p>Otherwise the responder is an unconnected endpoint on a backing-off reactor thread that echoes each
  * datagram to its sender, and the client's connected endpoint waits for the selector.
@@ -77,8 +79,11 @@ public final class PeregrineUdpBench implements BenchTransport {
         }
         final String reason = UdpEndpoint.nativeSocketUnavailableReason();
         return reason == null ? "native recv/send through FFM (UdpOptions.nativeSocket; -D" + NATIVE_PROPERTY
-            + "=false for the JDK DatagramChannel)" : "JDK DatagramChannel, native socket unavailable: " + reason;
+            + "=false for the JDK DatagramChannel); " + IPV6_PATH : "JDK DatagramChannel, native socket unavailable: " + reason;
     }
+
+    /** What an IPv6 {@code --host} takes instead of the native socket, and why. */
+    static final String IPV6_PATH = "an IPv6 host takes the JDK DatagramChannel (the native socket is IPv4 only)";
 
     static boolean nativeSocket() {
         return Boolean.parseBoolean(System.getProperty(NATIVE_PROPERTY, "true"));
@@ -132,9 +137,10 @@ public final class PeregrineUdpBench implements BenchTransport {
     }
 
     static UdpOptions options(final BenchConfig config) {
-        // nativeSocket applies to the busy-polled connectedReadWrite endpoints only; the others ignore it
+        // nativeSocket applies to the busy-polled connectedReadWrite endpoints only; the others ignore it. It takes
+        // IPv4 only (UdpEndpoint.open refuses an IPv6 address with it), so an IPv6 host keeps the DatagramChannel.
         return new UdpOptions().busyPoll(config.busySpin()).receiveBufferSize(4 << 20).sendBufferSize(4 << 20)
-            .nativeSocket(nativeSocket());
+            .nativeSocket(nativeSocket() && !(address(config, 0).getAddress() instanceof Inet6Address));
     }
 
     @Override

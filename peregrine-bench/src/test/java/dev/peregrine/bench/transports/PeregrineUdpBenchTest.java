@@ -121,4 +121,35 @@ class PeregrineUdpBenchTest {
             System.clearProperty(PeregrineUdpBench.NATIVE_PROPERTY);
         }
     }
+
+    /**
+     * The native socket is IPv4 only: with an IPv6 host every endpoint, the busy-spin ones too, takes the JDK
+     * DatagramChannel, and the description says so, instead of the responder failing on the native socket's refusal.
+     */
+    @SuppressWarnings("try") // the responder only has to run while the client talks to it
+    @ParameterizedTest(name = "{0} busySpin={1}")
+    @CsvSource({"peregrine-udp, true", "peregrine-udp, false", "peregrine-mold, true", "peregrine-mold, false"})
+    void shouldEchoOverIpv6LoopbackOnTheJdkChannel(final String name, final boolean busySpin) throws Exception {
+        try (DatagramSocket probe = new DatagramSocket(new java.net.InetSocketAddress("::1", 0))) {
+            assumeTrue(probe.getLocalPort() > 0, "IPv6 loopback");
+        } catch (final java.net.SocketException ex) {
+            assumeTrue(false, "no IPv6 loopback: " + ex.getMessage());
+        }
+        final BenchTransport transport = Transports.byName(name);
+        final BenchConfig config = new BenchConfig("::1", freePorts(6), 256, Path.of("target"), busySpin);
+        final Responder responder = transport.startResponder(config);
+        try (responder; PingClient client = transport.connect(config)) {
+            for (long sequence = 1; sequence <= 100; sequence++) {
+                client.send(sequence);
+                assertThat(client.receive()).isEqualTo(sequence);
+            }
+            if (client instanceof PeregrineUdpBench.Client udp) {
+                assertThat(udp.endpoint.isNativeSocket()).isFalse();
+            }
+        }
+        assertThat(responder.messages()).as("each message echoed once").isEqualTo(100);
+        if (dev.peregrine.udp.UdpEndpoint.nativeSocketUnavailableReason() == null) {
+            assertThat(new PeregrineUdpBench().description()).contains(PeregrineUdpBench.IPV6_PATH);
+        }
+    }
 }
