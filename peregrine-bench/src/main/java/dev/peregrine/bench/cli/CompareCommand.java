@@ -7,6 +7,7 @@ import dev.peregrine.bench.report.Summary;
 import dev.peregrine.bench.report.Table;
 import dev.peregrine.bench.report.ThroughputRows;
 import dev.peregrine.bench.run.Batch;
+import dev.peregrine.bench.run.BenchRunner;
 import dev.peregrine.bench.run.BenchSession;
 import dev.peregrine.bench.run.Failures;
 import dev.peregrine.bench.run.FloorResult;
@@ -18,6 +19,7 @@ import dev.peregrine.bench.run.ThroughputRunner;
 import dev.peregrine.bench.transports.Transports;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
+import dev.peregrine.peers.StreamLoss;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -124,14 +126,14 @@ public final class CompareCommand implements Callable<Integer>, Validated {
         Cli.exclusive(spec, "--floor", "--no-floor");
         if (full) {
             LoadCommand.checkRates(spec.commandLine(), rates, loadSeconds, LOAD_WARMUP_SECONDS, "--load-seconds");
-            return;
         }
         for (final String option : FULL_ONLY) {
-            if (Cli.given(spec, option)) {
+            if (!full && Cli.given(spec, option)) {
                 throw Cli.invalid(spec.commandLine(), option, option + " sets the load or throughput runs, which only"
                     + " --full adds; add --full, or leave " + option + " out");
             }
         }
+        unavailable(CommonOptions.transports(transports)).refuseIfNoneRuns(spec.commandLine());
     }
 
     @Override
@@ -153,10 +155,8 @@ public final class CompareCommand implements Callable<Integer>, Validated {
                 : " [JVM options: " + String.join(" ", transport.jvmArguments()) + "]";
             infos.add(new HtmlReport.TransportInfo(transport.name(), transport.path(), Transports.isPeregrine(transport),
                 transport.description() + jvm, why));
-            if (why != null) {
-                out.println("  " + transport.name() + ": not available here: " + why);
-            }
         }
+        unavailable(chosen).print(out);
         final FloorRunner.Outcome floorOutcome = floor(out);
         final List<FloorResult> floors = floorOutcome == null ? List.of()
             : FloorResult.withoutRepeats(floorOutcome.results());
@@ -232,6 +232,28 @@ public final class CompareCommand implements Callable<Integer>, Validated {
             outcomes.add(outcome);
         }
         return outcomes;
+    }
+
+    /**
+     * The runs asked for, and why some of them cannot run: the ping-pong of every transport and size, and with
+     * {@code --full} the load and throughput runs (their time limits aside, as the runs make them).
+     */
+    private UnavailableRuns unavailable(final List<BenchTransport> chosen) {
+        final List<RunSpec> runs = new ArrayList<>();
+        for (final int size : sizes) {
+            for (final BenchTransport transport : chosen) {
+                runs.add(new RunSpec("pingpong", transport, size, messages, warmup, 0, 1, common.inProcess,
+                    common.clientCpu(), common.responderCpu(), common.busySpin(true), common.host).withTimeLimit(timeLimit));
+            }
+        }
+        if (full) {
+            runs.addAll(LoadCommand.runs(chosen, List.of(loadSize), clients, rates, loadSeconds, LOAD_WARMUP_SECONDS,
+                LoadCommand.Topology.SHARED, 1, common));
+            runs.addAll(ThroughputCommand.runs(chosen, sizes, null, 100_000,
+                new ThroughputRunner.Window(1, throughputSeconds), common, 0));
+        }
+        return UnavailableRuns.of(runs, run -> "throughput".equals(run.scenario())
+            ? ThroughputRunner.unavailableReason(run, StreamLoss.NONE) : BenchRunner.unavailableReason(run));
     }
 
     private String unavailable(final BenchTransport transport) {

@@ -2,6 +2,7 @@ package dev.peregrine.bench.cli;
 
 import dev.peregrine.bench.report.JsonResults;
 import dev.peregrine.bench.report.Summary;
+import dev.peregrine.bench.run.BenchRunner;
 import dev.peregrine.bench.run.BenchSession;
 import dev.peregrine.bench.run.RunResult;
 import dev.peregrine.bench.run.RunSpec;
@@ -157,6 +158,7 @@ public final class LoadCommand implements Callable<Integer>, Validated {
                 + " its clients on one thread: use --topology shared (the default), or --clients 1");
         }
         checkRates(spec.commandLine(), rates, seconds, warmupSeconds, "--seconds/--warmup-seconds");
+        unavailable(withLoss(CommonOptions.transports(transports))).refuseIfNoneRuns(spec.commandLine());
     }
 
     /**
@@ -189,6 +191,7 @@ public final class LoadCommand implements Callable<Integer>, Validated {
         if (relaunched != null) {
             return relaunched;
         }
+        unavailable(chosen).print(out);
         try (BenchSession session = new BenchSession(out, System.err, common.quiet, false)) {
             out.println(topologyNote(topology, clients));
             final List<Integer> roundOf = new ArrayList<>();
@@ -258,24 +261,54 @@ public final class LoadCommand implements Callable<Integer>, Validated {
     static void run(final BenchSession session, final List<BenchTransport> chosen, final List<Integer> sizes,
                     final int clients, final List<Long> rates, final double seconds, final double warmupSeconds,
                     final Topology topology, final int respondEvery, final CommonOptions common) {
+        for (final RunSpec run : runs(chosen, sizes, clients, rates, seconds, warmupSeconds, topology, respondEvery, common)) {
+            if (session.stopping()) {
+                return;
+            }
+            session.pingpong(run);
+        }
+    }
+
+    /**
+     * The runs of the load scenario for some transports, in the order {@link #run} makes them.
+     *
+     * @param chosen the transports
+     * @param sizes message sizes
+     * @param clients clients per run
+     * @param rates rates per client
+     * @param seconds measured seconds per rate
+     * @param warmupSeconds warm-up seconds per rate
+     * @param topology how clients and responders are laid out on threads
+     * @param respondEvery the responder answers every Nth message; 1 for all
+     * @param common the common options
+     * @return the runs
+     */
+    static List<RunSpec> runs(final List<BenchTransport> chosen, final List<Integer> sizes, final int clients,
+                              final List<Long> rates, final double seconds, final double warmupSeconds,
+                              final Topology topology, final int respondEvery, final CommonOptions common) {
         final boolean shared = topology == Topology.SHARED;
         // shared: a client thread and a responder thread, whatever the number of clients
         final boolean spinByDefault = (shared ? 2 : 2 * clients) <= Runtime.getRuntime().availableProcessors();
+        final List<RunSpec> runs = new ArrayList<>();
         for (final BenchTransport transport : chosen) {
             for (final int size : sizes) {
                 for (final long rate : rates) {
-                    if (session.stopping()) {
-                        return;
-                    }
                     final long messages = Math.max(1, (long)(rate * seconds));
                     final long warmup = (long)(rate * warmupSeconds);
-                    session.pingpong(new RunSpec("load", transport, size, messages, warmup, rate, clients,
+                    runs.add(new RunSpec("load", transport, size, messages, warmup, rate, clients,
                         common.inProcess, -1, common.responderCpu(), common.busySpin(spinByDefault), common.host)
                         .withTimeLimit(3 * seconds + 5) // a transport that cannot keep up ends early, marked partial
                         .withSharedResponder(shared).withRespondEvery(respondEvery));
                 }
             }
         }
+        return runs;
+    }
+
+    /** The runs asked for, and why some of them cannot run. */
+    private UnavailableRuns unavailable(final List<BenchTransport> chosen) {
+        return UnavailableRuns.of(runs(chosen, sizes, clients, rates, seconds, warmupSeconds, topology, respondEvery,
+            common), BenchRunner::unavailableReason);
     }
 
     /**

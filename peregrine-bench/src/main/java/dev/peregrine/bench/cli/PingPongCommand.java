@@ -1,6 +1,7 @@
 package dev.peregrine.bench.cli;
 
 import dev.peregrine.bench.report.Summary;
+import dev.peregrine.bench.run.BenchRunner;
 import dev.peregrine.bench.run.BenchSession;
 import dev.peregrine.bench.run.RunResult;
 import dev.peregrine.bench.run.RunSpec;
@@ -13,6 +14,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -24,7 +26,7 @@ import java.util.concurrent.Callable;
         + " --rate a fixed schedule with latency measured from the intended send time (coordinated omission"
         + " corrected). The responder runs in a second JVM unless --in-process. With --reply-size the responder"
         + " answers every message with that many bytes instead of an echo."})
-public final class PingPongCommand implements Callable<Integer> {
+public final class PingPongCommand implements Callable<Integer>, Validated {
     @Spec
     CommandSpec spec;
 
@@ -65,6 +67,11 @@ public final class PingPongCommand implements Callable<Integer> {
     double timeLimit;
 
     @Override
+    public void validate() {
+        unavailable(CommonOptions.transports(transports)).refuseIfNoneRuns(spec.commandLine());
+    }
+
+    @Override
     public Integer call() {
         final PrintStream out = System.out;
         final List<BenchTransport> chosen = CommonOptions.transports(transports);
@@ -72,14 +79,11 @@ public final class PingPongCommand implements Callable<Integer> {
         if (relaunched != null) {
             return relaunched;
         }
+        unavailable(chosen).print(out);
         try (BenchSession session = new BenchSession(out, System.err, common.quiet, true)) {
-            for (final BenchTransport transport : chosen) {
-                for (final int size : sizes) {
-                    if (session.pingpong(new RunSpec("pingpong", transport, size, messages, warmup, rate, 1,
-                        common.inProcess, common.clientCpu(), common.responderCpu(), common.busySpin(true),
-                        common.host).withTimeLimit(timeLimit).withReplySize(replySize == null ? size : replySize)) == null) {
-                        break;
-                    }
+            for (final RunSpec run : runs(chosen)) {
+                if (session.pingpong(run) == null) {
+                    break;
                 }
             }
             final List<RunResult> results = session.results();
@@ -89,5 +93,22 @@ public final class PingPongCommand implements Callable<Integer> {
             common.writeFiles(results, out);
             return results.stream().allMatch(r -> r.status() == RunResult.Status.OK) ? 0 : 1;
         }
+    }
+
+    /** The runs asked for: every size of every transport, in that order. */
+    private List<RunSpec> runs(final List<BenchTransport> chosen) {
+        final List<RunSpec> runs = new ArrayList<>();
+        for (final BenchTransport transport : chosen) {
+            for (final int size : sizes) {
+                runs.add(new RunSpec("pingpong", transport, size, messages, warmup, rate, 1, common.inProcess,
+                    common.clientCpu(), common.responderCpu(), common.busySpin(true), common.host)
+                    .withTimeLimit(timeLimit).withReplySize(replySize == null ? size : replySize));
+            }
+        }
+        return runs;
+    }
+
+    private UnavailableRuns unavailable(final List<BenchTransport> chosen) {
+        return UnavailableRuns.of(runs(chosen), BenchRunner::unavailableReason);
     }
 }

@@ -118,11 +118,6 @@ public final class ThroughputCommand implements Callable<Integer>, Validated {
                 }
             }
         }
-    }
-
-    @Override
-    public Integer call() {
-        final PrintStream out = System.out;
         final List<BenchTransport> chosen = CommonOptions.transports(transports);
         if (loss > 0) {
             for (final BenchTransport transport : chosen) {
@@ -132,12 +127,20 @@ public final class ThroughputCommand implements Callable<Integer>, Validated {
                 }
             }
         }
+        unavailable(chosen).refuseIfNoneRuns(spec.commandLine());
+    }
+
+    @Override
+    public Integer call() {
+        final PrintStream out = System.out;
+        final List<BenchTransport> chosen = CommonOptions.transports(transports);
         final StreamLoss streamLoss = new StreamLoss(loss, seed);
         final Batch flushEvery = batch != null ? batch : Batch.defaultFor(rate);
         final Integer relaunched = Relaunch.ifNeeded(spec, chosen);
         if (relaunched != null) {
             return relaunched;
         }
+        unavailable(chosen).print(out);
         final StreamFloor.Source floorSource = StreamFloor.Source.of(streamFloor, noStreamFloor);
         if (floorSource.command() == null) {
             out.println(StreamFloor.NAME + ": skipped: " + floorSource.absent());
@@ -243,19 +246,47 @@ public final class ThroughputCommand implements Callable<Integer>, Validated {
     static void run(final BenchSession session, final List<BenchTransport> chosen, final List<Integer> sizes,
                     final Long messages, final long warmup, final ThroughputRunner.Window window,
                     final CommonOptions common, final Batch batch, final StreamLoss loss, final long rate) {
+        for (final RunSpec run : runs(chosen, sizes, messages, warmup, window, common, rate)) {
+            if (session.stopping()) {
+                return;
+            }
+            session.throughput(run, window, batch, loss);
+        }
+    }
+
+    /**
+     * The runs of the throughput scenario for some transports, in the order {@link #run} makes them.
+     *
+     * @param chosen the transports
+     * @param sizes message sizes
+     * @param messages measured messages with a counted window, or null for a timed one
+     * @param warmup warm-up messages (the least, with a timed window)
+     * @param window the warm-up and measured time, or {@link ThroughputRunner.Window#COUNTED}
+     * @param common the common options
+     * @param rate messages offered per second, or 0 for as fast as the sender takes them
+     * @return the runs
+     */
+    static List<RunSpec> runs(final List<BenchTransport> chosen, final List<Integer> sizes, final Long messages,
+                              final long warmup, final ThroughputRunner.Window window, final CommonOptions common,
+                              final long rate) {
         // a timed run has no message count; the spec's is then only the largest it could be
         final long count = messages != null ? messages : Integer.MAX_VALUE - 8;
         // the hard limit covers the window and the drain after it
         final double limit = window.seconds() > 0 ? window.warmupSeconds() + window.seconds() + 30 : 30;
+        final List<RunSpec> runs = new ArrayList<>();
         for (final BenchTransport transport : chosen) {
             for (final int size : sizes) {
-                if (session.stopping()) {
-                    return;
-                }
-                session.throughput(new RunSpec("throughput", transport, size, count, warmup, rate, 1, common.inProcess,
-                    common.clientCpu(), common.responderCpu(), common.busySpin(true), common.host).withTimeLimit(limit),
-                    window, batch, loss);
+                runs.add(new RunSpec("throughput", transport, size, count, warmup, rate, 1, common.inProcess,
+                    common.clientCpu(), common.responderCpu(), common.busySpin(true), common.host).withTimeLimit(limit));
             }
         }
+        return runs;
+    }
+
+    /** The runs asked for, and why some of them cannot run. */
+    private UnavailableRuns unavailable(final List<BenchTransport> chosen) {
+        final StreamLoss streamLoss = new StreamLoss(loss, seed);
+        return UnavailableRuns.of(runs(chosen, sizes, messages, warmup, window(), common, rate),
+            run -> ThroughputRunner.unavailableReason(run, streamLoss));
     }
 }

@@ -22,6 +22,8 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class BenchRunner {
     /** A run answered every Nth message whose clients sustained less than this share of their rate did not keep up. */
     static final double KEPT_UP = 0.95;
+    /** The port an availability check describes: any, as no socket is opened; five digits, as a free port has. */
+    private static final int PROBE_PORT = 40_000;
 
     private final Progress progress;
     private final AtomicReference<ClientSideRun[]> live = new AtomicReference<>();
@@ -74,26 +76,10 @@ public final class BenchRunner {
         try {
             // one client: a client thread and a responder either way, and every transport has that
             final boolean shared = spec.sharedResponder() && spec.clients() > 1;
-            if (shared && !transport.sharedResponder()) {
-                return noNumbers(spec, RunResult.Status.UNAVAILABLE, transport.name() + " has no responder that serves"
-                    + " several clients on one thread (--topology per-client runs it with a responder per client)");
-            }
             final int responderCount = shared ? 1 : spec.clients();
             final int port = RunEnvironment.freePorts(spec.host(), BenchConfig.PORTS_PER_RESPONDER * responderCount);
-            final BenchConfig base = new BenchConfig(spec.host(), port, spec.size(), folder, spec.busySpin(),
-                spec.replySize(), spec.respondEvery());
-            if (base.asymmetric() && !transport.supportsReplySize()) {
-                return noNumbers(spec, RunResult.Status.UNAVAILABLE, transport.name() + " cannot answer with a reply"
-                    + " of another size than the message (--reply-size=" + spec.replySize() + ", --size=" + spec.size()
-                    + ")");
-            }
-            if (spec.respondEvery() > 1) {
-                final String why = respondEveryUnavailable(spec, shared);
-                if (why != null) {
-                    return noNumbers(spec, RunResult.Status.UNAVAILABLE, why);
-                }
-            }
-            final String unavailable = transport.unavailableReason(base);
+            final BenchConfig base = config(spec, port, folder);
+            final String unavailable = unavailableReason(spec, base);
             if (unavailable != null) {
                 return noNumbers(spec, RunResult.Status.UNAVAILABLE, unavailable);
             }
@@ -114,6 +100,49 @@ public final class BenchRunner {
             progress.endLine();
             RunEnvironment.deleteFolder(folder);
         }
+    }
+
+    /**
+     * Why {@link #pingpong} would report a run {@link RunResult.Status#UNAVAILABLE} without starting it, or null if it
+     * would run: so that a command can say so before it runs anything. A transport whose own check fails is taken
+     * as available here; the run reports the failure.
+     *
+     * @param spec what to run
+     * @return the reason, in one sentence, or null
+     */
+    public static String unavailableReason(final RunSpec spec) {
+        final Path folder = RunEnvironment.freshFolder(); // a run's folder: shm's socket path is measured in it
+        try {
+            return unavailableReason(spec, config(spec, PROBE_PORT, folder));
+        } catch (final RuntimeException | LinkageError ex) {
+            return null;
+        } finally {
+            RunEnvironment.deleteFolder(folder);
+        }
+    }
+
+    private static BenchConfig config(final RunSpec spec, final int port, final Path folder) {
+        return new BenchConfig(spec.host(), port, spec.size(), folder, spec.busySpin(), spec.replySize(),
+            spec.respondEvery());
+    }
+
+    private static String unavailableReason(final RunSpec spec, final BenchConfig base) {
+        final BenchTransport transport = spec.transport();
+        if (spec.sharedResponder() && spec.clients() > 1 && !transport.sharedResponder()) {
+            return transport.name() + " has no responder that serves several clients on one thread (--topology"
+                + " per-client runs it with a responder per client)";
+        }
+        if (base.asymmetric() && !transport.supportsReplySize()) {
+            return transport.name() + " cannot answer with a reply of another size than the message (--reply-size="
+                + spec.replySize() + ", --size=" + spec.size() + ")";
+        }
+        if (spec.respondEvery() > 1) {
+            final String why = respondEveryUnavailable(spec, spec.sharedResponder() && spec.clients() > 1);
+            if (why != null) {
+                return why;
+            }
+        }
+        return transport.unavailableReason(base);
     }
 
     /** Why a run whose responder answers every Nth message cannot run as asked, or null if it can. */

@@ -32,6 +32,8 @@ public final class ThroughputRunner {
      * StreamLoss)}.
      */
     static final long WARMUP_RATE = 1_000_000;
+    /** The port an availability check describes: any, as no socket is opened; five digits, as a free port has. */
+    private static final int PROBE_PORT = 40_000;
     /** The share of a timed warm-up paced at {@link #WARMUP_RATE}; the rest is unpaced, as the measured window. */
     static final double PACED_WARMUP_SHARE = 0.75;
     /** A gap that takes longer than this to fill is reported as an overrun ({@link #overrun}). */
@@ -109,16 +111,9 @@ public final class ThroughputRunner {
         try {
             final BenchConfig config = new BenchConfig(spec.host(), RunEnvironment.freePorts(spec.host(), BenchConfig.PORTS_PER_RESPONDER),
                 spec.size(), folder, spec.busySpin());
-            final String unavailable = transport.unavailableReason(config);
+            final String unavailable = unavailableReason(spec, config, loss);
             if (unavailable != null) {
                 return noNumbers(spec, RunResult.Status.UNAVAILABLE, unavailable);
-            }
-            if (!transport.supportsStream()) {
-                return noNumbers(spec, RunResult.Status.UNAVAILABLE, transport.name() + " has no one-way stream mode");
-            }
-            if (loss.drops() && !(transport instanceof RecoveringStreamTransport)) {
-                return noNumbers(spec, RunResult.Status.UNAVAILABLE, "--loss needs a stream with a recovery layer;"
-                    + " " + transport.name() + " has none");
             }
             return measure(spec, window, config, batch.messagesAt(spec.size()), loss);
         } catch (final Exception | LinkageError ex) {
@@ -127,6 +122,42 @@ public final class ThroughputRunner {
             progress.endLine();
             RunEnvironment.deleteFolder(folder);
         }
+    }
+
+    /**
+     * Why {@link #run} would report a run {@link RunResult.Status#UNAVAILABLE} without starting it, or null if it
+     * would run: so that a command can say so before it runs anything. A transport whose own check fails is taken
+     * as available here; the run reports the failure.
+     *
+     * @param spec what to run
+     * @param loss the simulated loss
+     * @return the reason, in one sentence, or null
+     */
+    public static String unavailableReason(final RunSpec spec, final StreamLoss loss) {
+        final Path folder = RunEnvironment.freshFolder(); // a run's folder: shm's socket path is measured in it
+        try {
+            return unavailableReason(spec, new BenchConfig(spec.host(), PROBE_PORT, spec.size(), folder,
+                spec.busySpin()), loss);
+        } catch (final RuntimeException | LinkageError ex) {
+            return null;
+        } finally {
+            RunEnvironment.deleteFolder(folder);
+        }
+    }
+
+    private static String unavailableReason(final RunSpec spec, final BenchConfig config, final StreamLoss loss) {
+        final BenchTransport transport = spec.transport();
+        final String unavailable = transport.unavailableReason(config);
+        if (unavailable != null) {
+            return unavailable;
+        }
+        if (!transport.supportsStream()) {
+            return transport.name() + " has no one-way stream mode";
+        }
+        if (loss.drops() && !(transport instanceof RecoveringStreamTransport)) {
+            return "--loss needs a stream with a recovery layer; " + transport.name() + " has none";
+        }
+        return null;
     }
 
     /**
