@@ -14,6 +14,7 @@ import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
@@ -39,6 +40,8 @@ import java.util.SplittableRandom;
  */
 public record MoldPublisherApp(InetAddress group, int port, NetworkInterface networkInterface, int requestPort, String session,
     int rate, double loss, int size, long count, Path storeFile) {
+    /** The IPv6 wildcard address, {@code ::}. */
+    private static final InetAddress IPV6_ANY = ipv6Any();
 
     /**
      * Runs until {@code count} messages are out (then ends the session) or the thread is interrupted.
@@ -51,12 +54,14 @@ public record MoldPublisherApp(InetAddress group, int port, NetworkInterface net
         }
         final SplittableRandom random = new SplittableRandom(42);
         final long[] dropped = new long[1];
-        final UdpOptions udp = new UdpOptions().multicastLoopback(true).multicastInterface(networkInterface);
+        // bound to the wildcard of the group's family: a socket of the other family cannot reach it
+        final UdpOptions udp = new UdpOptions().multicastLoopback(true).multicastInterface(networkInterface)
+            .localAddress(anyAddress(group, 0));
         try (Reactor reactor = new Reactor(new ReactorOptions().name("mold-publisher").idleStrategy(new YieldingIdleStrategy()));
              MoldUDP64MessageStore store = storeFile == null ? MoldUDP64MessageStore.inMemory(session, 1 << 20, 256L << 20)
                  : MoldUDP64MessageStore.mapped(storeFile, session, 1 << 20, 256L << 20)) {
             final MoldUDP64RequestServer server = new MoldUDP64RequestServer(reactor, store,
-                new UdpOptions().localAddress(new InetSocketAddress(requestPort)), MoldUDP64Layout.DEFAULT_MAX_PAYLOAD, 10_000, 100);
+                new UdpOptions().localAddress(anyAddress(group, requestPort)), MoldUDP64Layout.DEFAULT_MAX_PAYLOAD, 10_000, 100);
             final MoldUDP64Publisher publisher = new MoldUDP64Publisher(reactor, store, new MoldUDP64PublisherOptions()
                 .destination(new InetSocketAddress(group, port)).udp(udp)
                 .filter((sequence, messages) -> {
@@ -92,6 +97,27 @@ public record MoldPublisherApp(InetAddress group, int port, NetworkInterface net
                 Thread.onSpinWait();
             }
             out.printf("session %s ended after %d messages%n", session, published);
+        }
+    }
+
+    /**
+     * Every address of this machine in the family of {@code peer}, with a port: an IPv4 socket can neither send to
+     * nor hear from an IPv6 address, so a feed, a request server or a request socket for an IPv6 peer binds
+     * {@code ::} (which on Linux hears IPv4 too), and for any other peer the IPv4 wildcard, as it always did.
+     *
+     * @param peer the address the socket talks to, or null for none
+     * @param port the port, 0 for any
+     * @return the wildcard address and port
+     */
+    static InetSocketAddress anyAddress(final InetAddress peer, final int port) {
+        return peer instanceof Inet6Address ? new InetSocketAddress(IPV6_ANY, port) : new InetSocketAddress(port);
+    }
+
+    private static InetAddress ipv6Any() {
+        try {
+            return InetAddress.getByAddress(new byte[16]);
+        } catch (final java.net.UnknownHostException ex) {
+            throw new IllegalStateException("16 bytes are an IPv6 address", ex);
         }
     }
 }
