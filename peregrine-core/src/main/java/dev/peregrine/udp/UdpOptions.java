@@ -156,7 +156,14 @@ public final class UdpOptions {
     }
 
     /**
-     * Most datagrams received in one cycle, so one busy socket does not starve the others.
+     * Most datagrams received in one cycle, so one busy socket does not starve the others (64 unless set).
+     *
+     * <p>A receive reads until the socket is empty or the batch is done, so a read that finds a datagram is
+     * followed by one more that finds none before {@link UdpEndpoint#receive} returns: a handler sees each datagram
+     * as soon as it is read, but the caller's code after {@code receive} runs one system call later. A thread that
+     * does nothing but poll one endpoint with one datagram in flight (a ping-pong, a request awaiting its answer)
+     * sets 1: each poll is then one {@code recv(2)}, as a C loop's is. A reactor serving many sockets, or a stream,
+     * keeps a batch.
      *
      * @param datagrams at least 1
      * @return this

@@ -32,7 +32,8 @@ import java.util.function.LongConsumer;
  * the responder {@code port}, each endpoint is connected to the other with
  * {@link UdpOptions#connectedReadWrite} (read(2)/write(2), no source address per datagram), and each is
  * polled by a thread of its own calling {@link UdpEndpoint#receive} in a loop, so no readiness system
- * call ({@code epoll_wait} of the reactor's {@code selectNow}) sits between two reads. The client writes
+ * call ({@code epoll_wait} of the reactor's {@code selectNow}) sits between two reads; each call reads one
+ * datagram ({@link UdpOptions#receiveBatch} 1, see {@link #pollingOptions}). The client writes
  * its message straight into the endpoint's send buffer. Those endpoints ask for {@link UdpOptions#nativeSocket}
  * ({@code recv}/{@code send} through the FFM API) unless {@code -Dperegrine.udp.native=false} says otherwise
  * (forwarded to a responder JVM), or the host is IPv6, which the native socket does not take; {@link #description()}
@@ -65,7 +66,8 @@ public final class PeregrineUdpBench implements BenchTransport {
     @Override
     public String description() {
         return "Peregrine UdpEndpoint: one datagram per message over loopback; busy-spin: both endpoints connected"
-            + " (connectedReadWrite: read/write, no address), each polled by its own spinning thread without a selector;"
+            + " (connectedReadWrite: read/write, no address), each polled by its own spinning thread without a selector,"
+            + " one datagram per poll (receiveBatch 1);"
             + " otherwise a backing-off responder reactor echoing to the sender; a reply of another size is sent from a buffer"
             + " of its own with the sequence copied in; load, shared topology: one unconnected endpoint on one responder"
             + " reactor answers every client by its address, the clients' endpoints share one reactor polled by one thread;"
@@ -143,6 +145,17 @@ public final class PeregrineUdpBench implements BenchTransport {
             .nativeSocket(nativeSocket() && !(address(config, 0).getAddress() instanceof Inet6Address));
     }
 
+    /**
+     * A busy-spin ping-pong endpoint, polled by a thread that does nothing else: connected, and one datagram per
+     * {@link UdpEndpoint#receive} ({@link UdpOptions#receiveBatch} 1), as the C floor's loop reads. With the default
+     * batch each read that finds a datagram is followed by one more {@code recv(2)}, which finds the socket empty,
+     * before {@code receive} returns: one more system call per round trip between the echo's handler and the
+     * client's clock (6-10% of a 32-byte round trip on the development VM, against a bare FFM loop in the same two processes).
+     */
+    static UdpOptions pollingOptions(final BenchConfig config) {
+        return options(config).connectedReadWrite(true).receiveBatch(1);
+    }
+
     @Override
     public Responder startResponder(final BenchConfig config) {
         return config.busySpin() ? startPollingResponder(config) : startSharedResponder(config);
@@ -182,7 +195,7 @@ public final class PeregrineUdpBench implements BenchTransport {
         final EchoResponder responder = new EchoResponder(reactor);
         final MemorySegment reply = replyBuffer(config);
         final int sequenceLength = config.sequenceLength();
-        final UdpEndpoint endpoint = UdpEndpoint.open(reactor, options(config).connectedReadWrite(true)
+        final UdpEndpoint endpoint = UdpEndpoint.open(reactor, pollingOptions(config)
             .localAddress(address(config, 0)).remoteAddress(address(config, 1)), (source, buffer, offset, length, sender, nowNs) -> {
                 if (reply == null) {
                     while (source.send(buffer, offset, length) == SendResult.BACK_PRESSURED) {
@@ -228,7 +241,7 @@ public final class PeregrineUdpBench implements BenchTransport {
         final Reactor reactor = reactor(config, "peregrine-udp-client");
         final Client client = new Client(reactor, config.size(), config.replySize());
         final UdpOptions options = config.busySpin()
-            ? options(config).connectedReadWrite(true).localAddress(address(config, 1))
+            ? pollingOptions(config).localAddress(address(config, 1))
             : options(config).localAddress(new InetSocketAddress(address(config, 0).getAddress(), 0));
         client.endpoint = UdpEndpoint.open(reactor, options.remoteAddress(address(config, 0)), client::onDatagram);
         return client;

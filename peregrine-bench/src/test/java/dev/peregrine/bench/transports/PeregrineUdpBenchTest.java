@@ -5,8 +5,10 @@ import dev.peregrine.peers.BenchTransport;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.testkit.AllocationMeter;
+import dev.peregrine.udp.UdpEndpoint;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.net.DatagramSocket;
@@ -98,6 +100,35 @@ class PeregrineUdpBenchTest {
             assertThat(expected).isEqualTo(1600);
         }
         assertThat(responder.messages()).as("each message echoed once").isEqualTo(1600);
+    }
+
+    /**
+     * The busy-spin client reads one datagram per poll, as the C floor's loop does: with two echoes waiting, a poll
+     * hands on the first and leaves the second in the socket, so no second recv(2) (which would find the socket
+     * empty in a ping-pong) runs between an echo's arrival and the caller's clock.
+     */
+    @SuppressWarnings("try") // the responder only has to run while the client talks to it
+    @Test
+    void shouldReadOneDatagramPerPollOnTheBusySpinPath() throws Exception {
+        final BenchConfig config = new BenchConfig("127.0.0.1", freePorts(6), 32, Path.of("target"), true);
+        final Responder responder = Transports.byName("peregrine-udp").startResponder(config);
+        try (responder; PingClient client = Transports.byName("peregrine-udp").connect(config)) {
+            final UdpEndpoint endpoint = ((PeregrineUdpBench.Client)client).endpoint;
+            client.send(1);
+            client.send(2);
+            while (responder.messages() < 2) { // the class's timeout ends a run where they never come
+                Thread.onSpinWait();
+            }
+
+            long first;
+            while ((first = client.poll()) < 0) {
+                Thread.onSpinWait();
+            }
+            assertThat(first).isEqualTo(1);
+            assertThat(endpoint.datagramsReceived()).as("datagrams read by the poll that brought the first echo").isEqualTo(1);
+            assertThat(client.receive()).isEqualTo(2);
+            assertThat(endpoint.datagramsReceived()).isEqualTo(2);
+        }
     }
 
     /** The busy-spin endpoints take the native socket where it is available, unless the property says no; the description says which. */
