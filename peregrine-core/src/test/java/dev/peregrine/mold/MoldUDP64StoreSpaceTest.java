@@ -1,5 +1,6 @@
 package dev.peregrine.mold;
 
+import dev.peregrine.testkit.SmallTmpfs;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -11,7 +12,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -55,32 +55,16 @@ class MoldUDP64StoreSpaceTest {
 
     @AfterAll
     static void unmount() throws Exception {
-        if (mountPoint != null) {
-            if (run("umount", mountPoint.toString()) != 0) {
-                run("umount", "-l", mountPoint.toString()); // a mapping left somewhere: detach it, freed when unmapped
-            }
-            Files.deleteIfExists(mountPoint);
-            mountPoint = null;
-        }
+        SmallTmpfs.unmount(mountPoint);
+        mountPoint = null;
     }
 
-    /** A 64 KiB tmpfs on a fresh temporary folder; skips the test, saying why, where that cannot be had. */
+    /** A 64 KiB tmpfs, mounted once for the class; skips the test, saying why, where that cannot be had. */
     private static Path smallTmpfs() throws Exception {
-        Assumptions.assumeTrue(System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux"),
-            "skipped: mounting a tmpfs needs Linux, this is " + System.getProperty("os.name"));
-        final String uid = output("id", "-u");
-        Assumptions.assumeTrue("0".equals(uid), "skipped: mounting a tmpfs needs root, this runs as uid " + uid);
-        final Path folder = Files.createTempDirectory("peregrine-store-tmpfs");
-        final Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", folder.toString())
-            .redirectErrorStream(true).start();
-        final String said = new String(mount.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-        final int exit = mount.waitFor();
-        if (exit != 0) {
-            Files.deleteIfExists(folder);
+        if (mountPoint == null) {
+            mountPoint = SmallTmpfs.mount("64k");
         }
-        Assumptions.assumeTrue(exit == 0, "skipped: mount -t tmpfs failed (exit " + exit + "): " + said);
-        mountPoint = folder;
-        return folder;
+        return mountPoint;
     }
 
     /** st_blocks times its unit, as stat(1) tells them; skips the test where stat cannot be run. */
@@ -102,9 +86,5 @@ class MoldUDP64StoreSpaceTest {
         final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
         process.waitFor();
         return output;
-    }
-
-    private static int run(final String... command) throws IOException, InterruptedException {
-        return new ProcessBuilder(command).inheritIO().start().waitFor();
     }
 }

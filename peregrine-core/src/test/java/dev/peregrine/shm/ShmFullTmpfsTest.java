@@ -1,14 +1,13 @@
 package dev.peregrine.shm;
 
+import dev.peregrine.testkit.SmallTmpfs;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.UncheckedIOException;
 import java.net.UnixDomainSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
@@ -29,36 +28,13 @@ class ShmFullTmpfsTest {
 
     @BeforeAll
     static void mountSmallTmpfs() throws Exception {
-        final String user = System.getProperty("user.name");
-        Assumptions.assumeTrue(System.getProperty("os.name", "").toLowerCase().contains("linux"),
-            "skipped: mounting a tmpfs needs Linux, this is " + System.getProperty("os.name"));
-        final Process id = new ProcessBuilder("id", "-u").redirectErrorStream(true).start();
-        final String uid = new String(id.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-        id.waitFor();
-        Assumptions.assumeTrue("0".equals(uid), "skipped: mounting a tmpfs needs root, this runs as " + user
-            + " (uid " + uid + ")");
-        mountPoint = Files.createTempDirectory("peregrine-small-tmpfs");
+        mountPoint = SmallTmpfs.mount("1m");
         socketDir = Files.createTempDirectory("peregrine-small-tmpfs-sock");
-        final Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.toString())
-            .redirectErrorStream(true).start();
-        final String output = new String(mount.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-        final int exit = mount.waitFor();
-        if (exit != 0) {
-            Files.deleteIfExists(mountPoint);
-            mountPoint = null;
-        }
-        Assumptions.assumeTrue(exit == 0, "skipped: mount -t tmpfs failed (exit " + exit + "): " + output);
     }
 
     @AfterAll
     static void unmount() throws Exception {
-        if (mountPoint != null) {
-            if (new ProcessBuilder("umount", mountPoint.toString()).inheritIO().start().waitFor() != 0) {
-                // still mapped somewhere (a leaked mapping): detach it now, the kernel frees it when unmapped
-                new ProcessBuilder("umount", "-l", mountPoint.toString()).inheritIO().start().waitFor();
-            }
-            Files.deleteIfExists(mountPoint);
-        }
+        SmallTmpfs.unmount(mountPoint);
         if (socketDir != null) {
             Files.deleteIfExists(socketDir);
         }
