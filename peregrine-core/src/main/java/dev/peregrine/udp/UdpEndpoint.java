@@ -130,6 +130,24 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
      * @throws IllegalArgumentException if an address is IPv6 while {@link UdpOptions#nativeSocket} applies
      */
     public static UdpEndpoint open(final Reactor reactor, final UdpOptions options, final DatagramHandler handler) {
+        return open(reactor, options, null, handler);
+    }
+
+    /**
+     * Opens and binds (and connects, if asked) a socket that talks to {@code peer}, and attaches it to a reactor.
+     * The peer only picks the family of the default local address ({@link UdpOptions#localAddress(InetSocketAddress)}) of a socket
+     * without a {@link UdpOptions#remoteAddress}: an unconnected sender to an IPv6 destination binds {@code ::}.
+     *
+     * @param reactor the reactor that will drive it; call from its thread (or before it starts)
+     * @param options the socket's settings
+     * @param peer the address the socket sends to or hears from, or null for none known
+     * @param handler receives datagrams
+     * @return the endpoint
+     * @throws UncheckedIOException if the socket cannot be opened, bound or connected (the address is named)
+     * @throws IllegalArgumentException if an address is IPv6 while {@link UdpOptions#nativeSocket} applies
+     */
+    public static UdpEndpoint open(final Reactor reactor, final UdpOptions options, final InetAddress peer,
+        final DatagramHandler handler) {
         if (reactor == null || options == null || handler == null) {
             throw new IllegalArgumentException("reactor=" + reactor + " options=" + options + " handler=" + handler);
         }
@@ -140,10 +158,11 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         if (options.connectedReadWrite() && options.remoteAddress() == null) {
             throw new IllegalArgumentException("connectedReadWrite=true remoteAddress=null: reading a socket needs a connected peer");
         }
+        final InetSocketAddress localAddress = options.bindAddress(peer);
         final boolean nativeSocket = options.nativeSocket() && options.busyPoll() && options.connectedReadWrite();
         if (nativeSocket && (options.remoteAddress().getAddress() instanceof Inet6Address
-            || options.localAddress().getAddress() instanceof Inet6Address && !options.localAddress().getAddress().isAnyLocalAddress())) {
-            throw new IllegalArgumentException("nativeSocket=true local=" + options.localAddress() + " remote="
+            || localAddress.getAddress() instanceof Inet6Address && !localAddress.getAddress().isAnyLocalAddress())) {
+            throw new IllegalArgumentException("nativeSocket=true local=" + localAddress + " remote="
                 + options.remoteAddress() + ": the native UDP socket is IPv4 only");
         }
         if (nativeSocket && options.multicastInterface() == null && UdpNativeSocket.unavailableReason() == null) {
@@ -152,7 +171,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         DatagramChannel channel = null;
         UdpEndpoint endpoint = null;
         try {
-            channel = DatagramChannel.open(options.ipv6() ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
+            channel = DatagramChannel.open(options.ipv6(peer) ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
             channel.configureBlocking(false);
             channel.setOption(StandardSocketOptions.SO_REUSEADDR, options.reuseAddress());
             if (options.receiveBufferSize() > 0) {
@@ -166,7 +185,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             }
             channel.setOption(StandardSocketOptions.IP_MULTICAST_TTL, options.multicastTtl());
             channel.setOption(StandardSocketOptions.IP_MULTICAST_LOOP, options.multicastLoopback());
-            channel.bind(options.localAddress());
+            channel.bind(localAddress);
             if (options.remoteAddress() != null) {
                 channel.connect(options.remoteAddress());
             }
@@ -175,7 +194,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             return endpoint;
         } catch (final IOException ex) {
             closeQuietly(channel);
-            throw new UncheckedIOException("cannot open UDP socket local=" + options.localAddress()
+            throw new UncheckedIOException("cannot open UDP socket local=" + localAddress
                 + " remote=" + options.remoteAddress() + ": " + ex.getMessage(), ex);
         } catch (final RuntimeException ex) {
             closeQuietly(channel);

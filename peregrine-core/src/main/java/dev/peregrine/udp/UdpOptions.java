@@ -1,22 +1,31 @@
 package dev.peregrine.udp;
 
 import java.net.Inet6Address;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
+import java.net.UnknownHostException;
 
 /**
  * Settings of a {@link UdpEndpoint}; fluent, validated on each setter.
  *
- * <p>Defaults: bound to an ephemeral port on every IPv4 address, not connected, multicast TTL 1 with
- * loopback on, the system's socket buffer sizes, a 65 536-byte datagram buffer (no IPv4 datagram is
- * ever truncated), up to 64 datagrams drained per cycle, selector-driven readiness, receive with the
+ * <p>Defaults: bound to an ephemeral port on every address of the peer's family (every IPv6 address, {@code ::},
+ * for an IPv6 {@link #remoteAddress}, else every IPv4 address; see {@link #localAddress(InetSocketAddress)}), not
+ * connected, multicast TTL 1 with loopback on, the system's socket buffer sizes, a 65 536-byte datagram buffer (no
+ * IPv4 datagram is ever truncated), up to 64 datagrams drained per cycle, selector-driven readiness, receive with the
  * sender's address (see {@link #connectedReadWrite} for the cheaper connected path).
  */
 public final class UdpOptions {
     /** Largest datagram buffer: the largest UDP payload over IPv6 jumbograms is not supported. */
     public static final int MAX_DATAGRAM_BUFFER = 1 << 16;
 
-    private InetSocketAddress localAddress = new InetSocketAddress(0);
+    /** The default local address for an IPv4 peer, or none: an ephemeral port on every IPv4 address. */
+    private static final InetSocketAddress IPV4_ANY = new InetSocketAddress(0);
+    /** The default local address for an IPv6 peer: an ephemeral port on {@code ::}. */
+    private static final InetSocketAddress IPV6_ANY = new InetSocketAddress(ipv6Wildcard(), 0);
+
+    /** Null until set: the default then follows the peer's family ({@link #bindAddress(InetAddress)}). */
+    private InetSocketAddress localAddress;
     private InetSocketAddress remoteAddress;
     private boolean reuseAddress;
     private NetworkInterface multicastInterface;
@@ -37,6 +46,11 @@ public final class UdpOptions {
 
     /**
      * Where to bind; port 0 picks a free port.
+     *
+     * <p>Unless set, an ephemeral port on every address of the peer's family: {@code ::} when the
+     * {@link #remoteAddress} (or, for an unconnected socket, the address its owner says it talks to, see
+     * {@link UdpEndpoint#open(dev.peregrine.reactor.Reactor, UdpOptions, InetAddress, DatagramHandler)}) is IPv6,
+     * since a socket bound to an IPv4 address can neither send to nor hear from one; {@code 0.0.0.0} otherwise.
      *
      * @param localAddress the address, e.g. {@code new InetSocketAddress(5000)} for every interface
      * @return this
@@ -263,7 +277,22 @@ public final class UdpOptions {
     }
 
     InetSocketAddress localAddress() {
-        return localAddress;
+        return bindAddress(null);
+    }
+
+    /**
+     * The address to bind: the one set, else the wildcard of the family of the address the socket talks to (the
+     * {@link #remoteAddress}, or {@code peer} for an unconnected socket).
+     *
+     * @param peer the address an unconnected socket talks to, or null for none known
+     * @return the local address
+     */
+    InetSocketAddress bindAddress(final InetAddress peer) {
+        if (localAddress != null) {
+            return localAddress;
+        }
+        final InetAddress talksTo = remoteAddress != null ? remoteAddress.getAddress() : peer;
+        return talksTo instanceof Inet6Address ? IPV6_ANY : IPV4_ANY;
     }
 
     InetSocketAddress remoteAddress() {
@@ -314,8 +343,16 @@ public final class UdpOptions {
         return nativeSocket;
     }
 
-    boolean ipv6() {
-        return localAddress.getAddress() instanceof Inet6Address
+    boolean ipv6(final InetAddress peer) {
+        return bindAddress(peer).getAddress() instanceof Inet6Address
             || remoteAddress != null && remoteAddress.getAddress() instanceof Inet6Address;
+    }
+
+    private static InetAddress ipv6Wildcard() {
+        try {
+            return InetAddress.getByAddress(new byte[16]);
+        } catch (final UnknownHostException ex) {
+            throw new IllegalStateException("16 bytes are an IPv6 address", ex);
+        }
     }
 }
