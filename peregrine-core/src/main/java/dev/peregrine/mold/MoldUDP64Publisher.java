@@ -96,7 +96,8 @@ public final class MoldUDP64Publisher implements Pollable, AutoCloseable {
         this.heartbeatIntervalNs = options.heartbeatIntervalNs();
         this.endOfSessionRepeats = options.endOfSessionRepeats();
         this.filter = options.filter();
-        this.endpoint = UdpEndpoint.open(reactor, options.udp(), (e, buffer, offset, length, sender, nowNs) -> {
+        // an unset bind address is the wildcard of the destination's family: an IPv4 socket cannot send to an IPv6 one
+        this.endpoint = UdpEndpoint.open(reactor, options.udp(), destination.getAddress(), (e, buffer, offset, length, sender, nowNs) -> {
             // a transmitter expects nothing back; stray datagrams are ignored
         });
         if (endpoint.maxDatagramLength() < MoldUDP64Layout.HEADER_LENGTH + maxPayload) {

@@ -36,7 +36,9 @@ public final class MoldUDP64PublisherOptions {
     }
 
     /**
-     * Socket settings of the sending endpoint (multicast interface, TTL, loopback, bind address).
+     * Socket settings of the sending endpoint (multicast interface, TTL, loopback, bind address). Without a bind
+     * address ({@link UdpOptions#localAddress(InetSocketAddress)}) it binds every address of the {@link #destination}'s family:
+     * {@code ::} for an IPv6 destination, {@code 0.0.0.0} for an IPv4 one.
      *
      * @param udp the options
      * @return this

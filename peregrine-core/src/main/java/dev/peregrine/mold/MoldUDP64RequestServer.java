@@ -54,7 +54,9 @@ public final class MoldUDP64RequestServer implements AutoCloseable {
      *
      * @param reactor the reactor; call on its thread
      * @param store where messages come from; its session is the one served
-     * @param udp the socket's settings (its local address is where requests are received)
+     * @param udp the socket's settings (its local address is where requests are received; unset, an ephemeral port on
+     *     every IPv4 address, as no peer is known: a server for IPv6 subscribers binds {@code [::]:port}, which on
+     *     Linux hears IPv4 too)
      * @param maxPayload most bytes of message blocks per answer, e.g. {@link MoldUDP64Layout#DEFAULT_MAX_PAYLOAD}
      * @param answersPerSecond most answers per second to one source host (all its ports together), on average
      * @param burst most answers to one source host back to back

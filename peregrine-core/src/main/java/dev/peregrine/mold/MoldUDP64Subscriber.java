@@ -14,6 +14,7 @@ import dev.peregrine.udp.UdpEndpoint;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.PortUnreachableException;
 
@@ -172,11 +173,16 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             maxRequestsInFlight);
         UdpEndpoint opened = null;
         try {
-            opened = UdpEndpoint.open(reactor, options.feed(), new PacketHandler(false));
+            // an unset bind address is the wildcard of the peer's family: the group's, or for a unicast feed the request
+            // server's (the publisher's own, as a rule; :: hears IPv4 too, so the guess costs an IPv4 feed nothing)
+            final InetSocketAddress requestServerAddress = options.requestServer();
+            final InetAddress requestServerHost = requestServerAddress == null ? null : requestServerAddress.getAddress();
+            opened = UdpEndpoint.open(reactor, options.feed(), options.group() != null ? options.group() : requestServerHost,
+                new PacketHandler(false));
             if (options.group() != null) {
                 opened.join(options.group(), options.groupInterface());
             }
-            this.requests = UdpEndpoint.open(reactor, options.request(), new PacketHandler(true));
+            this.requests = UdpEndpoint.open(reactor, options.request(), requestServerHost, new PacketHandler(true));
             final InetSocketAddress connected = requests.remoteAddress();
             if (connected != null && requestServer != null && !connected.equals(requestServer)) {
                 requests.close();

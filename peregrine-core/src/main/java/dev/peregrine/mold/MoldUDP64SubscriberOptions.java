@@ -46,7 +46,9 @@ public final class MoldUDP64SubscriberOptions {
 
     /**
      * The socket the feed arrives on: its local address is the feed's port (set
-     * {@link UdpOptions#reuseAddress} when several listeners on a host share it).
+     * {@link UdpOptions#reuseAddress} when several listeners on a host share it). Without a local address it gets an
+     * ephemeral port on every address of the {@link #group}'s family, or for a unicast feed the {@link #requestServer}'s:
+     * {@code ::} (which hears IPv4 too) when that is IPv6, else {@code 0.0.0.0}.
      *
      * @param feed the options
      * @return this
@@ -91,8 +93,10 @@ public final class MoldUDP64SubscriberOptions {
     }
 
     /**
-     * The subscriber's own request socket (default: an ephemeral port, unconnected, with a receive buffer of
-     * {@link #DEFAULT_REQUEST_RECEIVE_BUFFER}); answers come back to it. Options given here replace the
+     * The subscriber's own request socket (default: an ephemeral port on every address of the
+     * {@link #requestServer}'s family, unconnected, with a receive buffer of
+     * {@link #DEFAULT_REQUEST_RECEIVE_BUFFER}); answers come back to it. Options without a local address bind the
+     * wildcard of the request server's family too. Options given here replace the
      * default whole: set {@link UdpOptions#receiveBufferSize} on them too.
      * Where the request server answers from the address given in {@link #requestServer}, connecting this
      * socket to it ({@link UdpOptions#remoteAddress} and {@link UdpOptions#connectedReadWrite}) reads answers
