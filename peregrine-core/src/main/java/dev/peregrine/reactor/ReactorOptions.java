@@ -66,7 +66,10 @@ public final class ReactorOptions {
     }
 
     /**
-     * Where failing handlers and bad peers are reported.
+     * Where failing handlers and bad peers are reported. The default, {@link ErrorHandler#STANDARD_ERROR}, prints
+     * each distinct error's stack trace once and its repeats as at most one line a second; a handler that also
+     * counts, logs or alerts is set here. The reactor calls it on its own thread, and an exception it throws is
+     * printed, not passed on.
      *
      * @param errorHandler the handler
      * @return this
