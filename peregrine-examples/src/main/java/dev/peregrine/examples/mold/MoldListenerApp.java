@@ -124,13 +124,13 @@ public record MoldListenerApp(InetAddress group, int port, NetworkInterface netw
             }
         };
         try (Reactor reactor = new Reactor(new ReactorOptions().name("mold-listener").idleStrategy(new YieldingIdleStrategy()))) {
-            // each socket bound to the wildcard of its peer's family (MoldPublisherApp.anyAddress): the feed's is the
-            // group's, or for a unicast feed the request server's, the publisher's own address
+            // each socket bound to the wildcard of its peer's family: the feed's port here (MoldPublisherApp.anyAddress),
+            // the group's family or, for a unicast feed, the request server's, the publisher's own address; the request
+            // socket's by the subscriber, from the request server
             final MoldUDP64Subscriber subscriber = new MoldUDP64Subscriber(reactor, new MoldUDP64SubscriberOptions()
                 .feed(new UdpOptions().localAddress(MoldPublisherApp.anyAddress(group != null ? group
                     : requestServer.getAddress(), port)).reuseAddress(true).receiveBufferSize(4 << 20))
-                .request(new UdpOptions().localAddress(MoldPublisherApp.anyAddress(requestServer.getAddress(), 0))
-                    .receiveBufferSize(MoldUDP64SubscriberOptions.DEFAULT_REQUEST_RECEIVE_BUFFER))
+                .request(new UdpOptions().receiveBufferSize(MoldUDP64SubscriberOptions.DEFAULT_REQUEST_RECEIVE_BUFFER))
                 .group(group, networkInterface).requestServer(requestServer).startSequence(startSequence)
                 .acceptAnswersOnlyFromRequestServer(answersOnlyFromRequestServer).requestTimeoutNs(50_000_000L), listener);
             out.printf("listening on port %d%s, re-requests to %s%s%n", port, group == null ? "" : " group " + group.getHostAddress()

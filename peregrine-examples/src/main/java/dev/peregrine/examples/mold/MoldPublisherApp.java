@@ -54,9 +54,8 @@ public record MoldPublisherApp(InetAddress group, int port, NetworkInterface net
         }
         final SplittableRandom random = new SplittableRandom(42);
         final long[] dropped = new long[1];
-        // bound to the wildcard of the group's family: a socket of the other family cannot reach it
-        final UdpOptions udp = new UdpOptions().multicastLoopback(true).multicastInterface(networkInterface)
-            .localAddress(anyAddress(group, 0));
+        // left unbound: the publisher binds the wildcard of its destination's family (a socket of the other cannot reach it)
+        final UdpOptions udp = new UdpOptions().multicastLoopback(true).multicastInterface(networkInterface);
         try (Reactor reactor = new Reactor(new ReactorOptions().name("mold-publisher").idleStrategy(new YieldingIdleStrategy()));
              MoldUDP64MessageStore store = storeFile == null ? MoldUDP64MessageStore.inMemory(session, 1 << 20, 256L << 20)
                  : MoldUDP64MessageStore.mapped(storeFile, session, 1 << 20, 256L << 20)) {
