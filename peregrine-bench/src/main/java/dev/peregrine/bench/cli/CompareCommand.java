@@ -214,7 +214,9 @@ public final class CompareCommand implements Callable<Integer>, Validated {
             CommonOptions.write(report, HtmlReport.render(data));
             out.println("report: " + report.toAbsolutePath() + " (took " + took.toSeconds() + " s)");
             common.writeFiles(results, out);
-            return 0;
+            // a run that failed is an error a script must see; UNAVAILABLE (a transport that cannot run here, its
+            // reason said) and PARTIAL (a peer that could not keep up, a time limit) are what comparing measures
+            return results.stream().anyMatch(r -> r.status() == RunResult.Status.FAILED) ? 1 : 0;
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.peregrine.bench.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.peregrine.bench.testing.CliRun;
 import dev.peregrine.bench.testing.Json;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -53,6 +54,28 @@ class CompareCommandTest {
         assertThat(parsed.isObject()).isTrue();
         assertThat(parsed.get("transport").asText()).isEqualTo("test-mem");
         assertThat(parsed.get("messages").asLong()).isEqualTo(3000);
+    }
+
+    /** A run that failed makes the exit code 1, so a script sees it; a transport unavailable here does not. */
+    @Test
+    void shouldExitWithOneWhenARunFailedAndZeroWhenOneWasOnlyUnavailable() {
+        final String[] common = {"--in-process", "--size", "32", "--messages", "500", "--warmup", "100", "--no-floor",
+            "--quiet", "--no-busy-spin", "--report", folder.resolve("exit.html").toString()};
+        final CliRun failed = CliRun.execute(concat(new String[] {"bench", "compare", "--transport", "test-mem,test-broken"},
+            common));
+        final CliRun unavailable = CliRun.execute(concat(new String[] {"bench", "compare", "--transport",
+            "test-mem,test-unavailable"}, common));
+
+        assertThat(failed.out()).contains("connection refused by design");
+        assertThat(failed.code()).as(failed.out() + failed.err()).isEqualTo(1);
+        assertThat(unavailable.out()).contains("needs more cores than this machine has");
+        assertThat(unavailable.code()).as(unavailable.out() + unavailable.err()).isZero();
+    }
+
+    private static String[] concat(final String[] first, final String[] second) {
+        final String[] both = java.util.Arrays.copyOf(first, first.length + second.length);
+        System.arraycopy(second, 0, both, first.length, second.length);
+        return both;
     }
 
     @Test
