@@ -1,17 +1,16 @@
 package dev.peregrine.mold;
 
 import dev.peregrine.reactor.Reactor;
+import dev.peregrine.testkit.Ipv6Loopback;
 import dev.peregrine.udp.UdpOptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.channels.DatagramChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -26,12 +25,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class MoldUDP64Ipv6Test {
     private static final String SESSION = "V6";
-    private static final InetAddress IPV6_LOOPBACK = ipv6Loopback();
+    private static final InetAddress IPV6_LOOPBACK = Ipv6Loopback.ADDRESS;
     private final MoldFixture.ManualClock clock = new MoldFixture.ManualClock();
 
     @BeforeAll
     static void requireIpv6Loopback() {
-        assumeTrue(ipv6LoopbackUsable(), "no IPv6 loopback (::1) on this machine: MoldUDP64 over IPv6 is untested");
+        assumeTrue(Ipv6Loopback.usable(), "no IPv6 loopback (::1) on this machine: MoldUDP64 over IPv6 is untested");
     }
 
     @Test
@@ -102,23 +101,6 @@ class MoldUDP64Ipv6Test {
         for (long sequence = 1; sequence <= count; sequence++) {
             assertThat(publisher.offer(message, 0, 8)).isEqualTo(sequence);
             reactor.doWork();
-        }
-    }
-
-    private static boolean ipv6LoopbackUsable() {
-        try (DatagramChannel probe = DatagramChannel.open()) {
-            probe.bind(new InetSocketAddress(IPV6_LOOPBACK, 0));
-            return true;
-        } catch (final IOException | UnsupportedOperationException ex) {
-            return false;
-        }
-    }
-
-    private static InetAddress ipv6Loopback() {
-        try {
-            return InetAddress.getByName("::1");
-        } catch (final IOException ex) {
-            throw new IllegalStateException("::1 is a literal", ex);
         }
     }
 }

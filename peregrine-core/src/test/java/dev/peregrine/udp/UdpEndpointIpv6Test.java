@@ -3,19 +3,18 @@ package dev.peregrine.udp;
 import dev.peregrine.reactor.BusySpinIdleStrategy;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.reactor.ReactorOptions;
+import dev.peregrine.testkit.Ipv6Loopback;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.channels.DatagramChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -30,7 +29,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class UdpEndpointIpv6Test {
-    private static final InetAddress IPV6_LOOPBACK = ipv6Loopback();
+    private static final InetAddress IPV6_LOOPBACK = Ipv6Loopback.ADDRESS;
     private final Reactor reactor = new Reactor(new ReactorOptions().idleStrategy(new BusySpinIdleStrategy())
         .errorHandler(error -> {
             throw new AssertionError("unexpected error reported to the reactor", error);
@@ -38,7 +37,7 @@ class UdpEndpointIpv6Test {
 
     @BeforeAll
     static void requireIpv6Loopback() {
-        assumeTrue(ipv6LoopbackUsable(), "no IPv6 loopback (::1) on this machine: the IPv6 default address is untested");
+        assumeTrue(Ipv6Loopback.usable(), "no IPv6 loopback (::1) on this machine: the IPv6 default address is untested");
     }
 
     @AfterEach
@@ -108,22 +107,5 @@ class UdpEndpointIpv6Test {
             reactor.doWork();
         }
         assertThat(condition.getAsBoolean()).as("condition met within 10 s").isTrue();
-    }
-
-    static boolean ipv6LoopbackUsable() {
-        try (DatagramChannel probe = DatagramChannel.open()) {
-            probe.bind(new InetSocketAddress(IPV6_LOOPBACK, 0));
-            return true;
-        } catch (final IOException | UnsupportedOperationException ex) {
-            return false;
-        }
-    }
-
-    private static InetAddress ipv6Loopback() {
-        try {
-            return InetAddress.getByName("::1");
-        } catch (final IOException ex) {
-            throw new IllegalStateException("::1 is a literal", ex);
-        }
     }
 }
