@@ -8,9 +8,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.foreign.Arena;
-import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.util.concurrent.ExecutorService;
@@ -121,17 +119,6 @@ class ShmOutputStreamPeerGoneTest {
 
     /** The client end of a rendezvous, done by hand, so that it can drop its socket without closing its ring. */
     private SocketChannel connectRaw(final UnixDomainSocketAddress address) throws IOException {
-        final SocketChannel socket = SocketChannel.open(StandardProtocolFamily.UNIX);
-        socket.connect(address); // blocking: the offer is read whole or the server closed
-        final ByteBuffer offerBuffer = ShmHandshake.newBuffer();
-        ShmHandshake.Offer offer;
-        while ((offer = ShmHandshake.readOffer(offerBuffer)) == null) {
-            assertThat(offerBuffer.hasRemaining()).as("offer fits the buffer").isTrue();
-            assertThat(socket.read(offerBuffer)).as("server closed during the rendezvous").isNotNegative();
-        }
-        ShmRingFile.map(offer.clientToServer(), offer.capacity(), offer.maxMessageLength(), peerArena);
-        ShmRingFile.map(offer.serverToClient(), offer.capacity(), offer.maxMessageLength(), peerArena);
-        socket.write(ByteBuffer.wrap(new byte[] {ShmHandshake.ACK}));
-        return socket;
+        return RawRendezvous.connect(address, peerArena).socket();
     }
 }

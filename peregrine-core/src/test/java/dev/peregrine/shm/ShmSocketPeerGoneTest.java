@@ -11,9 +11,7 @@ import java.io.InputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
@@ -202,18 +200,8 @@ class ShmSocketPeerGoneTest {
     }
 
     private RawPeer connect(final UnixDomainSocketAddress address) throws IOException {
-        final SocketChannel socket = SocketChannel.open(StandardProtocolFamily.UNIX);
-        socket.connect(address); // blocking: the offer is read whole or the server closed
-        final ByteBuffer offerBuffer = ShmHandshake.newBuffer();
-        ShmHandshake.Offer offer;
-        while ((offer = ShmHandshake.readOffer(offerBuffer)) == null) {
-            assertThat(offerBuffer.hasRemaining()).as("offer fits the buffer").isTrue();
-            assertThat(socket.read(offerBuffer)).as("server closed during the rendezvous").isNotNegative();
-        }
-        final MemorySegment clientToServer = ShmRingFile.map(offer.clientToServer(), offer.capacity(),
-            offer.maxMessageLength(), peerArena);
-        socket.write(ByteBuffer.wrap(new byte[] {ShmHandshake.ACK}));
-        return new RawPeer(socket, new ShmRingWriter(clientToServer));
+        final RawRendezvous rendezvous = RawRendezvous.connect(address, peerArena);
+        return new RawPeer(rendezvous.socket(), new ShmRingWriter(rendezvous.clientToServer()));
     }
 
     private void write(final ShmRingWriter writer, final long value) {
