@@ -16,6 +16,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.DatagramChannel;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -34,6 +35,24 @@ final class MoldFixture {
         public long nanoTime() {
             return now;
         }
+    }
+
+    /**
+     * A listener that writes each delivery ("message N") and each unrecoverable gap ("unrecoverable F+C REASON")
+     * into {@code events}, in the order they come.
+     */
+    static MoldUDP64Listener recording(final List<String> events) {
+        return new MoldUDP64Listener() {
+            @Override
+            public void onMessage(final long sequence, final MemorySegment buffer, final long offset, final int length) {
+                events.add("message " + sequence);
+            }
+
+            @Override
+            public void onUnrecoverable(final long fromSequence, final long count, final MoldUDP64GapReason reason) {
+                events.add("unrecoverable " + fromSequence + "+" + count + " " + reason);
+            }
+        };
     }
 
     static Reactor reactor(final NanoClock clock) {

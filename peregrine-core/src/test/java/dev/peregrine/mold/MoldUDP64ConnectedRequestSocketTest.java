@@ -171,17 +171,7 @@ class MoldUDP64ConnectedRequestSocketTest {
     private MoldUDP64Subscriber subscriber(final Socket socket, final InetSocketAddress connected, final InetSocketAddress server) {
         return new MoldUDP64Subscriber(reactor, new MoldUDP64SubscriberOptions()
             .feed(new UdpOptions().localAddress(MoldFixture.loopback(0))).request(socket.options(connected)).requestServer(server)
-            .requestTimeoutNs(TIMEOUT_NS).maxRequestTimeoutNs(TIMEOUT_NS).requestAttempts(ATTEMPTS), new MoldUDP64Listener() {
-                @Override
-                public void onMessage(final long sequence, final MemorySegment buffer, final long offset, final int length) {
-                    events.add("message " + sequence);
-                }
-
-                @Override
-                public void onUnrecoverable(final long fromSequence, final long count, final MoldUDP64GapReason reason) {
-                    events.add("unrecoverable " + fromSequence + "+" + count + " " + reason);
-                }
-            });
+            .requestTimeoutNs(TIMEOUT_NS).maxRequestTimeoutNs(TIMEOUT_NS).requestAttempts(ATTEMPTS), MoldFixture.recording(events));
     }
 
     private static long unreachable(final MoldUDP64Subscriber subscriber) {

@@ -27,17 +27,7 @@ class MoldUDP64StoreTruncationTest {
     private final List<String> events = new ArrayList<>();
     private final MoldUDP64Subscriber subscriber = new MoldUDP64Subscriber(reactor, new MoldUDP64SubscriberOptions()
         .feed(new UdpOptions().localAddress(MoldFixture.loopback(0))).requestServer(server.localAddress()).startSequence(1)
-        .requestTimeoutNs(10_000_000L).maxRequestTimeoutNs(10_000_000L).requestAttempts(3), new MoldUDP64Listener() {
-            @Override
-            public void onMessage(final long sequence, final MemorySegment buffer, final long offset, final int length) {
-                events.add("message " + sequence);
-            }
-
-            @Override
-            public void onUnrecoverable(final long fromSequence, final long count, final MoldUDP64GapReason reason) {
-                events.add("unrecoverable " + fromSequence + "+" + count + " " + reason);
-            }
-        });
+        .requestTimeoutNs(10_000_000L).maxRequestTimeoutNs(10_000_000L).requestAttempts(3), MoldFixture.recording(events));
 
     @AfterEach
     void close() {
