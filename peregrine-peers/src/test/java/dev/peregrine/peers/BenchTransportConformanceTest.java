@@ -1,5 +1,6 @@
 package dev.peregrine.peers;
 
+import dev.peregrine.peers.support.FreePorts;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -9,7 +10,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -103,25 +103,8 @@ abstract class BenchTransportConformanceTest {
         return new BenchConfig("127.0.0.1", freePort(), size, directory, busySpin);
     }
 
-    static int freePort() throws IOException {
-        for (int attempt = 0; attempt < 20; attempt++) {
-            final int port;
-            try (ServerSocket socket = new ServerSocket(0)) {
-                port = socket.getLocalPort();
-            }
-            if (port < 65534 && isFree(port + 1)) {
-                return port;
-            }
-        }
-        throw new IOException("no pair of free ports found");
-    }
-
-    private static boolean isFree(final int port) {
-        try (ServerSocket socket = new ServerSocket(port)) {
-            return socket.isBound();
-        } catch (final IOException ex) {
-            return false;
-        }
+    static int freePort() {
+        return FreePorts.block("127.0.0.1", BenchConfig.PORTS_PER_RESPONDER);
     }
 
     @ParameterizedTest(name = "size {0}")

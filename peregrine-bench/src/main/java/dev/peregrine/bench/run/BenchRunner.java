@@ -4,6 +4,7 @@ import dev.peregrine.bench.report.LatencyTable;
 import dev.peregrine.bench.transports.Transports;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
+import dev.peregrine.peers.support.FreePorts;
 import org.HdrHistogram.Histogram;
 
 import java.nio.file.Path;
@@ -77,7 +78,7 @@ public final class BenchRunner {
             // one client: a client thread and a responder either way, and every transport has that
             final boolean shared = spec.sharedResponder() && spec.clients() > 1;
             final int responderCount = shared ? 1 : spec.clients();
-            final int port = RunEnvironment.freePorts(spec.host(), BenchConfig.PORTS_PER_RESPONDER * responderCount);
+            final int port = FreePorts.block(spec.host(), BenchConfig.PORTS_PER_RESPONDER * responderCount);
             final BenchConfig base = config(spec, port, folder);
             final String unavailable = unavailableReason(spec, base);
             if (unavailable != null) {

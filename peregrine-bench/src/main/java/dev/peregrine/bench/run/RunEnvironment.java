@@ -4,26 +4,19 @@ import dev.peregrine.peers.BenchConfig;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
 
 /**
- * Fresh ports and a fresh folder for each run, so that no run sees what an earlier one left behind
- * (a port in TIME_WAIT, a shared-memory file, an Aeron directory).
+ * A fresh folder for each run, and each responder's share of the run's ports ({@link
+ * dev.peregrine.peers.support.FreePorts} finds them), so that no run sees what an earlier one left behind (a port
+ * in TIME_WAIT, a shared-memory file, an Aeron directory).
  */
 public final class RunEnvironment {
-    private static final int LOWEST_PORT = 20_000;
-    private static final int HIGHEST_PORT = 60_000;
-    private static final int ATTEMPTS = 200;
 
     private RunEnvironment() {
     }
@@ -97,40 +90,6 @@ public final class RunEnvironment {
             walk.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
         } catch (final IOException | UncheckedIOException ex) {
             System.err.println("peregrine: could not delete " + folder + ": " + ex.getMessage());
-        }
-    }
-
-    /**
-     * A port such that {@code count} consecutive ports from it are free for both TCP and UDP on {@code host}.
-     *
-     * @param host the address
-     * @param count how many consecutive ports
-     * @return the first port
-     */
-    public static int freePorts(final String host, final int count) {
-        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-            final int first = ThreadLocalRandom.current().nextInt(LOWEST_PORT, HIGHEST_PORT - count);
-            boolean free = true;
-            for (int port = first; port < first + count && free; port++) {
-                free = isFree(host, port);
-            }
-            if (free) {
-                return first;
-            }
-        }
-        throw new IllegalStateException("no " + count + " consecutive free ports on host=" + host);
-    }
-
-    private static boolean isFree(final String host, final int port) {
-        try (ServerSocket tcp = new ServerSocket();
-             DatagramSocket udp = new DatagramSocket(null)) {
-            tcp.setReuseAddress(true);
-            final InetAddress address = InetAddress.getByName(host);
-            tcp.bind(new InetSocketAddress(address, port));
-            udp.bind(new InetSocketAddress(address, port));
-            return true;
-        } catch (final IOException ex) {
-            return false;
         }
     }
 }

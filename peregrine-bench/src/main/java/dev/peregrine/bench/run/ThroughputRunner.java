@@ -8,6 +8,7 @@ import dev.peregrine.peers.RecoveringStreamTransport;
 import dev.peregrine.peers.StreamLoss;
 import dev.peregrine.peers.StreamReceiver;
 import dev.peregrine.peers.StreamSender;
+import dev.peregrine.peers.support.FreePorts;
 import org.HdrHistogram.Histogram;
 
 import java.nio.file.Path;
@@ -109,7 +110,7 @@ public final class ThroughputRunner {
         final BenchTransport transport = spec.transport();
         final Path folder = RunEnvironment.freshFolder();
         try {
-            final BenchConfig config = new BenchConfig(spec.host(), RunEnvironment.freePorts(spec.host(), BenchConfig.PORTS_PER_RESPONDER),
+            final BenchConfig config = new BenchConfig(spec.host(), FreePorts.block(spec.host(), BenchConfig.PORTS_PER_RESPONDER),
                 spec.size(), folder, spec.busySpin());
             final String unavailable = unavailableReason(spec, config, loss);
             if (unavailable != null) {

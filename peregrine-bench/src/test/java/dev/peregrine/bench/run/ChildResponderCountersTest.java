@@ -5,6 +5,7 @@ import dev.peregrine.bench.transports.Transports;
 import dev.peregrine.counters.CountersDirectory;
 import dev.peregrine.counters.CountersManager;
 import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.support.FreePorts;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -12,7 +13,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -54,10 +54,7 @@ class ChildResponderCountersTest {
     }
 
     private ChildResponderSide start() throws IOException, InterruptedException {
-        final int port;
-        try (ServerSocket probe = new ServerSocket(0)) {
-            port = probe.getLocalPort();
-        }
+        final int port = FreePorts.block("127.0.0.1", BenchConfig.PORTS_PER_RESPONDER);
         final Path folder = Files.createDirectories(dir.resolve("responder"));
         return ChildResponderSide.start(Transports.byName("peregrine-tcp"),
             new BenchConfig("127.0.0.1", port, 64, folder, false), 1, -1);

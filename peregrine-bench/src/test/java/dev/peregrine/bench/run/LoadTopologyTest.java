@@ -5,6 +5,7 @@ import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
+import dev.peregrine.peers.support.FreePorts;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -199,7 +200,7 @@ class LoadTopologyTest {
     void shouldGiveFiveClientsAtFiveRatesTheirOwnCountsThroughOneResponder(final String name, final boolean busySpin)
         throws Exception {
         final Watched transport = new Watched(name);
-        final BenchConfig config = new BenchConfig("127.0.0.1", RunEnvironment.freePorts("127.0.0.1",
+        final BenchConfig config = new BenchConfig("127.0.0.1", FreePorts.block("127.0.0.1",
             BenchConfig.PORTS_PER_RESPONDER), 64, RunEnvironment.freshFolder(), busySpin);
         final long[] rates = {50, 1000, 1500, 2000, 2500}; // the first far below the others
         final long[] counts = {50, 1000, 1500, 2000, 2500}; // one second of each schedule

@@ -12,6 +12,7 @@ import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.RecoveringStreamTransport;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.peers.StreamLoss;
+import dev.peregrine.peers.support.FreePorts;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -39,7 +40,7 @@ class MoldLoadTest {
     @Test
     void shouldEchoEveryMessageExactlyOnceThroughOneResponderWhenTheClientsLoseATenthOfTheirPackets() throws Exception {
         final LossyLoadTransport transport = mold(0.1, 42);
-        final BenchConfig config = new BenchConfig("127.0.0.1", RunEnvironment.freePorts("127.0.0.1",
+        final BenchConfig config = new BenchConfig("127.0.0.1", FreePorts.block("127.0.0.1",
             BenchConfig.PORTS_PER_RESPONDER * CLIENTS), 64, RunEnvironment.freshFolder(), false);
         final List<BenchConfig> configs = RunEnvironment.forResponders(config, CLIENTS);
         final long[] rates = {200, 2000, 2000}; // the first far below the others, on a schedule of its own

@@ -13,6 +13,7 @@ import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.RecoveringStreamTransport;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.peers.StreamLoss;
+import dev.peregrine.peers.support.FreePorts;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -44,7 +45,7 @@ class MoldSharedLoadTest {
     }
 
     private static BenchConfig config() {
-        return new BenchConfig("127.0.0.1", RunEnvironment.freePorts("127.0.0.1", BenchConfig.PORTS_PER_RESPONDER), 64,
+        return new BenchConfig("127.0.0.1", FreePorts.block("127.0.0.1", BenchConfig.PORTS_PER_RESPONDER), 64,
             RunEnvironment.freshFolder(), false);
     }
 

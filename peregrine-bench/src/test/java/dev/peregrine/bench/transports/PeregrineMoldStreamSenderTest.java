@@ -4,6 +4,7 @@ import dev.peregrine.bench.run.RunEnvironment;
 import dev.peregrine.mold.MoldUDP64Layout;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.StreamLoss;
+import dev.peregrine.peers.support.FreePorts;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -26,7 +27,7 @@ class PeregrineMoldStreamSenderTest {
     @Test
     @SuppressWarnings("try") // the feed socket is only there to be bound
     void shouldSendBatchesInFullPacketsAndTheRestWhenFlushedWithNothingNewOffered() throws IOException {
-        final BenchConfig config = new BenchConfig("127.0.0.1", RunEnvironment.freePorts("127.0.0.1",
+        final BenchConfig config = new BenchConfig("127.0.0.1", FreePorts.block("127.0.0.1",
             BenchConfig.PORTS_PER_RESPONDER), 32, Path.of("target"), true);
         final int perPacket = MoldUDP64Layout.DEFAULT_MAX_PAYLOAD / (32 + MoldUDP64Layout.BLOCK_HEADER_LENGTH);
         // a socket on the feed's port, as in a run: the segmenting publisher's socket is connected, and a send to
@@ -63,7 +64,7 @@ class PeregrineMoldStreamSenderTest {
     @Test
     @SuppressWarnings("try") // the feed socket is only there to be bound
     void shouldAnswerAReRequestAfterARunWithoutWaitingForTheFlush() throws IOException {
-        final BenchConfig config = new BenchConfig("127.0.0.1", RunEnvironment.freePorts("127.0.0.1",
+        final BenchConfig config = new BenchConfig("127.0.0.1", FreePorts.block("127.0.0.1",
             BenchConfig.PORTS_PER_RESPONDER), 32, Path.of("target"), true);
         try (DatagramChannel feed = DatagramChannel.open().bind(new InetSocketAddress("127.0.0.1", config.port()));
              DatagramChannel requester = DatagramChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));

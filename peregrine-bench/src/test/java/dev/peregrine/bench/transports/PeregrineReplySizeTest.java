@@ -4,6 +4,7 @@ import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
+import dev.peregrine.peers.support.FreePorts;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -13,7 +14,6 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
-import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
@@ -36,34 +36,10 @@ class PeregrineReplySizeTest {
     Path dir;
 
     private BenchConfig config(final boolean busySpin) throws Exception {
-        return new BenchConfig("127.0.0.1", freePorts(), 16, dir, busySpin, 1024);
+        return new BenchConfig("127.0.0.1", FreePorts.block("127.0.0.1", 6), 16, dir, busySpin, 1024);
     }
 
     /** Six consecutive free ports, TCP and UDP (MoldUDP64 takes six). */
-    private static int freePorts() throws Exception {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            final int base;
-            try (DatagramSocket probe = new DatagramSocket(0)) {
-                base = probe.getLocalPort();
-            }
-            if (base > 65_000) {
-                continue;
-            }
-            boolean free = true;
-            for (int i = 0; i < 6 && free; i++) {
-                try (DatagramSocket udp = new DatagramSocket(base + i); java.net.ServerSocket tcp = new java.net.ServerSocket(base + i)) {
-                    free = udp.isBound() && tcp.isBound();
-                } catch (final java.io.IOException ex) {
-                    free = false;
-                }
-            }
-            if (free) {
-                return base;
-            }
-        }
-        throw new IllegalStateException("no run of 6 free ports");
-    }
-
     @ParameterizedTest(name = "{0} busySpin={1}")
     @CsvSource({"peregrine-tcp, false", "peregrine-tcp, true", "peregrine-shm, true", "peregrine-shm-packed, true",
         "peregrine-shm-futex, false", "peregrine-shm-backoff, false", "peregrine-udp, false", "peregrine-udp, true",
@@ -91,7 +67,7 @@ class PeregrineReplySizeTest {
     void shouldAnswerFourBytesWithAKilobyteCarryingTheLow32BitsOfTheSequence(final String name, final boolean busySpin)
         throws Exception {
         final BenchTransport transport = Transports.byName(name);
-        final BenchConfig config = new BenchConfig("127.0.0.1", freePorts(), 4, dir, busySpin, 1024);
+        final BenchConfig config = new BenchConfig("127.0.0.1", FreePorts.block("127.0.0.1", 6), 4, dir, busySpin, 1024);
         Assumptions.assumeTrue(transport.unavailableReason(config) == null, () -> transport.unavailableReason(config));
         final long first = (1L << 32) - ROUND_TRIPS / 2;
         try (Responder responder = transport.startResponder(config); PingClient client = transport.connect(config)) {
@@ -132,7 +108,7 @@ class PeregrineReplySizeTest {
     /** The oracle is a plain blocking socket: four bytes out, a kilobyte back that starts with those four. */
     @Test
     void shouldPutAKilobyteFrameStartingWithThePingOnTheWireForAFourBytePing() throws Exception {
-        final BenchConfig config = new BenchConfig("127.0.0.1", freePorts(), 4, dir, false, 1024);
+        final BenchConfig config = new BenchConfig("127.0.0.1", FreePorts.block("127.0.0.1", 6), 4, dir, false, 1024);
         try (Responder responder = new PeregrineTcpBench().startResponder(config); Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(config.host(), config.port()));
             final DataOutputStream out = new DataOutputStream(socket.getOutputStream());

@@ -5,6 +5,7 @@ import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
+import dev.peregrine.peers.support.FreePorts;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,7 +37,7 @@ class PeregrineRespondEveryTest {
         throws Exception {
         final BenchTransport transport = Transports.byName("peregrine-tcp");
         assertThat(transport.supportsRespondEvery()).isTrue();
-        final BenchConfig config = new BenchConfig("127.0.0.1", RunEnvironment.freePorts("127.0.0.1",
+        final BenchConfig config = new BenchConfig("127.0.0.1", FreePorts.block("127.0.0.1",
             BenchConfig.PORTS_PER_RESPONDER), size, dir, false, replySize).withRespondEvery(EVERY);
         final int count = shared ? 2 : 1;
         try (Responder responder = shared ? transport.startSharedResponder(config) : transport.startResponder(config)) {

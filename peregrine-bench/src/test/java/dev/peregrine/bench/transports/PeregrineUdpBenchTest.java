@@ -6,6 +6,7 @@ import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.testkit.AllocationMeter;
 import dev.peregrine.udp.UdpEndpoint;
+import dev.peregrine.peers.support.FreePorts;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
@@ -26,36 +27,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class PeregrineUdpBenchTest {
-    private static int freePorts(final int count) throws Exception {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            final int base;
-            try (DatagramSocket probe = new DatagramSocket(0)) {
-                base = probe.getLocalPort();
-            }
-            if (base + count > 65_535) {
-                continue;
-            }
-            boolean free = true;
-            for (int i = 0; i < count && free; i++) {
-                try (DatagramSocket socket = new DatagramSocket(base + i)) {
-                    free = socket.getLocalPort() == base + i;
-                } catch (final java.net.SocketException ex) {
-                    free = false;
-                }
-            }
-            if (free) {
-                return base;
-            }
-        }
-        throw new IllegalStateException("no run of " + count + " free UDP ports");
-    }
-
     @SuppressWarnings("try") // the responder only has to run while the client talks to it
     @ParameterizedTest(name = "{0} busySpin={1}")
     @CsvSource({"peregrine-udp, true", "peregrine-udp, false", "peregrine-mold, true", "peregrine-mold, false"})
     void shouldEchoEveryMessageOnceInOrderWithoutAllocating(final String name, final boolean busySpin) throws Exception {
         final BenchTransport transport = Transports.byName(name);
-        final BenchConfig config = new BenchConfig("127.0.0.1", freePorts(6), 256, Path.of("target"), busySpin);
+        final BenchConfig config = new BenchConfig("127.0.0.1", FreePorts.block("127.0.0.1", 6), 256, Path.of("target"), busySpin);
         assertThat(transport.path()).isEqualTo("udp");
         assertThat(transport.unavailableReason(config)).isNull();
         final long[] sequence = {0};
@@ -83,7 +60,7 @@ class PeregrineUdpBenchTest {
     @CsvSource({"peregrine-udp, true", "peregrine-udp, false", "peregrine-mold, true", "peregrine-mold, false"})
     void shouldHandBackEveryEchoInOrderWithSeveralMessagesInFlight(final String name, final boolean busySpin) throws Exception {
         final BenchTransport transport = Transports.byName(name);
-        final BenchConfig config = new BenchConfig("127.0.0.1", freePorts(6), 256, Path.of("target"), busySpin);
+        final BenchConfig config = new BenchConfig("127.0.0.1", FreePorts.block("127.0.0.1", 6), 256, Path.of("target"), busySpin);
         final Responder responder = transport.startResponder(config);
         try (responder; PingClient client = transport.connect(config)) {
             long sent = 0;
@@ -110,7 +87,7 @@ class PeregrineUdpBenchTest {
     @SuppressWarnings("try") // the responder only has to run while the client talks to it
     @Test
     void shouldReadOneDatagramPerPollOnTheBusySpinPath() throws Exception {
-        final BenchConfig config = new BenchConfig("127.0.0.1", freePorts(6), 32, Path.of("target"), true);
+        final BenchConfig config = new BenchConfig("127.0.0.1", FreePorts.block("127.0.0.1", 6), 32, Path.of("target"), true);
         final Responder responder = Transports.byName("peregrine-udp").startResponder(config);
         try (responder; PingClient client = Transports.byName("peregrine-udp").connect(config)) {
             final UdpEndpoint endpoint = ((PeregrineUdpBench.Client)client).endpoint;
@@ -139,7 +116,7 @@ class PeregrineUdpBenchTest {
         assumeTrue(dev.peregrine.udp.UdpEndpoint.nativeSocketUnavailableReason() == null,
             dev.peregrine.udp.UdpEndpoint::nativeSocketUnavailableReason);
         final PeregrineUdpBench transport = new PeregrineUdpBench();
-        final BenchConfig config = new BenchConfig("127.0.0.1", freePorts(6), 256, Path.of("target"), true);
+        final BenchConfig config = new BenchConfig("127.0.0.1", FreePorts.block("127.0.0.1", 6), 256, Path.of("target"), true);
         System.setProperty(PeregrineUdpBench.NATIVE_PROPERTY, Boolean.toString(nativeSocket));
         try (Responder responder = transport.startResponder(config); PingClient client = transport.connect(config)) {
             assertThat(((PeregrineUdpBench.Client)client).endpoint.isNativeSocket()).isEqualTo(nativeSocket);
@@ -167,7 +144,7 @@ class PeregrineUdpBenchTest {
             assumeTrue(false, "no IPv6 loopback: " + ex.getMessage());
         }
         final BenchTransport transport = Transports.byName(name);
-        final BenchConfig config = new BenchConfig("::1", freePorts(6), 256, Path.of("target"), busySpin);
+        final BenchConfig config = new BenchConfig("::1", FreePorts.block("::1", 6), 256, Path.of("target"), busySpin);
         final Responder responder = transport.startResponder(config);
         try (responder; PingClient client = transport.connect(config)) {
             for (long sequence = 1; sequence <= 100; sequence++) {
