@@ -506,7 +506,8 @@ public final class Reactor implements AutoCloseable {
     /**
      * The application's error handler, guarded: one that throws would otherwise throw out of the duty cycle from the
      * very catch blocks that keep the reactor going (and a running reactor would stop and release every channel).
-     * What it threw is printed to standard error with the error it was given.
+     * What it threw goes, with the error it was given, to {@link ErrorHandler#STANDARD_ERROR}: a handler that throws
+     * on every error met every cycle is then one trace and a line a second, not a trace a cycle.
      */
     private static ErrorHandler neverThrowing(final ErrorHandler handler) {
         if (handler == ErrorHandler.STANDARD_ERROR) {
@@ -517,7 +518,8 @@ public final class Reactor implements AutoCloseable {
                 handler.onError(error);
             } catch (final Throwable thrown) {
                 thrown.addSuppressed(error);
-                new IllegalStateException("the reactor's error handler threw; the reactor goes on", thrown).printStackTrace();
+                ErrorHandler.STANDARD_ERROR.onError(
+                    new IllegalStateException("the reactor's error handler threw; the reactor goes on", thrown));
             }
         };
     }

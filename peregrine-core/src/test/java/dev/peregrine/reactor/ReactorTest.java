@@ -372,6 +372,35 @@ class ReactorTest {
     }
 
     @Test
+    void shouldPrintAnErrorHandlerThatThrowsEveryCycleOnceThenAtMostALineASecond() {
+        final PrintStream savedErr = System.err;
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        final int cycles = 2_000;
+        final long began = System.nanoTime();
+        try (Reactor reactor = new Reactor(new ReactorOptions().errorHandler(error -> {
+            throw new IllegalStateException("thrown every cycle by the test's error handler");
+        }))) {
+            reactor.add(nowNs -> {
+                throw new IllegalStateException("thrown every cycle by the test's pollable");
+            });
+            for (int i = 0; i < cycles; i++) {
+                reactor.doWork();
+            }
+        } finally {
+            System.setErr(savedErr);
+        }
+        final long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - began);
+        final String printed = err.toString(StandardCharsets.UTF_8);
+
+        assertThat(printed.lines().filter(line -> line.startsWith(IllegalStateException.class.getName()
+            + ": the reactor's error handler threw")).count()).as("traces printed in full").isOne();
+        assertThat(printed.lines().filter(line -> line.startsWith("... repeated")).count())
+            .as("lines summing the repeats, in %d s", seconds).isLessThanOrEqualTo(seconds + 1);
+        assertThat(printed.lines().count()).as("all lines printed").isLessThan(200);
+    }
+
+    @Test
     void shouldRefuseTasksOnceClosed() {
         final Reactor reactor = new Reactor(new ReactorOptions().errorHandler(errors::add));
         reactor.close();
