@@ -44,8 +44,6 @@ import java.util.concurrent.Callable;
     description = {"Every transport against the peers in one run: ping-pong at each size (with --full also load"
         + " and throughput), a summary table grouped by path, and an HTML report."})
 public final class CompareCommand implements Callable<Integer>, Validated {
-    /** The floor may take this long, per command: on a busy machine its pinned spinning threads crawl. */
-    private static final long FLOOR_TIMEOUT_S = 90;
     /** Warm-up seconds of each load run of {@code --full}. */
     private static final double LOAD_WARMUP_SECONDS = 1;
     /** The options of the runs that only {@code --full} adds. */
@@ -114,16 +112,11 @@ public final class CompareCommand implements Callable<Integer>, Validated {
     @Option(names = "--report", defaultValue = "report.html", converter = Converters.WritableFile.class, paramLabel = "FILE", description = "The HTML report (default: ${DEFAULT-VALUE}).")
     Path report;
 
-    @Option(names = "--floor", paramLabel = "CMD", description = "Command printing the machine's floor lines, e.g."
-        + " '../shared/floor/run 256 200000' (default: ../shared/floor/run next to the repository, if it exists).")
-    String floor;
-
-    @Option(names = "--no-floor", description = "Do not run the floor.")
-    boolean noFloor;
+    @Mixin
+    FloorOptions floor;
 
     @Override
     public void validate() {
-        Cli.exclusive(spec, "--floor", "--no-floor");
         if (full) {
             LoadCommand.checkRates(spec.commandLine(), rates, loadSeconds, LOAD_WARMUP_SECONDS, "--load-seconds");
         }
@@ -157,10 +150,10 @@ public final class CompareCommand implements Callable<Integer>, Validated {
                 transport.description() + jvm, why));
         }
         unavailable(chosen).print(out);
-        final FloorRunner.Outcome floorOutcome = floor(out);
+        final FloorRunner.Outcome floorOutcome = floor.run(out, sizes, Math.min(50_000, Math.max(10_000, messages + warmup)));
         final List<FloorResult> floors = floorOutcome == null ? List.of()
             : FloorResult.withoutRepeats(floorOutcome.results());
-        final String floorNote = floorNote(floorOutcome);
+        final String floorNote = floor.note(floorOutcome);
         out.println(floorNote);
         final List<StreamFloor.Outcome> streamFloors = new ArrayList<>();
         try (BenchSession session = new BenchSession(out, System.err, common.quiet, false)) {
@@ -223,7 +216,7 @@ public final class CompareCommand implements Callable<Integer>, Validated {
     /** The C stream floor of each size, so that the throughput table and chart have their reference. */
     private List<StreamFloor.Outcome> streamFloors(final PrintStream out) {
         final List<StreamFloor.Outcome> outcomes = new ArrayList<>();
-        final StreamFloor.Source source = noFloor ? new StreamFloor.Source(null, "not run (--no-floor)")
+        final StreamFloor.Source source = floor.off ? new StreamFloor.Source(null, "not run (--no-floor)")
             : StreamFloor.Source.of(null, false);
         for (final int size : sizes) {
             final StreamFloor.Outcome outcome = source.run(size, throughputSeconds);
@@ -267,39 +260,6 @@ public final class CompareCommand implements Callable<Integer>, Validated {
         }
     }
 
-    private FloorRunner.Outcome floor(final PrintStream out) {
-        if (noFloor) {
-            return null;
-        }
-        if (floor != null) {
-            out.println("floor: running " + floor + " ...");
-            return FloorRunner.run(floor, FLOOR_TIMEOUT_S);
-        }
-        final Path script = FloorRunner.findDefault();
-        if (script == null) {
-            return null;
-        }
-        final long count = Math.min(50_000, Math.max(10_000, messages + warmup));
-        final List<String> commands = new ArrayList<>();
-        for (final int size : sizes) {
-            commands.add("'" + script + "' " + size + " " + count);
-        }
-        out.println("floor: no --floor given; using " + script + " found next to the repository ...");
-        return FloorRunner.runAll(commands, FLOOR_TIMEOUT_S);
-    }
-
-    private String floorNote(final FloorRunner.Outcome outcome) {
-        if (noFloor) {
-            return "floor: not run (--no-floor).";
-        }
-        if (outcome == null) {
-            return "floor: unknown (no --floor given and no ../shared/floor/run next to the repository).";
-        }
-        final String lines = outcome.results().size() + " floor line(s) from: " + outcome.command()
-            + (floor == null ? " (found next to the repository; --floor CMD to choose)" : "");
-        return outcome.error() == null ? "floor: " + lines : "floor: " + lines + "; problem: " + outcome.error();
-    }
-
     private static String oneLine(final RunResult r) {
         if (!r.hasLatency()) {
             return "  " + r.label() + ": " + r.status() + ": " + r.note();
@@ -341,7 +301,7 @@ public final class CompareCommand implements Callable<Integer>, Validated {
             options.put("throughput", "1 s warm-up, " + throughputSeconds + " s measured per run");
         }
         options.put("report", report.toAbsolutePath().toString());
-        options.put("floor", noFloor ? "off" : floor == null ? "auto" : floor);
+        options.put("floor", floor.describe());
         return options;
     }
 }

@@ -31,7 +31,7 @@ import java.util.concurrent.Callable;
  * ({@code --topology shared}) the clients run on one thread against one responder thread that serves every
  * connection; {@code --topology per-client} gives each client a thread and a responder of its own. With
  * {@code --rounds N} every transport runs N times, alternately, and each row shows its medians
- * ({@link dev.peregrine.bench.report.LoadRows}).
+ * ({@link dev.peregrine.bench.report.RoundRows}).
  */
 @Command(name = "load", mixinStandardHelpOptions = true,
     description = {"Latency under load (Chronicle's scenario): N clients, each at a fixed rate on its own schedule,"

@@ -73,7 +73,90 @@ public final class Summary {
     }
 
     /**
-     * The load summary: one row per transport and rate ({@link LoadRows}). When a row ran in several rounds
+     * The ping-pong summary of runs made in rounds ({@code bench pingpong --rounds N}): one row per transport and
+     * size with the medians over the rounds ({@link RoundRows}) and the range of its p50; the ratios divide
+     * medians: by the best peer's (the peer of the same path and size with the lowest median p50) and by the C
+     * floor's median over the same rounds.
+     *
+     * @param results every run of every round (other scenarios are ignored)
+     * @param floors the floor lines of every round, possibly none
+     * @return the table
+     */
+    public static Table pingpongRounds(final List<RunResult> results, final List<List<FloorResult>> floors) {
+        final List<RoundRows.Row> rows = RoundRows.of(results, "pingpong");
+        final List<FloorResult> floorMedians = FloorResult.medians(floors);
+        final Table table = new Table("Ping-pong round trip in microseconds, one message in flight; median of the rounds",
+            List.of("transport", "size", "rounds", "p50", "p50 min - max", "p99", "p99.9", "max", "p50 / best peer",
+                "p50 / floor", "alloc B/msg (client/responder)", "status"));
+        final Map<String, Integer> footnotes = new LinkedHashMap<>();
+        final Map<String, List<RoundRows.Row>> byPath = new LinkedHashMap<>();
+        rows.stream().sorted(Comparator.comparingInt((RoundRows.Row r) -> Transports.pathRank(r.first().path()))
+                .thenComparingInt(r -> r.first().size()).thenComparing(r -> r.first().peregrine() ? 0 : 1)
+                .thenComparing(r -> r.first().transport()))
+            .forEach(r -> byPath.computeIfAbsent(r.first().path(), k -> new ArrayList<>()).add(r));
+        for (final Map.Entry<String, List<RoundRows.Row>> group : byPath.entrySet()) {
+            table.group(group.getKey());
+            for (final RoundRows.Row r : group.getValue()) {
+                final RunResult first = r.first();
+                if (!r.hasLatency()) {
+                    table.row(List.of(name(first), first.sizes(), Integer.toString(r.rounds()), "n/a", "n/a", "n/a",
+                        "n/a", "n/a", "", "", "", status(table, footnotes, r.status(), r.note())));
+                    continue;
+                }
+                final RoundRows.Row best = bestPeerRow(group.getValue(), first);
+                final FloorResult floor = first.replySize() != first.size() ? null
+                    : FloorResult.find(floorMedians, group.getKey(), first.size());
+                table.row(List.of(name(first), first.sizes(), Integer.toString(r.rounds()), us(r.percentile(50)),
+                    us(r.p50Min()) + " - " + us(r.p50Max()), us(r.percentile(99)), us(r.percentile(99.9)), us(r.max()),
+                    best == null ? "n/a" : ratio(r.percentile(50), best.percentile(50)) + " (" + best.first().transport() + ")",
+                    floor == null ? "n/a" : ratio(r.percentile(50), floor.p50()),
+                    LatencyTable.number(worst(r.measured(), RunResult::clientAllocatedPerMessage), 2) + " / "
+                        + LatencyTable.number(worst(r.measured(), RunResult::responderAllocatedPerMessage), 2),
+                    status(table, footnotes, r.status(), r.note())));
+            }
+            for (final FloorResult floor : floorMedians) {
+                if (floor.path().equals(group.getKey())) {
+                    table.row(List.of("floor " + floor.name() + " (C)", floor.size() < 0 ? "any" : Integer.toString(floor.size()),
+                        Integer.toString(floors.size()), us(floor.p50()), "", us(floor.p99()), us(floor.p999()),
+                        us(floor.max()), "", "1.00x", "", "floor"));
+                }
+            }
+        }
+        table.note("* Peregrine's own transports; the others are peers. With rounds: the floor and every transport ran"
+            + " once per round, each round starting one transport further on; each figure is the median over the"
+            + " rounds that measured latency, p50 min - max their range, and the ratios divide medians (the floor's"
+            + " over the same rounds). alloc is the most of any round.");
+        return table;
+    }
+
+    /** The best peer's row: the same path, size, reply size, rate and clients, with the lowest median p50. */
+    private static RoundRows.Row bestPeerRow(final List<RoundRows.Row> rows, final RunResult row) {
+        RoundRows.Row best = null;
+        for (final RoundRows.Row r : rows) {
+            final RunResult first = r.first();
+            if (!first.peregrine() && r.hasLatency() && first.size() == row.size() && first.replySize() == row.replySize()
+                && first.rate() == row.rate() && first.clients() == row.clients()
+                && (best == null || r.percentile(50) < best.percentile(50))) {
+                best = r;
+            }
+        }
+        return best;
+    }
+
+    /** The highest of a figure over some runs, NaN where none has it. */
+    private static double worst(final List<RunResult> runs, final java.util.function.ToDoubleFunction<RunResult> figure) {
+        double worst = Double.NaN;
+        for (final RunResult r : runs) {
+            final double value = figure.applyAsDouble(r);
+            if (!Double.isNaN(value) && (Double.isNaN(worst) || value > worst)) {
+                worst = value;
+            }
+        }
+        return worst;
+    }
+
+    /**
+     * The load summary: one row per transport and rate ({@link RoundRows}). When a row ran in several rounds
      * ({@code bench load --rounds N}) its numbers are the medians over the rounds, with the number of rounds and
      * the range of the p99 in columns of their own; with one round the table is as it always was.
      *
@@ -81,8 +164,8 @@ public final class Summary {
      * @return the table
      */
     public static Table load(final List<RunResult> results) {
-        final List<LoadRows.Row> rows = LoadRows.of(results);
-        final int rounds = rows.stream().mapToInt(LoadRows.Row::rounds).max().orElse(1);
+        final List<RoundRows.Row> rows = RoundRows.of(results, "load");
+        final int rounds = rows.stream().mapToInt(RoundRows.Row::rounds).max().orElse(1);
         final List<String> headers = new ArrayList<>(List.of("transport", "size", "clients", "rate/client", "sent/client",
             "p50", "p90", "p99", "p99.9", "max", "msg/s (all)", "status"));
         if (rounds > 1) {
@@ -92,12 +175,12 @@ public final class Summary {
         final Table table = new Table("Load: concurrent clients at fixed rates, latency from the intended send time"
             + " (microseconds, coordinated omission corrected)" + (rounds > 1 ? "; median of the rounds" : ""), headers);
         final Map<String, Integer> footnotes = new LinkedHashMap<>();
-        final Map<String, List<LoadRows.Row>> byPath = new LinkedHashMap<>();
-        rows.stream().sorted(Comparator.comparingInt((LoadRows.Row r) -> Transports.pathRank(r.first().path())))
+        final Map<String, List<RoundRows.Row>> byPath = new LinkedHashMap<>();
+        rows.stream().sorted(Comparator.comparingInt((RoundRows.Row r) -> Transports.pathRank(r.first().path())))
             .forEach(r -> byPath.computeIfAbsent(r.first().path(), k -> new ArrayList<>()).add(r));
-        for (final Map.Entry<String, List<LoadRows.Row>> group : byPath.entrySet()) {
+        for (final Map.Entry<String, List<RoundRows.Row>> group : byPath.entrySet()) {
             table.group(group.getKey());
-            for (final LoadRows.Row r : group.getValue()) {
+            for (final RoundRows.Row r : group.getValue()) {
                 final RunResult first = r.first();
                 final List<String> cells = new ArrayList<>(List.of(name(first), Integer.toString(first.size()),
                     Integer.toString(first.clients()), rate(first)));

@@ -103,6 +103,36 @@ public record FloorResult(String name, int size, long p50, long p90, long p99, l
     }
 
     /**
+     * The floor of runs made in rounds: one line per name and size, each figure the median over the rounds that
+     * printed that line (the mean of the two middle ones for an even count, as the transports' medians are).
+     *
+     * @param rounds the lines of each round
+     * @return one line per name and size, in the order they first appeared
+     */
+    public static List<FloorResult> medians(final List<List<FloorResult>> rounds) {
+        final java.util.Map<String, List<FloorResult>> byLine = new java.util.LinkedHashMap<>();
+        for (final List<FloorResult> round : rounds) {
+            for (final FloorResult floor : withoutRepeats(round)) {
+                byLine.computeIfAbsent(floor.name() + "\u0000" + floor.size(), k -> new ArrayList<>()).add(floor);
+            }
+        }
+        final List<FloorResult> medians = new ArrayList<>();
+        for (final List<FloorResult> lines : byLine.values()) {
+            final FloorResult first = lines.get(0);
+            medians.add(new FloorResult(first.name(), first.size(), median(lines, FloorResult::p50),
+                median(lines, FloorResult::p90), median(lines, FloorResult::p99), median(lines, FloorResult::p999),
+                median(lines, FloorResult::p9999), median(lines, FloorResult::max)));
+        }
+        return medians;
+    }
+
+    private static long median(final List<FloorResult> lines, final java.util.function.ToLongFunction<FloorResult> field) {
+        final long[] values = lines.stream().mapToLong(field).sorted().toArray();
+        final int middle = values.length / 2;
+        return values.length % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+    }
+
+    /**
      * Drops repeated lines that name no size (the shared-memory floor is printed once per run of the script,
      * whatever the size), keeping the first of each name.
      *

@@ -35,6 +35,7 @@ class CommandLineErrorsTest {
     /** Options with no meaningful invalid value, by "command path option". */
     private static final Map<String, String> EXEMPT = Map.of(
         "peregrine bench compare --floor", "a shell command run as given: any text is a command line",
+        "peregrine bench pingpong --floor", "a shell command run as given: any text is a command line",
         "peregrine bench throughput --stream-floor", "a shell command run as given: any text is a command line",
         "peregrine responder --dir", "hidden, started only by bench with a fresh folder that the responder creates",
         "peregrine stat --dir", "a folder to look in: a missing or empty one has no processes, and says so");
@@ -321,6 +322,8 @@ class CommandLineErrorsTest {
     void shouldRefuseOptionsThatExcludeEachOtherOrHaveNothingToSet() {
         final Map<List<String>, List<String>> refused = new LinkedHashMap<>();
         refused.put(List.of("bench", "compare", "--floor", "./floor", "--no-floor"),
+            List.of("'--no-floor'", "--floor and --no-floor exclude each other"));
+        refused.put(List.of("bench", "pingpong", "--transport", "tcp", "--rounds", "3", "--floor", "./floor", "--no-floor"),
             List.of("'--no-floor'", "--floor and --no-floor exclude each other"));
         refused.put(List.of("bench", "throughput", "--transport", "tcp", "--no-stream-floor", "--stream-floor", "x"),
             List.of("'--no-stream-floor'", "--stream-floor and --no-stream-floor exclude each other"));

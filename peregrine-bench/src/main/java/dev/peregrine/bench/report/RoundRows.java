@@ -9,14 +9,15 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The load summary's rows: every round of one transport at one size, number of clients and rate reduced to
- * the median of each percentile over the rounds that measured latency, and the range of its p99. A tail taken
- * in one run on a shared machine moves by several times from run to run (a spinning thread that loses its core
- * for a few milliseconds sets the p99 of a whole run at low rates), so two transports are compared on the
- * medians of rounds run alternately ({@code bench load --rounds N}), not on one run each.
+ * The rows of runs made in rounds ({@code bench load --rounds N}, {@code bench pingpong --rounds N}): every round
+ * of one transport at one size, number of clients and rate reduced to the median of each percentile over the
+ * rounds that measured latency, and the range of its p50 and p99. A tail taken in one run on a shared machine
+ * moves by several times from run to run (a spinning thread that loses its core for a few milliseconds sets the
+ * p99 of a whole run at low rates), and even a median moves by a fifth with the placement of the two processes on
+ * the cores, so two transports are compared on the medians of rounds run alternately, not on one run each.
  */
-public final class LoadRows {
-    private LoadRows() {
+public final class RoundRows {
+    private RoundRows() {
     }
 
     /**
@@ -45,11 +46,7 @@ public final class LoadRows {
          * @return nanoseconds, or NaN if no round measured latency
          */
         public double percentile(final double percentile) {
-            final List<Double> values = new ArrayList<>();
-            for (final RunResult r : measured) {
-                values.add((double)r.rtt().getValueAtPercentile(percentile));
-            }
-            return ThroughputRows.median(values);
+            return ThroughputRows.median(percentiles(percentile));
         }
 
         /**
@@ -71,7 +68,7 @@ public final class LoadRows {
          * @return nanoseconds, or NaN
          */
         public double p99Min() {
-            return measured.isEmpty() ? Double.NaN : Collections.min(p99s());
+            return measured.isEmpty() ? Double.NaN : Collections.min(percentiles(99));
         }
 
         /**
@@ -80,13 +77,31 @@ public final class LoadRows {
          * @return nanoseconds, or NaN
          */
         public double p99Max() {
-            return measured.isEmpty() ? Double.NaN : Collections.max(p99s());
+            return measured.isEmpty() ? Double.NaN : Collections.max(percentiles(99));
         }
 
-        private List<Double> p99s() {
+        /**
+         * The lowest p50 of the measured rounds.
+         *
+         * @return nanoseconds, or NaN
+         */
+        public double p50Min() {
+            return measured.isEmpty() ? Double.NaN : Collections.min(percentiles(50));
+        }
+
+        /**
+         * The highest p50 of the measured rounds.
+         *
+         * @return nanoseconds, or NaN
+         */
+        public double p50Max() {
+            return measured.isEmpty() ? Double.NaN : Collections.max(percentiles(50));
+        }
+
+        private List<Double> percentiles(final double percentile) {
             final List<Double> values = new ArrayList<>();
             for (final RunResult r : measured) {
-                values.add((double)r.rtt().getValueAtPercentile(99));
+                values.add((double)r.rtt().getValueAtPercentile(percentile));
             }
             return values;
         }
@@ -121,16 +136,17 @@ public final class LoadRows {
     }
 
     /**
-     * Reduces the load runs of every round to rows, one per transport, size, clients, rate and answering
-     * period, in the order they first ran.
+     * Reduces the runs of one scenario in every round to rows, one per transport, size, reply size, clients, rate
+     * and answering period, in the order they first ran.
      *
      * @param results every run (other scenarios are left out)
+     * @param scenario {@code load} or {@code pingpong}
      * @return the rows
      */
-    public static List<Row> of(final List<RunResult> results) {
+    public static List<Row> of(final List<RunResult> results, final String scenario) {
         final Map<String, List<RunResult>> byRow = new LinkedHashMap<>();
         for (final RunResult r : results) {
-            if (r.scenario().equals("load")) {
+            if (r.scenario().equals(scenario)) {
                 byRow.computeIfAbsent(r.transport() + "\u0000" + r.path() + "\u0000" + r.size() + "\u0000" + r.replySize()
                     + "\u0000" + r.clients() + "\u0000" + r.rate() + "\u0000" + r.respondEvery(), k -> new ArrayList<>()).add(r);
             }

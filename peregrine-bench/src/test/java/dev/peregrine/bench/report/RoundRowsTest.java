@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * {@code bench load --rounds N}: the rounds of one transport at one rate reduced to medians and a p99 range, in
  * the table and beside every round's run in the JSON.
  */
-class LoadRowsTest {
+class RoundRowsTest {
     /** A load run whose 1000 round trips are {@code base} .. {@code base + 999} ns. */
     private static RunResult load(final String transport, final long rate, final long base, final RunResult.Status status,
                                   final String note) {
@@ -40,11 +40,11 @@ class LoadRowsTest {
             ok("peregrine-tcp", 1000, 10_000), ok("peregrine-tcp", 10_000, 9_000), ok("nio", 1000, 40_000), ok("nio", 10_000, 4_000),
             ok("peregrine-tcp", 1000, 30_000), ok("peregrine-tcp", 10_000, 8_000), ok("nio", 1000, 30_000), ok("nio", 10_000, 3_000));
 
-        final List<LoadRows.Row> rows = LoadRows.of(results);
+        final List<RoundRows.Row> rows = RoundRows.of(results, "load");
 
         assertThat(rows).extracting(r -> r.first().transport() + "@" + r.first().rate())
             .containsExactly("peregrine-tcp@1000", "peregrine-tcp@10000", "nio@1000", "nio@10000");
-        final LoadRows.Row row = rows.get(0);
+        final RoundRows.Row row = rows.get(0);
         assertThat(row.rounds()).isEqualTo(3);
         assertThat(row.status()).isEqualTo(RunResult.Status.OK);
         // the middle round (base 30 000 ns), not the first (50 000) nor the mean
@@ -65,7 +65,7 @@ class LoadRowsTest {
             load("netty", 25_000, 90_000, RunResult.Status.PARTIAL, "time limit of 20.0 s reached"),
             RunResult.withoutNumbers("load", "netty", "tcp", false, 256, 25_000, 5, RunResult.Status.FAILED, "refused"));
 
-        final LoadRows.Row row = LoadRows.of(results).get(0);
+        final RoundRows.Row row = RoundRows.of(results, "load").get(0);
 
         assertThat(row.rounds()).isEqualTo(3);
         assertThat(row.measured()).hasSize(2);
