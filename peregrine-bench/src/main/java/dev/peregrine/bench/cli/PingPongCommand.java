@@ -1,6 +1,7 @@
 package dev.peregrine.bench.cli;
 
 import dev.peregrine.bench.report.JsonResults;
+import dev.peregrine.bench.report.LatencyTable;
 import dev.peregrine.bench.report.Summary;
 import dev.peregrine.bench.run.BenchRunner;
 import dev.peregrine.bench.run.BenchSession;
@@ -138,6 +139,10 @@ public final class PingPongCommand implements Callable<Integer>, Validated {
                 out.println(floor.note(outcome));
                 if (outcome != null) {
                     floors.add(FloorResult.withoutRepeats(outcome.results()));
+                    for (final FloorResult line : floors.get(floors.size() - 1)) {
+                        out.println("  " + line.name() + (line.size() < 0 ? "" : " size=" + line.size()) + ": p50 "
+                            + LatencyTable.micros(line.p50()) + " us");
+                    }
                 }
                 for (final RunSpec run : runs(LoadCommand.rotated(chosen, round - 1))) {
                     if (session.pingpong(run) == null) {

@@ -67,5 +67,7 @@ class PingPongRoundsTest {
         assertThat(out).containsPattern("test-mem +32 +3 +" + median + " +" + range + " ");
         assertThat(out).containsPattern("floor shm-c \\(C\\) +any +3 +3\\.000 ");
         assertThat(out).contains("median of the rounds");
+        assertThat(out.indexOf("  shm-c: p50 5.000 us")).as("each round's floor, as it ran")
+            .isGreaterThan(out.indexOf("round 2 of 3")).isLessThan(out.indexOf("round 3 of 3"));
     }
 }
