@@ -150,7 +150,7 @@ public final class CompareCommand implements Callable<Integer>, Validated {
                 transport.description() + jvm, why));
         }
         unavailable(chosen).print(out);
-        final FloorRunner.Outcome floorOutcome = floor.run(out, sizes, Math.min(50_000, Math.max(10_000, messages + warmup)));
+        final FloorRunner.Outcome floorOutcome = floor.run(out, sizes, messages + warmup);
         final List<FloorResult> floors = floorOutcome == null ? List.of()
             : FloorResult.withoutRepeats(floorOutcome.results());
         final String floorNote = floor.note(floorOutcome);

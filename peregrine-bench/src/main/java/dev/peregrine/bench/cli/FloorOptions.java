@@ -38,10 +38,11 @@ public final class FloorOptions implements Validated {
      *
      * @param out where to say what runs
      * @param sizes the message sizes, for the default script
-     * @param count round trips per size, for the default script
+     * @param messages the round trips each transport makes (warm-up included): the default script makes as many,
+     *     from 10 000 to 50 000 per size
      * @return its outcome, or null when it is off or there is none to run
      */
-    FloorRunner.Outcome run(final PrintStream out, final List<Integer> sizes, final long count) {
+    FloorRunner.Outcome run(final PrintStream out, final List<Integer> sizes, final long messages) {
         if (off) {
             return null;
         }
@@ -53,6 +54,7 @@ public final class FloorOptions implements Validated {
         if (script == null) {
             return null;
         }
+        final long count = Math.min(50_000, Math.max(10_000, messages));
         final List<String> commands = new ArrayList<>();
         for (final int size : sizes) {
             commands.add("'" + script + "' " + size + " " + count);

@@ -80,10 +80,11 @@ public final class PingPongCommand implements Callable<Integer>, Validated {
     @Range(min = 1, max = 1000)
     @Option(names = "--rounds", defaultValue = "1", paramLabel = "N",
         description = "Run the C floor (--floor, or ../shared/floor/run next to the repository; none with"
-            + " --no-floor; without rounds only a --floor named) and every transport N times, alternately, each round starting one transport further on; the table shows"
-            + " medians over the rounds, the range of each p50, and ratios of medians; the JSON every round's run"
-            + " with its round. Two runs of one transport here differ by up to a fifth at p50 with where the two"
-            + " processes land on the cores (default: ${DEFAULT-VALUE}).")
+            + " --no-floor; without rounds only a --floor named) and every transport N times, alternately, each"
+            + " round starting one transport further on; the table shows medians over the rounds, the range of each"
+            + " p50, and ratios of medians; the JSON every round's run with its round. Two runs of one transport here"
+            + " differ by up to a fifth at p50 with where the two processes land on the cores (default:"
+            + " ${DEFAULT-VALUE}).")
     int rounds;
 
     @Override
@@ -104,7 +105,7 @@ public final class PingPongCommand implements Callable<Integer>, Validated {
             return inRounds(out, chosen);
         }
         // one round runs the floor only when asked by name: a quick look at one transport need not wait for it
-        final FloorRunner.Outcome outcome = floor.command == null ? null : floor.run(out, sizes, 0);
+        final FloorRunner.Outcome outcome = floor.command == null ? null : floor.run(out, sizes, messages + warmup);
         final List<FloorResult> floors = outcome == null ? List.of() : FloorResult.withoutRepeats(outcome.results());
         if (outcome != null) {
             out.println(floor.note(outcome));
@@ -135,7 +136,7 @@ public final class PingPongCommand implements Callable<Integer>, Validated {
             boolean failed = false;
             for (int round = 1; round <= rounds && !failed && !session.stopping(); round++) {
                 out.println("round " + round + " of " + rounds);
-                final FloorRunner.Outcome outcome = floor.run(out, sizes, Math.min(50_000, Math.max(10_000, messages + warmup)));
+                final FloorRunner.Outcome outcome = floor.run(out, sizes, messages + warmup);
                 out.println(floor.note(outcome));
                 if (outcome != null) {
                     floors.add(FloorResult.withoutRepeats(outcome.results()));
