@@ -133,14 +133,18 @@ public final class Summary {
     private static RoundRows.Row bestPeerRow(final List<RoundRows.Row> rows, final RunResult row) {
         RoundRows.Row best = null;
         for (final RoundRows.Row r : rows) {
-            final RunResult first = r.first();
-            if (!first.peregrine() && r.hasLatency() && first.size() == row.size() && first.replySize() == row.replySize()
-                && first.rate() == row.rate() && first.clients() == row.clients()
-                && (best == null || r.percentile(50) < best.percentile(50))) {
+            if (r.hasLatency() && isPeerOf(r.first(), row) && (best == null || r.percentile(50) < best.percentile(50))) {
                 best = r;
             }
         }
         return best;
+    }
+
+    /** Whether a run is a peer's, made as {@code row} was: scenario, path, size, reply size, rate and clients. */
+    private static boolean isPeerOf(final RunResult r, final RunResult row) {
+        return !r.peregrine() && r.scenario().equals(row.scenario()) && r.path().equals(row.path())
+            && r.size() == row.size() && r.replySize() == row.replySize() && r.rate() == row.rate()
+            && r.clients() == row.clients();
     }
 
     /** The highest of a figure over some runs, NaN where none has it. */
@@ -313,9 +317,7 @@ public final class Summary {
     private static RunResult bestPeer(final List<RunResult> results, final RunResult row) {
         RunResult best = null;
         for (final RunResult r : results) {
-            if (!r.peregrine() && r.hasLatency() && r.scenario().equals(row.scenario()) && r.path().equals(row.path())
-                && r.size() == row.size() && r.replySize() == row.replySize() && r.rate() == row.rate()
-                && r.clients() == row.clients()
+            if (r.hasLatency() && isPeerOf(r, row)
                 && (best == null || r.rtt().getValueAtPercentile(50) < best.rtt().getValueAtPercentile(50))) {
                 best = r;
             }
