@@ -162,9 +162,9 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
 
     /**
      * Why {@link #mapped} would refuse a file whose header it reads, or null if it would take it: a missing or empty
-     * file, or a store of any session with a sound header, is taken; something that is not a regular file, or a file
-     * that is not a store, is refused. The file is only read. A store whose index is damaged passes here and is
-     * refused by {@link #mapped}, which reads it whole.
+     * file, or a store of any session with a sound header, is taken; something that is not a regular file, a file
+     * that is not a store, or a file another store holds now (of this process or another) is refused. The file is
+     * only read. A store whose index is damaged passes here and is refused by {@link #mapped}, which reads it whole.
      *
      * @param file the file
      * @return the reason, or null
@@ -176,15 +176,12 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
         if (!Files.isRegularFile(file)) {
             return "not a regular file";
         }
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+        return MoldUDP64StoreFile.refusal(file, channel -> {
             final long existing = channel.size();
             if (existing > 0) {
                 isStoreOf(channel, existing, null);
             }
-            return null;
-        } catch (final IOException ex) {
-            return ex.getMessage();
-        }
+        });
     }
 
     /**

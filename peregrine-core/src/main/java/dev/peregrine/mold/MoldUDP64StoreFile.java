@@ -74,6 +74,55 @@ final class MoldUDP64StoreFile implements AutoCloseable {
         }
     }
 
+    /** A look at an open file's content, failing with the reason it would be refused. */
+    interface ContentCheck {
+        /**
+         * Checks the file.
+         *
+         * @param channel the file, open for reading
+         * @throws IOException saying why the file would be refused
+         */
+        void check(FileChannel channel) throws IOException;
+    }
+
+    /**
+     * Why {@link #open} followed by {@code content} would refuse an existing file, or null if it would take it:
+     * another store of this process holds it, {@code content} refuses it, or a lock of another process holds it.
+     * The file is opened for reading only, and only when no store of this process holds it (closing a descriptor
+     * of it would drop that store's lock); a shared lock is taken and released at once to see whether another
+     * process holds its exclusive one.
+     *
+     * @param file an existing regular file
+     * @param content the check of what the file holds
+     * @return the reason, or null
+     */
+    static String refusal(final Path file, final ContentCheck content) {
+        synchronized (OPEN) {
+            try {
+                final Object existing = keyOf(file);
+                if (existing != null && OPEN.contains(existing)) {
+                    return "in use by another message store of this process; one store per file";
+                }
+                try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+                    content.check(channel);
+                    final FileLock lock;
+                    try {
+                        lock = channel.tryLock(0, Long.MAX_VALUE, true);
+                    } catch (final OverlappingFileLockException ex) {
+                        return "in use: this process holds a lock on it already, not through a message store";
+                    }
+                    if (lock == null) {
+                        return "in use by another process, which holds its lock; one store per file";
+                    }
+                    lock.release();
+                    return null;
+                }
+            } catch (final IOException ex) {
+                return ex.getMessage();
+            }
+        }
+    }
+
     FileChannel channel() {
         return channel;
     }

@@ -74,10 +74,37 @@ class MoldUDP64StoreLockTest {
         assertThat(openInAnotherProcess(file)).as("once the store closed").isEqualTo("opened at 2");
     }
 
+    /**
+     * {@code refusalOf} says "in use" of a file a store holds, and asking it must not drop the lock: it reads the
+     * file, and a close of any descriptor of the file in this process would free it for every other process.
+     */
+    @Tag("slow")
+    @Test
+    void shouldSayInUseOfAHeldFileWithoutLettingItGo() throws Exception {
+        final Path file = dir.resolve("asked.store");
+        try (MoldUDP64MessageStore store = MoldUDP64MessageStore.mapped(file, "FEED", 64, 1 << 16)) {
+            store.append(MESSAGE, 0, 3);
+
+            assertThat(MoldUDP64MessageStore.refusalOf(file)).isEqualTo(
+                "in use by another message store of this process; one store per file");
+            assertThat(runInAnotherProcess("refusal", file.toString())).as("asked by another process")
+                .isEqualTo("refusal: in use by another process, which holds its lock; one store per file");
+            assertThat(openInAnotherProcess(file)).as("after this process asked").contains("in use by another process");
+        }
+        assertThat(MoldUDP64MessageStore.refusalOf(file)).as("once the store closed").isNull();
+        assertThat(runInAnotherProcess("refusal", file.toString())).isEqualTo("refusal: none");
+    }
+
     private static String openInAnotherProcess(final Path file) throws IOException, InterruptedException {
-        final Process process = new ProcessBuilder(List.of(ProcessHandle.current().info().command().orElseThrow(),
-            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-            MoldUDP64StoreProcess.class.getName(), file.toString())).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        return runInAnotherProcess(file.toString());
+    }
+
+    private static String runInAnotherProcess(final String... args) throws IOException, InterruptedException {
+        final List<String> command = new java.util.ArrayList<>(List.of(ProcessHandle.current().info().command()
+            .orElseThrow(), "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+            MoldUDP64StoreProcess.class.getName()));
+        command.addAll(List.of(args));
+        final Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
         assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("child exits").isTrue();
         assertThat(process.exitValue()).as("child's exit, output: %s", output).isZero();
