@@ -30,6 +30,23 @@ class FloorResultTest {
     }
 
     @Test
+    void shouldTakeEachFigureOfEachLineAsItsMedianOverTheRounds() {
+        final List<List<FloorResult>> rounds = List.of(
+            List.of(new FloorResult("shm-c", -1, 100, 1, 1, 1, 1, 9), new FloorResult("tcp-c", 256, 1000, 1, 1, 1, 1, 1),
+                new FloorResult("shm-c", -1, 999, 9, 9, 9, 9, 9)), // a repeat of a sizeless line in one round: left out
+            List.of(new FloorResult("shm-c", -1, 300, 3, 3, 3, 3, 1), new FloorResult("tcp-c", 256, 3000, 3, 3, 3, 3, 3)),
+            List.of(new FloorResult("shm-c", -1, 200, 2, 2, 2, 2, 5)),
+            List.of(new FloorResult("tcp-c", 256, 2000, 2, 2, 2, 2, 2), new FloorResult("tcp-c", 32, 500, 5, 5, 5, 5, 5)));
+
+        assertThat(FloorResult.medians(rounds)).containsExactly(
+            new FloorResult("shm-c", -1, 200, 2, 2, 2, 2, 5),
+            new FloorResult("tcp-c", 256, 2000, 2, 2, 2, 2, 2),
+            new FloorResult("tcp-c", 32, 500, 5, 5, 5, 5, 5));
+        assertThat(FloorResult.medians(List.of(rounds.get(1), rounds.get(3))).get(1))
+            .as("an even count: the mean of the two middle ones").isEqualTo(new FloorResult("tcp-c", 256, 2500, 2, 2, 2, 2, 2));
+    }
+
+    @Test
     void shouldMatchFloorsByPathAndSize() {
         final List<FloorResult> floors = FloorResult.parseAll(REAL_OUTPUT);
 
