@@ -48,22 +48,11 @@ final class MoldUDP64StoreFile implements AutoCloseable {
      */
     static MoldUDP64StoreFile open(final Path file) throws IOException {
         synchronized (OPEN) {
-            final Object existing = keyOf(file);
-            if (existing != null && OPEN.contains(existing)) {
-                throw new IOException("in use by another message store of this process; one store per file");
-            }
+            refuseIfAStoreOfThisProcessHolds(file);
             final FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
                 StandardOpenOption.WRITE);
             try {
-                final FileLock lock;
-                try {
-                    lock = channel.tryLock();
-                } catch (final OverlappingFileLockException ex) {
-                    throw new IOException("in use: this process holds a lock on it already, not through a message store");
-                }
-                if (lock == null) {
-                    throw new IOException("in use by another process, which holds its lock; one store per file");
-                }
+                lock(channel, false);
                 final Object key = keyOf(file);
                 OPEN.add(key);
                 return new MoldUDP64StoreFile(file, channel, key);
@@ -99,28 +88,38 @@ final class MoldUDP64StoreFile implements AutoCloseable {
     static String refusal(final Path file, final ContentCheck content) {
         synchronized (OPEN) {
             try {
-                final Object existing = keyOf(file);
-                if (existing != null && OPEN.contains(existing)) {
-                    return "in use by another message store of this process; one store per file";
-                }
+                refuseIfAStoreOfThisProcessHolds(file);
                 try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
                     content.check(channel);
-                    final FileLock lock;
-                    try {
-                        lock = channel.tryLock(0, Long.MAX_VALUE, true);
-                    } catch (final OverlappingFileLockException ex) {
-                        return "in use: this process holds a lock on it already, not through a message store";
-                    }
-                    if (lock == null) {
-                        return "in use by another process, which holds its lock; one store per file";
-                    }
-                    lock.release();
+                    lock(channel, true).release();
                     return null;
                 }
             } catch (final IOException ex) {
                 return ex.getMessage();
             }
         }
+    }
+
+    /** Refuses a file a store of this process holds, before it is opened (its close would drop that store's lock). */
+    private static void refuseIfAStoreOfThisProcessHolds(final Path file) throws IOException {
+        final Object existing = keyOf(file);
+        if (existing != null && OPEN.contains(existing)) {
+            throw new IOException("in use by another message store of this process; one store per file");
+        }
+    }
+
+    /** Locks the whole file, or refuses it as in use. */
+    private static FileLock lock(final FileChannel channel, final boolean shared) throws IOException {
+        final FileLock lock;
+        try {
+            lock = channel.tryLock(0, Long.MAX_VALUE, shared);
+        } catch (final OverlappingFileLockException ex) {
+            throw new IOException("in use: this process holds a lock on it already, not through a message store");
+        }
+        if (lock == null) {
+            throw new IOException("in use by another process, which holds its lock; one store per file");
+        }
+        return lock;
     }
 
     FileChannel channel() {
