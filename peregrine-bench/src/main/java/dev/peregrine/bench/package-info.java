@@ -15,8 +15,9 @@
  *
  * <p>How a measurement runs: transports are found with {@link java.util.ServiceLoader} as
  * {@link dev.peregrine.peers.BenchTransport}s; each run gets fresh ports and a fresh folder; the responder
- * runs in a second JVM ({@link dev.peregrine.bench.run.ChildResponderSide}, hidden command {@code responder}) or on
- * threads of this one ({@code --in-process}); a client thread per responder warms up, then measures with
+ * runs in a second JVM ({@link dev.peregrine.bench.run.ChildResponderSide}, main class
+ * {@link dev.peregrine.bench.run.ResponderChild}) or on threads of this one ({@code --in-process}); a client
+ * thread per responder warms up, then measures with
  * {@link dev.peregrine.bench.run.PingPongLoop} into an HdrHistogram (one message in flight, or at a fixed rate with
  * latency from the intended send time). Results are {@link dev.peregrine.bench.run.RunResult}s, printed as tables,
  * written as JSON, {@code .hgrm} files and a self-contained HTML report with SVG charts.

@@ -16,7 +16,7 @@ import picocli.CommandLine.ScopeType;
         "  install  put peregrine-core in the local Maven repository; more arguments go to Maven",
         "  jdk      print the JDK 25 or newer it found",
         "  mvn      run Maven on the project with that JDK"},
-    subcommands = {CommandLine.HelpCommand.class, BenchCommand.class, ResponderCommand.class,
+    subcommands = {CommandLine.HelpCommand.class, BenchCommand.class,
         dev.peregrine.bench.cli.HelloCommand.class, dev.peregrine.bench.cli.EchoCommand.class,
         dev.peregrine.bench.cli.MoldCommand.class, dev.peregrine.bench.stat.StatCommand.class})
 public final class Main {

@@ -1,6 +1,6 @@
 /**
  * The command line: the picocli commands ({@code hello}, {@code echo}, {@code mold}, {@code bench compare |
- * pingpong | load | throughput | transports}, the hidden {@code responder}), their option mixins
+ * pingpong | load | throughput | transports}), their option mixins
  * ({@link dev.peregrine.bench.cli.CommonOptions}), converters and the entry point
  * {@link dev.peregrine.bench.cli.Main} that the {@code ./peregrine} launcher runs.
  *

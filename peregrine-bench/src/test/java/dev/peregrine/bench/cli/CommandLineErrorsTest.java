@@ -37,7 +37,6 @@ class CommandLineErrorsTest {
         "peregrine bench compare --floor", "a shell command run as given: any text is a command line",
         "peregrine bench pingpong --floor", "a shell command run as given: any text is a command line",
         "peregrine bench throughput --stream-floor", "a shell command run as given: any text is a command line",
-        "peregrine responder --dir", "hidden, started only by bench with a fresh folder that the responder creates",
         "peregrine stat --dir", "a folder to look in: a missing or empty one has no processes, and says so");
     /** Positional parameters with no meaningful invalid value. */
     private static final Map<String, String> EXEMPT_POSITIONAL = Map.of(
@@ -425,7 +424,7 @@ class CommandLineErrorsTest {
         walkAll(Main.commandLine().getCommandSpec(), (spec, option) -> options.merge(spec.qualifiedName(), 1, Integer::sum),
             (spec, positional) -> { });
         assertThat(options).containsKeys("peregrine", "peregrine bench pingpong", "peregrine bench load",
-            "peregrine bench throughput", "peregrine bench compare", "peregrine responder", "peregrine echo",
+            "peregrine bench throughput", "peregrine bench compare", "peregrine echo",
             "peregrine hello", "peregrine mold publish", "peregrine mold listen");
     }
 }

@@ -55,7 +55,7 @@ class PingPongFourByteTest {
     void shouldAnswerFourBytePingsFromAResponderInASecondJvm() throws Exception {
         final Path json = folder.resolve("child.json");
 
-        // the hidden responder command takes --size 4 as bench pingpong does
+        // the responder JVM (ResponderChild) takes --size 4 as bench pingpong does
         final CliRun cli = CliRun.execute("bench", "pingpong", "--transport", "peregrine-shm", "--size", "4",
             "--reply-size", "1024", "--messages", Integer.toString(MESSAGES), "--warmup", "100", "--no-busy-spin",
             "--quiet", "--json", json.toString());

@@ -1,17 +1,11 @@
-package dev.peregrine.bench.cli;
+package dev.peregrine.bench.run;
 
-import dev.peregrine.bench.run.Failures;
-import dev.peregrine.bench.run.ResponderStats;
-import dev.peregrine.bench.run.RunEnvironment;
-import dev.peregrine.bench.run.RuntimeCounters;
-import dev.peregrine.bench.run.StreamReceiverChild;
-import dev.peregrine.bench.run.ThreadAllocation;
-import dev.peregrine.bench.run.ThroughputRunner;
 import dev.peregrine.bench.transports.Transports;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.reactor.ThreadAffinity;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -27,36 +21,42 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
- * The hidden {@code responder} command: the echo side of a benchmark in its own JVM, started by
- * {@code bench}. Protocol on stdout: {@code READY ...} once every responder accepts, {@code STATS ...} for
- * each {@code STATS} line read from stdin, {@code FAILED reason} if it cannot start, {@code BYE ...} on exit.
- * It exits when its stdin ends or its parent process dies.
+ * The echo side of a benchmark in its own JVM: the main class that {@link ChildResponderSide} starts, with
+ * arguments it writes itself (checked by the command that asked for the run, so not again here). Protocol on
+ * stdout: {@code READY ...} once every responder accepts, {@code STATS ...} for each {@code STATS} line read
+ * from stdin, {@code FAILED reason} if it cannot start, {@code BYE ...} on exit. It exits when its stdin ends or
+ * its parent process dies.
  */
-@Command(name = "responder", hidden = true,
-    description = "The echo side of a benchmark, in its own JVM (started by 'bench'; not for direct use).")
-public final class ResponderCommand implements Callable<Integer> {
-    @Option(names = "--transport", required = true, converter = Converters.TransportName.class, description = "Transport name.")
+@Command(name = "responder", description = "The echo side of a benchmark, in its own JVM (started by 'bench').")
+public final class ResponderChild implements Callable<Integer> {
+    /**
+     * Runs the responders until stdin ends; exit code 0, or 2 if they could not start (after a {@code FAILED}
+     * line) or the arguments do not parse.
+     *
+     * @param args the options {@link ChildResponderSide#command} writes
+     */
+    public static void main(final String[] args) {
+        System.exit(new CommandLine(new ResponderChild()).execute(args));
+    }
+
+    @Option(names = "--transport", required = true, description = "Transport name.")
     String transport;
 
-    @Option(names = "--host", defaultValue = "127.0.0.1", converter = Converters.LocalAddress.class, description = "Address to listen on.")
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to listen on.")
     String host;
 
-    @Range(min = 1, max = 65536 - BenchConfig.PORTS_PER_RESPONDER)
     @Option(names = "--port", required = true, description = "First port; responder i uses ports from port + 8i.")
     int port;
 
-    @Range(min = BenchConfig.MIN_PINGPONG_SIZE, max = 1 << 20)
     @Option(names = "--size", required = true, description = "Message size in bytes (bench pingpong's minimum: the"
         + " bench that starts this has checked the size for its scenario).")
     int size;
 
-    @Range(min = -1, max = BenchConfig.MAX_SIZE, note = "-1 to echo")
     @Option(names = "--reply-size", defaultValue = "-1",
         description = "Bytes of each answer, starting with the message's sequence field; -1 to echo each message as"
             + " it came.")
     int replySize;
 
-    @Range(min = 1)
     @Option(names = "--respond-every", defaultValue = "1", paramLabel = "N",
         description = "Answer only the messages whose number (the sequence's low 32 bits) is a multiple of N; 1 for all.")
     int respondEvery;
@@ -64,12 +64,10 @@ public final class ResponderCommand implements Callable<Integer> {
     @Option(names = "--dir", required = true, description = "Folder for the transport's files.")
     Path dir;
 
-    @Range(min = 1, max = LoadCommand.MAX_CLIENTS)
     @Option(names = "--count", defaultValue = "1",
         description = "How many responders: one serving every client, or one per client (bench load --topology per-client).")
     int count;
 
-    @Range(min = -1, note = "-1 for none")
     @Option(names = "--cpu", defaultValue = "-1", description = "CPU to pin the responders to, -1 for none.")
     int cpu;
 
@@ -89,11 +87,9 @@ public final class ResponderCommand implements Callable<Integer> {
     @Option(names = "--messages", defaultValue = "0", description = "Stream: measured messages, or 0 for a timed window.")
     long messages;
 
-    @Range(max = Range.DAY)
     @Option(names = "--warmup-seconds", defaultValue = "0", description = "Stream: warm-up seconds of a timed window.")
     double warmupSeconds;
 
-    @Range(max = Range.DAY)
     @Option(names = "--seconds", defaultValue = "0", description = "Stream: measured seconds of a timed window.")
     double seconds;
 
