@@ -1,7 +1,13 @@
-package dev.peregrine.bench.run;
+package dev.peregrine.bench.session;
 
 import dev.peregrine.bench.report.LatencyTable;
 import dev.peregrine.bench.report.Summary;
+import dev.peregrine.bench.run.Batch;
+import dev.peregrine.bench.run.BenchRunner;
+import dev.peregrine.bench.run.Progress;
+import dev.peregrine.bench.run.RunResult;
+import dev.peregrine.bench.run.RunSpec;
+import dev.peregrine.bench.run.ThroughputRunner;
 import dev.peregrine.peers.StreamLoss;
 
 import java.io.PrintStream;

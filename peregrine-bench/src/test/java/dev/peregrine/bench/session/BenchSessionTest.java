@@ -1,5 +1,7 @@
-package dev.peregrine.bench.run;
+package dev.peregrine.bench.session;
 
+import dev.peregrine.bench.run.RunResult;
+import dev.peregrine.bench.run.RunSpec;
 import dev.peregrine.bench.testing.InMemoryBenchTransport;
 import dev.peregrine.bench.transports.Transports;
 import org.junit.jupiter.api.Test;
