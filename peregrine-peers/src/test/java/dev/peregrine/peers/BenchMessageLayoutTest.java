@@ -1,4 +1,4 @@
-package dev.peregrine.peers.support;
+package dev.peregrine.peers;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,6 +1,4 @@
-package dev.peregrine.peers.support;
-
-import dev.peregrine.peers.BenchConfig;
+package dev.peregrine.peers;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
