@@ -3,14 +3,17 @@ package dev.peregrine.cli;
 import dev.peregrine.counters.CountersDirectory;
 import dev.peregrine.counters.CountersReader;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -32,7 +35,8 @@ import picocli.CommandLine.Spec;
         "  ./peregrine stat                       the running processes",
         "  ./peregrine stat 12345                 live view of process 12345",
         "  ./peregrine stat 12345 --once --json   one reading as JSON",
-        "  ./peregrine stat --prometheus          every process, OpenMetrics text format"})
+        "  ./peregrine stat --prometheus          every process, OpenMetrics text format",
+        "  ./peregrine stat --serve 9464          the same on http://127.0.0.1:9464/metrics, for Prometheus"})
 public final class StatCommand implements Callable<Integer> {
     private static final String CLEAR_SCREEN = "\033[H\033[2J";
 
@@ -51,6 +55,15 @@ public final class StatCommand implements Callable<Integer> {
     @Option(names = "--prometheus", description = "Print one reading in the OpenMetrics text format, of the process"
         + " given or of every running one (implies --once).")
     boolean prometheus;
+
+    @Range(min = 0, max = 65_535, note = "0 for any free port")
+    @Option(names = "--serve", paramLabel = "PORT", description = "Serve what --prometheus prints, read anew on"
+        + " each scrape, at http://ADDR:PORT/metrics until Ctrl-C.")
+    Integer servePort;
+
+    @Option(names = "--bind", paramLabel = "ADDR", defaultValue = "127.0.0.1", converter = Converters.LocalAddress.class,
+        description = "The address --serve listens on (default: ${DEFAULT-VALUE}; 0.0.0.0 for every interface).")
+    String bind;
 
     @Range(min = 100, max = 60_000)
     @Option(names = "--interval", defaultValue = "1000", description = "Milliseconds between refreshes (default: ${DEFAULT-VALUE}).")
@@ -80,6 +93,9 @@ public final class StatCommand implements Callable<Integer> {
         }
         final PrintWriter out = spec.commandLine().getOut();
         final Path directory = dir != null ? dir : CountersDirectory.configuredDirectory();
+        if (servePort != null) {
+            return serve(out, directory);
+        }
         if (pid == null) {
             final List<Path> removed = CountersDirectory.removeDead(directory);
             if (prometheus) {
@@ -113,6 +129,32 @@ public final class StatCommand implements Callable<Integer> {
                 live(out, reader);
             }
             out.flush();
+        }
+        return 0;
+    }
+
+    private int serve(final PrintWriter out, final Path directory) {
+        if (pid != null || json || once) {
+            throw new ParameterException(spec.commandLine(), "Invalid value for option '--serve': it serves every process"
+                + " in the OpenMetrics format; give it without a pid, --json or --once");
+        }
+        final MetricsServer server;
+        try {
+            server = MetricsServer.start(new InetSocketAddress(bind, servePort), () -> {
+                CountersDirectory.removeDead(directory);
+                return StatFormats.openMetrics(readAll(directory));
+            });
+        } catch (final IOException ex) {
+            throw new ParameterException(spec.commandLine(), "Invalid value for option '--serve': cannot listen on "
+                + bind + ":" + servePort + ": " + ex.getMessage());
+        }
+        try (server) {
+            out.println("serving http://" + bind + ":" + server.address().getPort() + MetricsServer.PATH
+                + " (counters files in " + directory + "; Ctrl-C to stop)");
+            out.flush();
+            new CountDownLatch(1).await(); // until Ctrl-C ends the JVM, or a caller interrupts this thread
+        } catch (final InterruptedException ex) {
+            Thread.currentThread().interrupt();
         }
         return 0;
     }
