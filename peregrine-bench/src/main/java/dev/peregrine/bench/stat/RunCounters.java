@@ -31,18 +31,16 @@ public final class RunCounters {
         if (!Files.isRegularFile(file)) {
             return null;
         }
-        final List<CountersSnapshot.Entry> entries;
+        final List<RunCounter> counters = new ArrayList<>();
         try (CountersReader reader = CountersReader.open(file)) {
-            entries = CountersSnapshot.read(reader).counters();
+            reader.forEach((id, typeId, label, value) -> {
+                final String type = CounterTypes.name(typeId);
+                if (value != 0 && !type.startsWith("peregrine_reactor_")) {
+                    counters.add(new RunCounter(type, label, value));
+                }
+            });
         } catch (final RuntimeException ex) {
             return null; // removed or unreadable: the run's numbers stand without it
-        }
-        final List<RunCounter> counters = new ArrayList<>();
-        for (final CountersSnapshot.Entry entry : entries) {
-            final String type = CounterTypes.name(entry.typeId());
-            if (entry.value() != 0 && !type.startsWith("peregrine_reactor_")) {
-                counters.add(new RunCounter(type, entry.label(), entry.value()));
-            }
         }
         return List.copyOf(counters);
     }
