@@ -57,7 +57,9 @@ class CountersTwoProcessTest {
         final Process peer = startPeer();
         try {
             final Path file = awaitReady(peer);
-            assertThat(file).isEqualTo(dir.resolve(peer.pid() + CountersManager.FILE_SUFFIX));
+            assertThat(file.getParent()).isEqualTo(dir);
+            assertThat(CountersDirectory.pidOf(file)).isEqualTo(peer.pid());
+            assertThat(CountersDirectory.fileOf(dir, peer.pid())).isEqualTo(file);
             try (CountersReader reader = CountersReader.open(file)) {
                 assertThat(reader.pid()).isEqualTo(peer.pid());
                 assertThat(reader.isOwnerAlive()).isTrue();
