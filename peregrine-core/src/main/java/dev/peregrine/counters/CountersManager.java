@@ -190,6 +190,11 @@ public final class CountersManager implements AutoCloseable {
         return shared;
     }
 
+    /** Whether the process-wide manager has users now (tests that set its directory need it unused). */
+    static synchronized boolean isSharedInUse() {
+        return shared != null;
+    }
+
     private static CountersManager createShared() {
         if ("off".equalsIgnoreCase(System.getProperty(ENABLED_PROPERTY, "on"))) {
             return inMemorySharedFallback();
