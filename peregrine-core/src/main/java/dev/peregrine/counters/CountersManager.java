@@ -53,11 +53,10 @@ public final class CountersManager implements AutoCloseable {
     /** Suffix of a counters file's name: {@code <pid>-<start ms>-<random>.counters}. */
     public static final String FILE_SUFFIX = ".counters";
 
+    private static final Set<Path> REFUSED = new HashSet<>(); // directories already reported: each said once
     private static CountersManager shared;
     private static int sharedUsers;
     private static Thread shutdownHook;
-    private static final Set<Path> REFUSED = new HashSet<>(); // directories already reported: each said once
-
 
     private final Path file;
     private final MemorySegment segment;
