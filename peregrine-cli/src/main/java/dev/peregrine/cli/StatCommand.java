@@ -108,10 +108,11 @@ public final class StatCommand implements Callable<Integer> {
             out.flush();
             return 0;
         }
-        final Path file = directory.resolve(pid + dev.peregrine.counters.CountersManager.FILE_SUFFIX);
-        if (!Files.exists(file)) {
+        final Path file = CountersDirectory.fileOf(directory, pid);
+        if (file == null || !Files.exists(file)) {
             throw new ParameterException(spec.commandLine(), "no Peregrine process with pid " + pid + " (no file "
-                + file.getFileName() + " in " + directory + "); ./peregrine stat lists the running ones");
+                + pid + "-*" + dev.peregrine.counters.CountersManager.FILE_SUFFIX + " in " + directory
+                + "); ./peregrine stat lists the running ones");
         }
         try (CountersReader reader = open(file)) {
             if (!reader.isOwnerAlive()) {

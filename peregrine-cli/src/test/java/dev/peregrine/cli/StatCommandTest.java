@@ -14,6 +14,7 @@ import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -60,12 +61,13 @@ class StatCommandTest {
         final Process gone = new ProcessBuilder("true").start();
         gone.waitFor();
         final Path file = dir.resolve(gone.pid() + CountersManager.FILE_SUFFIX);
-        final CountersManager made = CountersManager.create(file, 4, 0);
-        made.allocate(CounterTypes.UDP_DROPS, "left behind");
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
-            channel.write(ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(0, gone.pid()),
-                CountersDescriptor.PID_OFFSET);
+        final ByteBuffer bytes;
+        // made, then closed (which lets its lock go) and left as it was: what a killed process leaves
+        try (CountersManager made = CountersManager.create(dir.resolve("making" + CountersManager.FILE_SUFFIX), 4, 0)) {
+            made.allocate(CounterTypes.UDP_DROPS, "left behind");
+            bytes = ByteBuffer.wrap(Files.readAllBytes(made.file())).order(ByteOrder.nativeOrder());
         }
+        Files.write(file, bytes.putLong(CountersDescriptor.PID_OFFSET, gone.pid()).array());
         return file;
     }
 

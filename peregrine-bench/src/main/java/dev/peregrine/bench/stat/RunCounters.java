@@ -2,7 +2,6 @@ package dev.peregrine.bench.stat;
 
 import dev.peregrine.counters.CounterTypes;
 import dev.peregrine.counters.CountersDirectory;
-import dev.peregrine.counters.CountersManager;
 import dev.peregrine.counters.CountersReader;
 
 import java.nio.file.Files;
@@ -27,8 +26,8 @@ public final class RunCounters {
      *     Peregrine process)
      */
     public static List<RunCounter> read(final long pid) {
-        final Path file = CountersDirectory.configuredDirectory().resolve(pid + CountersManager.FILE_SUFFIX);
-        if (!Files.isRegularFile(file)) {
+        final Path file = CountersDirectory.fileOf(CountersDirectory.configuredDirectory(), pid);
+        if (file == null || !Files.isRegularFile(file)) {
             return null;
         }
         final List<RunCounter> counters = new ArrayList<>();
