@@ -5,6 +5,7 @@ import dev.peregrine.channel.Transport;
 import dev.peregrine.reactor.ErrorHandler;
 import dev.peregrine.reactor.Pollable;
 import dev.peregrine.reactor.Reactor;
+import dev.peregrine.reactor.TimerHandler;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -69,7 +70,8 @@ import static dev.peregrine.handoff.CommandRingDescriptor.type;
  * <p>A claim left uncommitted (its producer hangs or its thread ended) stalls the ring for at most
  * {@link CommandRingOptions#claimTimeoutNs} from the first cycle that found it at the head: the reactor then pads
  * over it (one compare-and-set of its state word; the producer's commit is the other), counts it
- * ({@link #abandoned()}) and goes on. The late {@link #commit} answers {@link #ABANDONED}; nothing of it is delivered.
+ * ({@link #abandoned()}) and goes on; a timer on the reactor's wheel wakes a reactor asleep in a blocking select for
+ * it. The late {@link #commit} answers {@link #ABANDONED}; nothing of it is delivered.
  * Its producer must not write into the claim after the timeout: the room is claimed again once consumed.
  *
  * <p>A reactor sleeping in a blocking select is woken by a commit; a reactor that is not sleeping costs the commit
@@ -107,12 +109,14 @@ public final class ReactorCommandRing implements Pollable, AutoCloseable {
     private final long claimTimeoutNs;
     private final Transport[] transports = new Transport[MAX_TRANSPORTS];
     private final BooleanSupplier committedAtHead = this::hasCommittedAtHead;
+    private final TimerHandler claimTimer = this::onClaimTimer;
     private volatile int transportCount;
     private volatile boolean closed;
     // consumer (reactor thread) only
     private long stuckPosition = -1;
     private long stuckSinceNs;
     private boolean headRefused;
+    private boolean claimTimerPending;
     private int nextAbandonedSlot;
     private long unreportedDiscards;
     private long lastReportNs;
@@ -492,9 +496,17 @@ public final class ReactorCommandRing implements Pollable, AutoCloseable {
         if (position != stuckPosition) {
             stuckPosition = position;
             stuckSinceNs = nowNs;
-            return false;
         }
-        return nowNs - stuckSinceNs >= claimTimeoutNs;
+        if (nowNs - stuckSinceNs >= claimTimeoutNs) {
+            return true;
+        }
+        if (!claimTimerPending) {
+            // a reactor asleep in a blocking select must wake for the timeout, not only for the next commit; one
+            // timer at a time, however many claims the drain catches up with
+            claimTimerPending = true;
+            reactor.timers().schedule(stuckSinceNs + claimTimeoutNs, claimTimer, 0);
+        }
+        return false;
     }
 
     /**
@@ -578,6 +590,11 @@ public final class ReactorCommandRing implements Pollable, AutoCloseable {
             MemorySegment.copy(zeros, 0, segment, HEADER_LENGTH + index, length);
             position += length;
         }
+    }
+
+    /** Nothing to do: firing is work, so the next cycle runs at once and its drain checks the timeout. */
+    private void onClaimTimer(final long timerId, final long cookie, final long nowNs) {
+        claimTimerPending = false;
     }
 
     /** The wake condition: a committed record at the head that the transport has not just refused. */

@@ -118,7 +118,7 @@ class TcpCommandRingTest {
                                     + " stuck at " + sequence));
                                 return;
                             }
-                            Thread.onSpinWait();
+                            Thread.yield(); // two cores, shared: let the reactor and the peer run
                         }
                     }
                 }, "producer-" + p);
