@@ -570,7 +570,7 @@ public final class ReactorCommandRing implements Pollable, AutoCloseable {
                          final long nowNs) {
         LONG.setRelease(segment, (long)DISCARDED_OFFSET, (long)LONG.get(segment, (long)DISCARDED_OFFSET) + 1);
         unreportedDiscards++;
-        if (reportedOnce && nowNs - lastReportNs < REPORT_INTERVAL_NS && cause == null) {
+        if (reportedOnce && nowNs - lastReportNs < REPORT_INTERVAL_NS) {
             return;
         }
         reportedOnce = true;
