@@ -149,6 +149,8 @@ public final class ReactorCommandRing implements Pollable, AutoCloseable {
 
     /**
      * Registers a transport whose channels producers may address; reactor thread, before producers use its index.
+     * Any {@link Transport}: TCP, UDP, shared memory. A {@code MoldUDP64Publisher} is not one (it has no channels);
+     * a {@code Transport} whose {@code send} calls its {@code offer} lets the ring feed it.
      *
      * @param transport a transport of this ring's reactor
      * @return its index, from 0, for {@link #tryClaim}
@@ -405,7 +407,8 @@ public final class ReactorCommandRing implements Pollable, AutoCloseable {
     }
 
     /**
-     * Frees the ring's memory and stops draining; reactor thread. Commands still in the ring are not delivered.
+     * Frees the ring's memory and stops draining; reactor thread. Commands still in the ring are neither delivered
+     * nor counted, and the counters go with the memory: read them before closing.
      */
     @Override
     public void close() {
