@@ -16,6 +16,9 @@ import java.util.function.Supplier;
  *       defect and fails the test; elsewhere the test skips.</li>
  *   <li>{@link #privilege}: something only root may do (a network namespace, a tmpfs mount). The test skips
  *       everywhere, saying "needs root", because CI may run unprivileged.</li>
+ *   <li>{@link #configuration}: how this machine is set up, which no install changes (IPv6 on loopback, an
+ *       interface that can multicast, a file only the development machine has). The test skips everywhere,
+ *       saying which.</li>
  * </ul>
  *
  * <p>A skip is an aborted test: {@link SkipReasonPrinter} prints it with its reason on the console.
@@ -90,6 +93,17 @@ public final class Needs {
     }
 
     /**
+     * Requires a machine set up a certain way: skips everywhere, CI included, when it is not.
+     *
+     * @param name what is needed, e.g. {@code "IPv6 loopback"}
+     * @param present whether it is there
+     * @param whyMissing the reason given when it is not
+     */
+    public static void configuration(final String name, final boolean present, final String whyMissing) {
+        check(Kind.CONFIGURATION, name, present ? null : whyMissing, ci());
+    }
+
+    /**
      * The policy itself, with the CI flag passed in so that it can be tested both ways.
      *
      * @param kind what sort of need
@@ -102,7 +116,7 @@ public final class Needs {
             return;
         }
         final String reason = "needs " + name + ": " + whyMissing;
-        if (ci && kind != Kind.PRIVILEGE) {
+        if (ci && (kind == Kind.INSTALLABLE || kind == Kind.PLATFORM)) {
             throw new AssertionFailedError(CI_VARIABLE + "=1 and this test " + reason
                 + (kind == Kind.INSTALLABLE ? " (.ci/run installs it; see its output)" : " (CI runs on Linux)"));
         }
@@ -116,6 +130,8 @@ public final class Needs {
         /** Given by Linux: fails under CI. */
         PLATFORM,
         /** Held by root only: skips everywhere. */
-        PRIVILEGE
+        PRIVILEGE,
+        /** Set up by whoever runs the machine: skips everywhere. */
+        CONFIGURATION
     }
 }

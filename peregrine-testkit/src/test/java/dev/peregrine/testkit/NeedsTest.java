@@ -30,6 +30,13 @@ class NeedsTest {
     }
 
     @Test
+    void shouldSkipUnderCiWhenTheMachineIsSetUpOtherwise() {
+        assertThatThrownBy(() -> Needs.check(Needs.Kind.CONFIGURATION, "IPv6 loopback", "no ::1", true))
+            .isInstanceOf(TestAbortedException.class)
+            .hasMessage("needs IPv6 loopback: no ::1");
+    }
+
+    @Test
     void shouldSkipWithTheReasonOutsideCi() {
         for (final Needs.Kind kind : Needs.Kind.values()) {
             assertThatThrownBy(() -> Needs.check(kind, "chromium", "not at /usr/bin/chromium", false))
