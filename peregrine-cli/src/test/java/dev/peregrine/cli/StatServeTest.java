@@ -10,7 +10,6 @@ import picocli.CommandLine;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.io.Writer;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -114,35 +113,6 @@ class StatServeTest {
             assertThat(outcome.code()).as(outcome.err()).isEqualTo(2);
             assertThat(outcome.err().lines().toList()).as(outcome.err()).hasSize(1);
             assertThat(outcome.err()).contains("'--serve'", "127.0.0.1:" + taken.getLocalPort());
-        }
-    }
-
-    /** A writer that hands each flushed line to a queue, so that a test waits for output as an event. */
-    private static final class LineQueue extends Writer {
-        private final BlockingQueue<String> lines;
-        private final StringBuilder pending = new StringBuilder();
-
-        LineQueue(final BlockingQueue<String> lines) {
-            this.lines = lines;
-        }
-
-        @Override
-        public synchronized void write(final char[] chars, final int offset, final int length) {
-            pending.append(chars, offset, length);
-        }
-
-        @Override
-        public synchronized void flush() {
-            int end;
-            while ((end = pending.indexOf("\n")) >= 0) {
-                lines.add(pending.substring(0, end));
-                pending.delete(0, end + 1);
-            }
-        }
-
-        @Override
-        public void close() {
-            flush();
         }
     }
 }
