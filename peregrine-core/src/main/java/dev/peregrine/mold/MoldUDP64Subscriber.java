@@ -60,7 +60,7 @@ import java.net.PortUnreachableException;
  *
  * <p>A listener that throws, from any of its callbacks, ends the subscriber: it becomes
  * {@link MoldUDP64SubscriberState#FAILED} ({@link #failure()} names the callback and the exception), both
- * sockets are released and it leaves the reactor, the failure is counted ({@link #handlerFailures()}) and
+ * sockets and its counter slots are released and it leaves the reactor, the failure is counted ({@link #handlerFailures()}) and
  * reported to the reactor's error handler, {@link MoldUDP64Listener#onStateChange} says {@code FAILED}, and
  * nothing is delivered after it, not even the rest of the packet being delivered. A listener that cannot take
  * a message cannot be skipped past it silently. The reactor and everything else on it go on.
@@ -497,6 +497,8 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         feed.close();
         requests.close();
         reactor.remove(this);
+        // an application may drop a failed subscriber without close(): its slots go back to the shared counters file now
+        counters.close();
         try {
             listener.onStateChange(MoldUDP64SubscriberState.FAILED, nextExpected);
         } catch (final Throwable ex) {

@@ -3,7 +3,9 @@ package dev.peregrine.mold;
 import dev.peregrine.counters.CounterTypes;
 import dev.peregrine.counters.CountersManager;
 import dev.peregrine.counters.CountersReader;
+import dev.peregrine.reactor.BusySpinIdleStrategy;
 import dev.peregrine.reactor.Reactor;
+import dev.peregrine.reactor.ReactorOptions;
 import dev.peregrine.udp.UdpOptions;
 
 import org.junit.jupiter.api.Test;
@@ -104,6 +106,30 @@ class MoldUDP64CountersTest {
             expected.put("peregrine_mold_server_retransmitted_total", 5L + 3L);
             assertThat(moldCounters(reader)).isEqualTo(expected);
             assertThat(server.answers()).isEqualTo(6);
+        }
+    }
+
+    @Test
+    void shouldReleaseTheCounterSlotsOfASubscriberThatFailedWithoutClose() throws IOException {
+        final List<Throwable> errors = new ArrayList<>();
+        try (CountersManager counters = CountersManager.create(dir.resolve("mold-failed.counters"), 64, 0);
+             Reactor reactor = new Reactor(new ReactorOptions().idleStrategy(new BusySpinIdleStrategy()).clock(clock)
+                 .counters(counters).errorHandler(errors::add));
+             CountersReader reader = CountersReader.open(counters.file());
+             DatagramChannel requestServer = capture()) {
+            final MoldUDP64Subscriber subscriber = new MoldUDP64Subscriber(reactor, new MoldUDP64SubscriberOptions()
+                .feed(new UdpOptions().localAddress(MoldFixture.loopback(0))).requestServer(address(requestServer)),
+                (sequence, buffer, offset, length) -> {
+                    throw new IllegalStateException("listener refuses message " + sequence);
+                });
+            reactor.doWork();
+            assertThat(moldCounters(reader)).hasSize(8);
+
+            feed(subscriber, packet(SESSION, 1, 1, numbered(1, 1)), false); // the listener throws: FAILED, never closed
+
+            assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.FAILED);
+            assertThat(moldCounters(reader)).as("a failed subscriber holds no slot of the shared file").isEmpty();
+            assertThat(errors).hasSize(1);
         }
     }
 
