@@ -185,9 +185,10 @@ public final class MoldCommand implements Callable<Integer> {
         @Range(min = 0, max = 65535, note = "0 for the feed port + 1")
         @Option(names = "--request-port", description = "re-request server port (default: feed port + 1)", defaultValue = "0")
         int requestPort;
-        @Option(names = "--answers-only-from-request-server", description = {"take answers on the request socket from"
-            + " --request-host and --request-port only; other senders' datagrams are dropped and counted (strangers=)."
-            + " Off by default: a server bound to the wildcard address may answer from another of its addresses."})
+        @Option(names = "--answers-only-from-request-server", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = {"take answers on the request socket from --request-host and --request-port only; other"
+            + " senders' datagrams are dropped and counted (strangers=). On by default; --no-answers-only-from-request-server"
+            + " takes any sender's, for a server that answers from another address than the one asked."})
         boolean answersOnlyFromRequestServer;
         @Range(note = "0: next message, 1: whole session")
         @Option(names = "--start", description = "0: next message, 1: whole session, n: from n (default ${DEFAULT-VALUE})", defaultValue = "0")
@@ -211,7 +212,8 @@ public final class MoldCommand implements Callable<Integer> {
             multicastInterface(spec, joined(), interfaceName);
             if (answersOnlyFromRequestServer && address(requestHost).isAnyLocalAddress()) {
                 throw Cli.invalid(spec.commandLine(), "--request-host", requestHost + " is the wildcard address, which no"
-                    + " answer comes from; --answers-only-from-request-server needs the server's own address");
+                    + " answer comes from; answers are taken from the request server only, so give its own address (or"
+                    + " --no-answers-only-from-request-server)");
             }
         }
 
