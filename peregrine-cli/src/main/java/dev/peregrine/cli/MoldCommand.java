@@ -126,6 +126,11 @@ public final class MoldCommand implements Callable<Integer> {
         @Range(note = "0 for no end")
         @Option(names = "--count", description = "messages to publish, then end the session; 0 for no end (default ${DEFAULT-VALUE})", defaultValue = "0")
         long count;
+        @Option(names = "--linger", converter = Linger.class,
+            description = {"with --count: how long the re-request server goes on answering after End of Session, which"
+                + " is repeated every 100 ms meanwhile (so that a listener that asks again only when a packet arrives"
+                + " keeps recovering); e.g. 30s, 500ms, 2m, 0s (default ${DEFAULT-VALUE})"}, defaultValue = "30s")
+        long lingerNs;
         @Option(names = "--store", converter = Converters.StoreFile.class,
             description = "keep the message store in this file, so a restart goes on (a new file, or a store; any"
                 + " other file is refused, not overwritten)")
@@ -146,7 +151,7 @@ public final class MoldCommand implements Callable<Integer> {
             final InetAddress address = address(group);
             final int requests = requestPort(spec, port, requestPort);
             final MoldPublisherApp app = new MoldPublisherApp(address, port, multicastInterface(spec, address, interfaceName),
-                requests, session, rate, loss, size, count, store);
+                requests, session, rate, loss, size, count, store, lingerNs);
             try {
                 app.run(System.out);
             } catch (final UncheckedIOException ex) {
@@ -180,9 +185,10 @@ public final class MoldCommand implements Callable<Integer> {
         @Range(min = 0, max = 65535, note = "0 for the feed port + 1")
         @Option(names = "--request-port", description = "re-request server port (default: feed port + 1)", defaultValue = "0")
         int requestPort;
-        @Option(names = "--answers-only-from-request-server", description = {"take answers on the request socket from"
-            + " --request-host and --request-port only; other senders' datagrams are dropped and counted (strangers=)."
-            + " Off by default: a server bound to the wildcard address may answer from another of its addresses."})
+        @Option(names = "--answers-only-from-request-server", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = {"take answers on the request socket from --request-host and --request-port only; other"
+            + " senders' datagrams are dropped and counted (strangers=). On by default; --no-answers-only-from-request-server"
+            + " takes any sender's, for a server that answers from another address than the one asked."})
         boolean answersOnlyFromRequestServer;
         @Range(note = "0: next message, 1: whole session")
         @Option(names = "--start", description = "0: next message, 1: whole session, n: from n (default ${DEFAULT-VALUE})", defaultValue = "0")
@@ -206,7 +212,8 @@ public final class MoldCommand implements Callable<Integer> {
             multicastInterface(spec, joined(), interfaceName);
             if (answersOnlyFromRequestServer && address(requestHost).isAnyLocalAddress()) {
                 throw Cli.invalid(spec.commandLine(), "--request-host", requestHost + " is the wildcard address, which no"
-                    + " answer comes from; --answers-only-from-request-server needs the server's own address");
+                    + " answer comes from; answers are taken from the request server only, so give its own address (or"
+                    + " --no-answers-only-from-request-server)");
             }
         }
 
@@ -222,6 +229,41 @@ public final class MoldCommand implements Callable<Integer> {
             return new MoldListenerApp(joined, port, multicastInterface(spec, joined, interfaceName),
                 new InetSocketAddress(address(requestHost), requestPort(spec, port, requestPort)), start, seconds,
                 new RecoveryPerLine(), answersOnlyFromRequestServer);
+        }
+    }
+
+    /** {@code --linger}: a whole number with a unit, {@code ms}, {@code s} or {@code m}, up to an hour; in nanoseconds. */
+    public static final class Linger implements CommandLine.ITypeConverter<Long> {
+        private static final long MAX_NS = 3_600_000_000_000L;
+
+        /** Creates the converter (picocli). */
+        public Linger() {
+        }
+
+        @Override
+        public Long convert(final String value) {
+            final String text = value.trim();
+            final int digits = countDigits(text);
+            final String unit = text.substring(digits);
+            final long perUnitNs = switch (unit) {
+                case "ms" -> 1_000_000L;
+                case "s" -> 1_000_000_000L;
+                case "m" -> 60_000_000_000L;
+                default -> -1;
+            };
+            if (digits == 0 || digits > 7 || perUnitNs < 0 || Long.parseLong(text.substring(0, digits)) * perUnitNs > MAX_NS) {
+                throw new CommandLine.TypeConversionException("'" + value + "' is not a linger; expected a whole number"
+                    + " with ms, s or m, up to 60m (e.g. 30s, 500ms, 0s)");
+            }
+            return Long.parseLong(text.substring(0, digits)) * perUnitNs;
+        }
+
+        private static int countDigits(final String text) {
+            int digits = 0;
+            while (digits < text.length() && Character.isDigit(text.charAt(digits)) && text.charAt(digits) < 128) {
+                digits++;
+            }
+            return digits;
         }
     }
 

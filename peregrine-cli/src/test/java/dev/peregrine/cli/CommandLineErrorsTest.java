@@ -230,23 +230,27 @@ class CommandLineErrorsTest {
     }
 
     @Test
-    void shouldTakeMoldAnswersFromTheRequestServerOnlyWhenAskedAndRefuseAWildcardServerThen() {
-        final Outcome wildcard = run(List.of("mold", "listen", "--group", "none", "--answers-only-from-request-server",
-            "--request-host", "0.0.0.0"));
+    void shouldTakeMoldAnswersFromTheRequestServerOnlyByDefaultAndRefuseAWildcardServerThen() {
+        final Outcome wildcard = run(List.of("mold", "listen", "--group", "none", "--request-host", "0.0.0.0"));
         assertThat(wildcard.code).isEqualTo(2);
         assertThat(wildcard.err.lines().toList()).hasSize(1);
-        assertThat(wildcard.err).contains("'--request-host'", "0.0.0.0 is the wildcard address");
-        assertThat(run(List.of("mold", "listen", "--group", "none", "--request-host", "0.0.0.0")).reached)
-            .as("any sender, as by default").isEqualTo(1);
+        assertThat(wildcard.err).contains("'--request-host'", "0.0.0.0 is the wildcard address",
+            "--no-answers-only-from-request-server");
+        assertThat(run(List.of("mold", "listen", "--group", "none", "--no-answers-only-from-request-server",
+            "--request-host", "0.0.0.0")).reached).as("any sender, when asked").isEqualTo(1);
 
-        final CommandLine only = Main.commandLine();
-        only.parseArgs("mold", "listen", "--group", "none", "--answers-only-from-request-server");
-        final MoldCommand.Listen listen = only.getSubcommands().get("mold").getSubcommands().get("listen").getCommand();
-        assertThat(listen.app().answersOnlyFromRequestServer()).isTrue();
+        final CommandLine byDefault = Main.commandLine();
+        byDefault.parseArgs("mold", "listen", "--group", "none");
+        final MoldCommand.Listen only = byDefault.getSubcommands().get("mold").getSubcommands().get("listen").getCommand();
+        assertThat(only.app().answersOnlyFromRequestServer()).isTrue();
+        final CommandLine explicit = Main.commandLine();
+        explicit.parseArgs("mold", "listen", "--group", "none", "--answers-only-from-request-server");
+        final MoldCommand.Listen asked = explicit.getSubcommands().get("mold").getSubcommands().get("listen").getCommand();
+        assertThat(asked.app().answersOnlyFromRequestServer()).isTrue();
         final CommandLine any = Main.commandLine();
-        any.parseArgs("mold", "listen", "--group", "none");
-        final MoldCommand.Listen byDefault = any.getSubcommands().get("mold").getSubcommands().get("listen").getCommand();
-        assertThat(byDefault.app().answersOnlyFromRequestServer()).isFalse();
+        any.parseArgs("mold", "listen", "--group", "none", "--no-answers-only-from-request-server");
+        final MoldCommand.Listen anySender = any.getSubcommands().get("mold").getSubcommands().get("listen").getCommand();
+        assertThat(anySender.app().answersOnlyFromRequestServer()).isFalse();
     }
 
     @Test

@@ -494,7 +494,11 @@ class MoldUDP64SubscriberTest {
         feed(packet(SESSION, 10, 1, numbered(10, 1)));
         assertThat(hex(receive(reactor, requestServer))).isEqualTo(request(2, 8));
         answer(packet(SESSION, 5, 2, numbered(5, 2)));
+        assertThat(events).as("one answer is no evidence").containsExactly("message 1 len 8", "RECOVERING at 2");
+        assertThat(hex(receive(reactor, requestServer))).as("asked again at once").isEqualTo(request(2, 8));
+        answer(packet(SESSION, 5, 2, numbered(5, 2))); // the answer to the fresh request confirms it
 
+        assertThat(subscriber.truncationSuspicions()).isEqualTo(1);
         assertThat(events).containsExactly("message 1 len 8", "RECOVERING at 2", "unrecoverable 2+3 STORE_TRUNCATED",
             "UNRECOVERABLE at 2");
         assertThat(subscriber.unrecoverableReason()).isEqualTo(MoldUDP64GapReason.STORE_TRUNCATED);
