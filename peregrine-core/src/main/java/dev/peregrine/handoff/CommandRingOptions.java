@@ -4,6 +4,9 @@ package dev.peregrine.handoff;
  * Settings of a {@link ReactorCommandRing}; fluent, validated on each setter.
  */
 public final class CommandRingOptions {
+    /** The shortest claim timeout: GC pauses and descheduling of milliseconds are normal, a claim is no lock. */
+    public static final long MIN_CLAIM_TIMEOUT_NS = 1_000_000_000L;
+
     private int capacity = 1 << 16;
     private int drainLimit = 256;
     private long claimTimeoutNs = 1_000_000_000L;
@@ -46,15 +49,15 @@ public final class CommandRingOptions {
 
     /**
      * How long a claim may stay uncommitted at the head of the ring before the reactor pads over it, counted from
-     * the first duty cycle that found it blocking the head. GC pauses and descheduling of milliseconds are normal:
-     * keep it at a second or more outside tests.
+     * the first duty cycle that found it blocking the head. GC pauses and descheduling of milliseconds are normal,
+     * so it is never less than {@link #MIN_CLAIM_TIMEOUT_NS} (one second).
      *
-     * @param claimTimeoutNs nanoseconds, at least one millisecond
+     * @param claimTimeoutNs nanoseconds, at least {@link #MIN_CLAIM_TIMEOUT_NS}
      * @return this
      */
     public CommandRingOptions claimTimeoutNs(final long claimTimeoutNs) {
-        if (claimTimeoutNs < 1_000_000L) {
-            throw new IllegalArgumentException("claimTimeoutNs=" + claimTimeoutNs + " is below one millisecond");
+        if (claimTimeoutNs < MIN_CLAIM_TIMEOUT_NS) {
+            throw new IllegalArgumentException("claimTimeoutNs=" + claimTimeoutNs + " is below one second");
         }
         this.claimTimeoutNs = claimTimeoutNs;
         return this;

@@ -158,7 +158,7 @@ class ReactorCommandRingTest {
 
     @Test
     void shouldPadOverAClaimNeverCommittedAfterTheTimeoutAndRefuseItsLateCommit() {
-        final long timeoutNs = 5_000_000L;
+        final long timeoutNs = CommandRingOptions.MIN_CLAIM_TIMEOUT_NS;
         final ReactorCommandRing ring = new ReactorCommandRing(manualReactor(),
             new CommandRingOptions().claimTimeoutNs(timeoutNs));
         final RecordingTransport transport = new RecordingTransport(2);
@@ -187,7 +187,7 @@ class ReactorCommandRingTest {
 
     @Test
     void shouldDeliverAClaimCommittedBeforeTheTimeoutEvenAfterItBlockedTheHead() {
-        final long timeoutNs = 5_000_000L;
+        final long timeoutNs = CommandRingOptions.MIN_CLAIM_TIMEOUT_NS;
         final ReactorCommandRing ring = new ReactorCommandRing(manualReactor(),
             new CommandRingOptions().claimTimeoutNs(timeoutNs));
         final RecordingTransport transport = new RecordingTransport(1);
@@ -303,11 +303,19 @@ class ReactorCommandRingTest {
     }
 
     @Test
+    void shouldRefuseAClaimTimeoutShorterThanOneSecond() {
+        assertThat(new CommandRingOptions().claimTimeoutNs()).isEqualTo(1_000_000_000L);
+        assertThatThrownBy(() -> new CommandRingOptions().claimTimeoutNs(999_999_999L))
+            .isInstanceOf(IllegalArgumentException.class).hasMessage("claimTimeoutNs=999999999 is below one second");
+        assertThat(new CommandRingOptions().claimTimeoutNs(1_000_000_000L).claimTimeoutNs()).isEqualTo(1_000_000_000L);
+    }
+
+    @Test
     void shouldWakeABlockedReactorForTheClaimTimeoutWithoutAnotherCommit() throws Exception {
         final Reactor reactor = reactor(new ReactorOptions()
             .idleStrategy(new BlockingSelectIdleStrategy(TimeUnit.HOURS.toNanos(1))));
         final ReactorCommandRing ring = new ReactorCommandRing(reactor,
-            new CommandRingOptions().claimTimeoutNs(50_000_000L));
+            new CommandRingOptions().claimTimeoutNs(CommandRingOptions.MIN_CLAIM_TIMEOUT_NS));
         final CountDownLatch delivered = new CountDownLatch(1);
         final RecordingTransport transport = new RecordingTransport(1) {
             @Override
