@@ -18,4 +18,5 @@ module dev.peregrine.core {
     exports dev.peregrine.mold;
     exports dev.peregrine.shm;
     exports dev.peregrine.counters;
+    exports dev.peregrine.handoff;
 }

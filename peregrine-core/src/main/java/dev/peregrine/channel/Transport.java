@@ -6,7 +6,8 @@ import java.net.SocketAddress;
 /**
  * Commands an application issues to a transport; the results arrive as {@link ChannelHandler} events.
  *
- * <p>Not thread-safe: call only on the reactor thread that owns the transport.
+ * <p>Not thread-safe: call only on the reactor thread that owns the transport. Other threads send, close and abort
+ * through a {@link dev.peregrine.handoff.ReactorCommandRing} the transport is registered with.
  */
 public interface Transport extends AutoCloseable {
     /**

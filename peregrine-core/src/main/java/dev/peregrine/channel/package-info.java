@@ -8,8 +8,10 @@
  * without sockets ({@link dev.peregrine.channel.EventRecorder}).
  *
  * <p>Threading: not thread-safe. Every event is delivered on the reactor thread that owns the
- * transport, and every command must be issued on that thread (from inside a handler, or through
- * {@link dev.peregrine.reactor.Reactor#execute(Runnable)} from another thread). Message views
- * ({@code buffer, offset, length}) are valid only for the duration of the callback.
+ * transport, and every command must be issued on that thread (from inside a handler, or on the reactor thread
+ * between cycles). From another thread, the way in is a {@link dev.peregrine.handoff.ReactorCommandRing}: sends,
+ * closes and aborts encoded in place in off-heap memory, no allocation, and carried out by the reactor with the
+ * transport's own methods. {@link dev.peregrine.reactor.Reactor#execute(Runnable)} stays for rare work (a lambda per
+ * hand-over). Message views ({@code buffer, offset, length}) are valid only for the duration of the callback.
  */
 package dev.peregrine.channel;

@@ -1,5 +1,7 @@
 package dev.peregrine.counters;
 
+import dev.peregrine.internal.FileLocks;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
@@ -9,10 +11,13 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.Set;
 
 /**
@@ -27,7 +32,14 @@ import java.util.Set;
  * <p>The process-wide instance ({@link #acquireShared()}) is what reactors use: created on first use in the
  * {@linkplain CountersDirectory#defaultDirectory() default directory} (or where the system property
  * {@value #DIRECTORY_PROPERTY} says; {@code -D}{@value #ENABLED_PROPERTY}{@code =off} keeps counters in
- * memory only), named by the process id, and removed when its last user releases it or the JVM exits.
+ * memory only), named by the process id, its start time and a random part, and removed when its last user
+ * releases it or the JVM exits. A directory that {@link CountersDirectory#refusal refuses} (not this user's, not
+ * mode 0700, a symbolic link) is not used: one line on standard error says why, and the counters stay in memory.
+ *
+ * <p>A file is made under a temporary name, locked ({@code flock(2)}, exclusive) and renamed into place, so that no
+ * clean-up sees it unlocked; the lock is held until the manager removes the file, and only the manager that made
+ * a file removes it, checked by inode. Where {@code flock} cannot be called (not Linux, or no native access) the
+ * file is made the same way without the lock, and liveness falls back to the pid and start time in its header.
  */
 public final class CountersManager implements AutoCloseable {
     /** System property: the directory of the process-wide counters file. */
@@ -38,9 +50,10 @@ public final class CountersManager implements AutoCloseable {
     public static final int DEFAULT_SLOTS = 2048;
     /** Milliseconds a freed slot waits before it is reused. */
     public static final long DEFAULT_REUSE_DELAY_MS = 1000;
-    /** Suffix of a counters file's name; the name is the owner's process id and this suffix. */
+    /** Suffix of a counters file's name: {@code <pid>-<start ms>-<random>.counters}. */
     public static final String FILE_SUFFIX = ".counters";
 
+    private static final Set<Path> REFUSED = new HashSet<>(); // directories already reported: each said once
     private static CountersManager shared;
     private static int sharedUsers;
     private static Thread shutdownHook;
@@ -50,21 +63,26 @@ public final class CountersManager implements AutoCloseable {
     private final int slots;
     private final long reuseDelayMs;
     private final boolean isShared;
+    private final long inode; // of the file this manager made: the only one it removes
+    private int lockFd; // holds the file's flock; guarded by the class lock, as making and removing are
     private int highWater;
     private int allocated;
     private boolean closed;
 
     private CountersManager(final Path file, final MemorySegment segment, final int slots, final long reuseDelayMs,
-        final boolean isShared) {
+        final boolean isShared, final int lockFd, final long inode) {
         this.file = file;
         this.segment = segment;
         this.slots = slots;
         this.reuseDelayMs = reuseDelayMs;
         this.isShared = isShared;
+        this.lockFd = lockFd;
+        this.inode = inode;
     }
 
     /**
-     * Creates a counters file (mode 0600; an existing file of that name is replaced) and maps it.
+     * Creates a counters file (mode 0600; an existing file of that name is replaced) and maps it. The file is made
+     * under a temporary name, locked and renamed into place ({@link CountersManager}).
      *
      * @param file the file
      * @param slots how many counters it holds
@@ -73,37 +91,56 @@ public final class CountersManager implements AutoCloseable {
      * @throws UncheckedIOException if the file cannot be made
      */
     public static CountersManager create(final Path file, final int slots, final long reuseDelayMs) {
-        return create(file, slots, reuseDelayMs, false);
+        synchronized (CountersManager.class) {
+            return create(file, slots, reuseDelayMs, false);
+        }
     }
 
     private static CountersManager create(final Path file, final int slots, final long reuseDelayMs,
         final boolean isShared) {
         CountersDescriptor.checkSlots(slots);
         checkDelay(reuseDelayMs);
-        final long length = CountersDescriptor.fileLength(slots);
-        try {
-            Files.deleteIfExists(file); // a dead process's, whose pid this process now has
-            // made and opened in one call: a remover may move the name aside for a moment (CountersDirectory.removeDead)
-            try (FileChannel channel = createNew(file)) {
-                // every page written now: a sparse file on a full tmpfs would fail later, with SIGBUS on a store
-                final ByteBuffer zeros = ByteBuffer.allocate(64 * 1024);
-                long at = 0;
-                while (at < length) {
-                    zeros.clear().limit((int)Math.min(zeros.capacity(), length - at));
-                    at += channel.write(zeros, at);
-                }
-                // Arena.ofAuto: a counter that outlives its manager still writes to valid memory
-                final MemorySegment segment = channel.map(FileChannel.MapMode.READ_WRITE, 0, length, Arena.ofAuto());
-                initialise(segment, slots);
-                return new CountersManager(file, segment, slots, reuseDelayMs, isShared);
-            }
-        } catch (final IOException ex) {
+        IOException failure = null;
+        // a clean-up may lock a new temporary file before its maker does (it judges it abandoned): make another
+        for (int attempt = 0; attempt < 3; attempt++) {
             try {
-                Files.deleteIfExists(file);
-            } catch (final IOException ignored) {
-                // reported below
+                return createOnce(file, slots, reuseDelayMs, isShared);
+            } catch (final IOException ex) {
+                failure = ex;
             }
-            throw new UncheckedIOException("cannot create counters file " + file + ": " + ex.getMessage(), ex);
+        }
+        throw new UncheckedIOException("cannot create counters file " + file + ": " + failure.getMessage(), failure);
+    }
+
+    private static CountersManager createOnce(final Path file, final int slots, final long reuseDelayMs,
+        final boolean isShared) throws IOException {
+        final long length = CountersDescriptor.fileLength(slots);
+        final Path temporary = CountersDirectory.temporaryOf(file);
+        final int fd = FileLocks.isAvailable() ? FileLocks.createLocked(temporary) : -1;
+        try (FileChannel channel = fd >= 0 ? FileChannel.open(temporary, StandardOpenOption.READ, StandardOpenOption.WRITE,
+            LinkOption.NOFOLLOW_LINKS) : createNew(temporary)) {
+            // every page written now: a sparse file on a full tmpfs would fail later, with SIGBUS on a store
+            final ByteBuffer zeros = ByteBuffer.allocate(64 * 1024);
+            long at = 0;
+            while (at < length) {
+                zeros.clear().limit((int)Math.min(zeros.capacity(), length - at));
+                at += channel.write(zeros, at);
+            }
+            // Arena.ofAuto: a counter that outlives its manager still writes to valid memory
+            final MemorySegment segment = channel.map(FileChannel.MapMode.READ_WRITE, 0, length, Arena.ofAuto());
+            initialise(segment, slots);
+            final long inode = FileLocks.inode(temporary);
+            // locked before it has the name: no clean-up ever sees it unlocked under a counters file's name
+            Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE);
+            return new CountersManager(file, segment, slots, reuseDelayMs, isShared, fd, inode);
+        } catch (final IOException | RuntimeException ex) {
+            try {
+                Files.deleteIfExists(temporary);
+            } catch (final IOException ignored) {
+                // a clean-up removes it once its lock is free
+            }
+            FileLocks.close(fd);
+            throw ex;
         }
     }
 
@@ -130,7 +167,7 @@ public final class CountersManager implements AutoCloseable {
         checkDelay(reuseDelayMs);
         final MemorySegment segment = Arena.ofAuto().allocate(CountersDescriptor.fileLength(slots), 128);
         initialise(segment, slots);
-        return new CountersManager(null, segment, slots, reuseDelayMs, false);
+        return new CountersManager(null, segment, slots, reuseDelayMs, false, -1, -1);
     }
 
     /**
@@ -152,6 +189,11 @@ public final class CountersManager implements AutoCloseable {
         return shared;
     }
 
+    /** Whether the process-wide manager has users now (tests that set its directory need it unused). */
+    static synchronized boolean isSharedInUse() {
+        return shared != null;
+    }
+
     private static CountersManager createShared() {
         if ("off".equalsIgnoreCase(System.getProperty(ENABLED_PROPERTY, "on"))) {
             return inMemorySharedFallback();
@@ -159,11 +201,17 @@ public final class CountersManager implements AutoCloseable {
         final String configured = System.getProperty(DIRECTORY_PROPERTY);
         final Path directory = configured == null || configured.isEmpty()
             ? CountersDirectory.defaultDirectory() : Path.of(configured);
+        final String refusal = CountersDirectory.refusal(directory);
+        if (refusal != null) {
+            if (REFUSED.add(directory)) {
+                System.err.println("peregrine: counters directory " + directory + " refused: it " + refusal
+                    + "; this process runs without a counters file (./peregrine stat will not list it)");
+            }
+            return inMemorySharedFallback();
+        }
         try {
-            CountersDirectory.ensureDirectory(directory);
             CountersDirectory.removeDead(directory);
-            final Path file = directory.resolve(ProcessHandle.current().pid() + FILE_SUFFIX);
-            return create(file, DEFAULT_SLOTS, DEFAULT_REUSE_DELAY_MS, true);
+            return create(CountersDirectory.newFile(directory), DEFAULT_SLOTS, DEFAULT_REUSE_DELAY_MS, true);
         } catch (final UncheckedIOException | IllegalStateException ex) {
             return inMemorySharedFallback(); // a library must not fail to start for want of its statistics
         }
@@ -172,7 +220,7 @@ public final class CountersManager implements AutoCloseable {
     private static CountersManager inMemorySharedFallback() {
         final MemorySegment segment = Arena.ofAuto().allocate(CountersDescriptor.fileLength(DEFAULT_SLOTS), 128);
         initialise(segment, DEFAULT_SLOTS);
-        return new CountersManager(null, segment, DEFAULT_SLOTS, DEFAULT_REUSE_DELAY_MS, true);
+        return new CountersManager(null, segment, DEFAULT_SLOTS, DEFAULT_REUSE_DELAY_MS, true, -1, -1);
     }
 
     private static synchronized void removeSharedFileAtExit() {
@@ -294,8 +342,9 @@ public final class CountersManager implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (isShared) {
-            synchronized (CountersManager.class) {
+        // the class lock guards making the process-wide manager too: a file is removed before another can be made
+        synchronized (CountersManager.class) {
+            if (isShared) {
                 if (shared != this || sharedUsers == 0) {
                     return;
                 }
@@ -304,23 +353,32 @@ public final class CountersManager implements AutoCloseable {
                 }
                 shared = null;
             }
-        }
-        synchronized (this) {
-            if (closed) {
-                return;
+            synchronized (this) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
             }
-            closed = true;
+            removeFile();
         }
-        removeFile();
     }
 
+    /** Removes the file this manager made (not another that has its name since), then lets its lock go. */
     private void removeFile() {
-        if (file != null) {
-            try {
-                Files.deleteIfExists(file);
-            } catch (final IOException ex) {
-                // left behind: the next start, or stat, removes it once this process is gone
+        if (file == null || lockFd == Integer.MIN_VALUE) {
+            return;
+        }
+        try {
+            if (inode >= 0) {
+                CountersDirectory.removeInode(file, inode);
+            } else {
+                Files.deleteIfExists(file); // a file system without inodes
             }
+        } catch (final IOException ex) {
+            // left behind: its lock goes below, and the next start, or stat, removes it
+        } finally {
+            FileLocks.close(lockFd);
+            lockFd = Integer.MIN_VALUE;
         }
     }
 

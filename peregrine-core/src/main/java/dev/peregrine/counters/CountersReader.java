@@ -242,12 +242,14 @@ public final class CountersReader implements AutoCloseable {
     }
 
     /**
-     * Whether the owner still runs: its pid is alive and started when the file says.
+     * Whether the owner still runs: it holds the file's lock ({@link CountersDirectory}). For a manager's memory, or
+     * where {@code flock} cannot be called, whether the pid and start time of the header run in this pid namespace.
      *
      * @return true if it runs
      */
     public boolean isOwnerAlive() {
-        return CountersDirectory.isAlive(pid(), processStartMillis());
+        return file == null ? CountersDirectory.isAlive(pid, processStartMillis)
+            : CountersDirectory.isOwnerAlive(file, pid, processStartMillis);
     }
 
     /** Unmaps the file. */

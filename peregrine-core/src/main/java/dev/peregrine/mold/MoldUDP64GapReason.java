@@ -5,8 +5,13 @@ package dev.peregrine.mold;
  */
 public enum MoldUDP64GapReason {
     /**
-     * The re-request server answered a request for the gap with later messages only: it no longer holds
+     * The re-request server answered a request for the gap with later messages only, twice: it no longer holds
      * the gap's first messages (its store moved past them).
+     *
+     * <p>One such answer is never believed: anyone can forge one (a source address is no proof). It is dropped, and
+     * the gap is asked for again at once, by a request of its own. Only an answer that again starts past the gap's
+     * start, arriving after that fresh request went out, concludes the truncation. An answer from the gap's start
+     * clears the suspicion. So one forged datagram costs a request, never the subscriber.
      */
     STORE_TRUNCATED,
     /**

@@ -33,6 +33,11 @@ final class MoldUDP64Gaps {
     final int[] requestedCount;
     final int[] attempts;
     final boolean[] inFlight;
+    /**
+     * An answer started past the gap's start and a fresh request followed it: the next such answer confirms the
+     * store truncated ({@link MoldUDP64GapReason#STORE_TRUNCATED}); an answer from the start clears it.
+     */
+    final boolean[] suspectTruncated;
     /** Which detected gap a record belongs to: the parts of one gap share it, so it is reported once. */
     final long[] origin;
     private final MoldUDP64Subscriber owner;
@@ -53,6 +58,7 @@ final class MoldUDP64Gaps {
         this.requestedCount = new int[capacity];
         this.attempts = new int[capacity];
         this.inFlight = new boolean[capacity];
+        this.suspectTruncated = new boolean[capacity];
         this.origin = new long[capacity];
         this.owner = owner;
     }
@@ -82,6 +88,7 @@ final class MoldUDP64Gaps {
         requestedCount[i] = 0;
         attempts[i] = 0;
         inFlight[i] = false;
+        suspectTruncated[i] = false;
         origin[i] = ++origins;
         return true;
     }
@@ -169,6 +176,7 @@ final class MoldUDP64Gaps {
         final long roundTrip = attempts[i] == 1 ? Math.max(0, nowNs - sentNs[i]) : -1;
         inFlight[i] = false;
         attempts[i] = 0;
+        suspectTruncated[i] = false;
         return roundTrip;
     }
 
@@ -182,6 +190,7 @@ final class MoldUDP64Gaps {
         from[k] = at;
         inFlight[k] = false;
         attempts[k] = 0;
+        suspectTruncated[k] = false;
     }
 
     /**
@@ -229,6 +238,7 @@ final class MoldUDP64Gaps {
         detectedFrom[k] = Math.max(detectedFrom[k], runTo);
         inFlight[k] = false; // the request in flight stays with the first part; this one is asked for on its own
         attempts[k] = 0;
+        suspectTruncated[k] = false;
         origin[k] = ++origins; // reported on its own, like a gap detected apart
     }
 
@@ -279,6 +289,7 @@ final class MoldUDP64Gaps {
         requestedCount[target] = requestedCount[source];
         attempts[target] = attempts[source];
         inFlight[target] = inFlight[source];
+        suspectTruncated[target] = suspectTruncated[source];
         origin[target] = origin[source];
     }
 }

@@ -40,7 +40,7 @@ import java.net.PortUnreachableException;
  * lengthen every recovery time and round trip measured from it (and so the request timeout). The subscriber is
  * {@link MoldUDP64SubscriberState#SYNCHRONISED} again only once the highest sequence number seen is reached.
  *
- * <p>A gap that cannot be filled (the server answers with later messages only, or never answers through
+ * <p>A gap that cannot be filled (the server answers with later messages only, twice, or never answers through
  * all the attempts, and for no less than those attempts take at the configured request timeout, however short the
  * measured round trip) is reported ({@link MoldUDP64Listener#onUnrecoverable}) and the subscriber becomes
  * {@link MoldUDP64SubscriberState#UNRECOVERABLE}: it never skips a gap silently, and never waits forever. A request
@@ -53,14 +53,16 @@ import java.net.PortUnreachableException;
  * in it does not count as an answer: the request is sent again after its timeout, up to the attempts.
  * Every count and length is checked before use ({@link MoldUDP64Layout#validate}); a malformed packet
  * (a truncated answer, say) is counted and dropped whole. The subscriber has its own request socket, so
- * several subscribers on one host sharing the feed port each get their own answers. By default any sender's
- * datagram on it is taken as an answer; with {@link MoldUDP64SubscriberOptions#acceptAnswersOnlyFromRequestServer}
- * only the request server's are, and the rest are counted ({@link #answersFromStrangers()}) and dropped. Nothing
+ * several subscribers on one host sharing the feed port each get their own answers. Only the request server's
+ * datagrams on it are taken as answers ({@link MoldUDP64SubscriberOptions#acceptAnswersOnlyFromRequestServer},
+ * {@link MoldUDP64SubscriberOptions#answerAddresses}); the rest are counted ({@link #answersFromStrangers()}) and
+ * dropped. As a source address can be forged, no single answer ends the subscriber: a store truncation is believed
+ * only when the answer to a fresh request confirms it ({@link MoldUDP64GapReason#STORE_TRUNCATED}). Nothing
  * allocates per packet or message, recovery included.
  *
  * <p>A listener that throws, from any of its callbacks, ends the subscriber: it becomes
  * {@link MoldUDP64SubscriberState#FAILED} ({@link #failure()} names the callback and the exception), both
- * sockets are released and it leaves the reactor, the failure is counted ({@link #handlerFailures()}) and
+ * sockets and its counter slots are released and it leaves the reactor, the failure is counted ({@link #handlerFailures()}) and
  * reported to the reactor's error handler, {@link MoldUDP64Listener#onStateChange} says {@code FAILED}, and
  * nothing is delivered after it, not even the rest of the packet being delivered. A listener that cannot take
  * a message cannot be skipped past it silently. The reactor and everything else on it go on.
@@ -80,6 +82,8 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     private final InetSocketAddress requestServer;
     /** Datagrams on the request socket from anyone but {@link #requestServer} are dropped, not taken as answers. */
     private final boolean answersOnlyFromRequestServer;
+    /** Further addresses the request server may answer from, at its port. */
+    private final InetAddress[] answerAddresses;
     private final MemorySegment session = MemorySegment.ofArray(new byte[MoldUDP64Layout.SESSION_LENGTH]);
     private final MemorySegment request = MemorySegment.ofArray(new byte[MoldUDP64Layout.REQUEST_LENGTH]);
     private final boolean sessionFixed;
@@ -117,6 +121,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     private long unrecoverable;
     private long handlerFailures;
     private long answersFromStrangers;
+    private long truncationSuspicions;
     /** The first stranger on the request socket went to the error handler; the others are counted only. */
     private boolean strangerReported;
     /** The request socket's ICMP port-unreachable count when last looked at. */
@@ -151,9 +156,12 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         this.errorHandler = reactor.errorHandler();
         this.requestServer = options.requestServer();
         this.answersOnlyFromRequestServer = options.acceptAnswersOnlyFromRequestServer();
-        if (answersOnlyFromRequestServer && requestServer != null && requestServer.getAddress().isAnyLocalAddress()) {
+        this.answerAddresses = options.answerAddresses();
+        if (answersOnlyFromRequestServer && requestServer != null && requestServer.getAddress().isAnyLocalAddress()
+            && answerAddresses.length == 0) {
             throw new IllegalArgumentException("acceptAnswersOnlyFromRequestServer=true requestServer=" + requestServer
-                + ": a wildcard address is no sender's, so every answer would be dropped; give the server's own address");
+                + ": a wildcard address is no sender's, so every answer would be dropped; give the server's own address"
+                + " (or its addresses in answerAddresses)");
         }
         this.startSequence = options.startSequence();
         this.nextExpected = startSequence;
@@ -237,8 +245,19 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
      * values, since the JDK hands the sender over as an object of its own; nothing is allocated.
      */
     private boolean fromRequestServer(final InetSocketAddress sender) {
-        return requestServer != null && sender.getPort() == requestServer.getPort()
-            && requestServer.getAddress().equals(sender.getAddress());
+        if (requestServer == null || sender.getPort() != requestServer.getPort()) {
+            return false;
+        }
+        final InetAddress address = sender.getAddress();
+        if (requestServer.getAddress().equals(address)) {
+            return true;
+        }
+        for (final InetAddress answerAddress : answerAddresses) {
+            if (answerAddress.equals(address)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -353,8 +372,12 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
                 // into its last gap), and a late copy of an answer that filled one lands inside that gap
                 if (answer && gaps.count > 0 && !reorder.contains(sequence)) {
                     final int inside = gaps.strictlyInside(sequence);
-                    if (inside >= 0) { // asked from the gap's start, answered from later: the server lacks the start
-                        giveUp(gaps.from[inside], sequence - gaps.from[inside], MoldUDP64GapReason.STORE_TRUNCATED);
+                    if (inside >= 0) { // asked from the gap's start, answered from later: the server may lack the start
+                        if (gaps.suspectTruncated[inside]) { // a second time, after a fresh request: believed
+                            giveUp(gaps.from[inside], sequence - gaps.from[inside], MoldUDP64GapReason.STORE_TRUNCATED);
+                        } else {
+                            suspectTruncated(inside);
+                        }
                         return 0;
                     }
                 }
@@ -497,6 +520,8 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         feed.close();
         requests.close();
         reactor.remove(this);
+        // an application may drop a failed subscriber without close(): its slots go back to the shared counters file now
+        counters.close();
         try {
             listener.onStateChange(MoldUDP64SubscriberState.FAILED, nextExpected);
         } catch (final Throwable ex) {
@@ -680,6 +705,17 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         MoldUDP64Layout.putRequest(request, 0, session, from, count);
         requestsSent++;
         requests.sendTo(request, 0, MoldUDP64Layout.REQUEST_LENGTH, requestServer);
+    }
+
+    /**
+     * An answer started past gap {@code gap}'s start. One datagram is no evidence (anyone can forge its source): it is
+     * dropped, counted, and the gap asked for again at once, so that only the answer to that later request can
+     * confirm the truncation ({@link MoldUDP64GapReason#STORE_TRUNCATED}).
+     */
+    private void suspectTruncated(final int gap) {
+        truncationSuspicions++;
+        gaps.suspectTruncated[gap] = true;
+        sendRequest(gap, clock.nanoTime());
     }
 
     private void giveUp(final long from, final long count, final MoldUDP64GapReason reason) {
@@ -959,12 +995,23 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
 
     /**
      * Datagrams dropped on the request socket because they came from another address or port than the request
-     * server's ({@link MoldUDP64SubscriberOptions#acceptAnswersOnlyFromRequestServer}); always 0 with that option off.
+     * server's ({@link MoldUDP64SubscriberOptions#acceptAnswersOnlyFromRequestServer}, on by default); always 0 with
+     * that option off.
      *
      * @return the count
      */
     public long answersFromStrangers() {
         return answersFromStrangers;
+    }
+
+    /**
+     * Answers that started past the start of the gap they fell in: each was dropped and the gap asked for again, and
+     * only a second one after that request ended the subscriber ({@link MoldUDP64GapReason#STORE_TRUNCATED}).
+     *
+     * @return the count
+     */
+    public long truncationSuspicions() {
+        return truncationSuspicions;
     }
 
     /**

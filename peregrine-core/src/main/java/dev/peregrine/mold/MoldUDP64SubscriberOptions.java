@@ -33,7 +33,8 @@ public final class MoldUDP64SubscriberOptions {
     private int maxRequestsInFlight = 8;
     private long reorderBufferBytes = 4L << 20;
     private int reorderPacketLength = MoldUDP64Layout.ETHERNET_PACKET_LENGTH;
-    private boolean acceptAnswersOnlyFromRequestServer;
+    private boolean acceptAnswersOnlyFromRequestServer = true;
+    private InetAddress[] answerAddresses = new InetAddress[0];
 
     /**
      * Creates options with the defaults: any session, start from the next message, requests timed out after
@@ -241,33 +242,62 @@ public final class MoldUDP64SubscriberOptions {
     }
 
     /**
-     * Whether a datagram on the request socket counts as an answer only when it comes from the
-     * {@link #requestServer}'s address and port. On, any other sender's datagram is dropped unread and counted
-     * ({@link MoldUDP64Subscriber#answersFromStrangers()}, the {@code peregrine_mold_answers_from_strangers_total}
-     * counter); the first one is also reported to the reactor's error handler, naming the sender, so that a server
-     * that answers from elsewhere is seen at once. The comparison allocates nothing. Off (the default), any
-     * sender's datagram of the session is taken as an answer, as the spec's listener does: a stranger who learns
-     * the request socket's port can then end the subscriber (a packet inside an open gap reads as the server having
-     * lost the gap's start, {@link MoldUDP64GapReason#STORE_TRUNCATED}) or have forged messages delivered.
+     * Whether a datagram on the request socket counts as an answer only when it comes from the request server: the
+     * {@link #requestServer}'s address and port, or its port at one of the {@link #answerAddresses}. On by default.
      *
-     * <p>Off by default because it refuses answers that arrive from an address other than the one requests go to, and
-     * the spec does not promise they will not: a request server bound to the wildcard address answers from whichever of
-     * its host's addresses the route back to the subscriber picks (on a host of several addresses, or behind a
-     * virtual address added as a second one, not the one asked), and a server may answer from a socket other than the
-     * one it reads requests on. With it on, a wildcard {@link #requestServer} (no answer's source) is refused by the
-     * subscriber. Turn it on where the server answers from the address and port it is asked at (this
-     * library's {@link MoldUDP64RequestServer} and Nassau's do when bound to one address). It does not authenticate:
-     * MoldUDP64 has no authentication, a forged source address passes, and the feed socket takes any sender's packets.
-     * Connecting the request socket to the server instead ({@link #request} with
-     * {@link UdpOptions#remoteAddress}) has the kernel drop other senders' datagrams before they are read, uncounted.
+     * <ul>
+     *   <li>On, any other sender's datagram is dropped unread and counted ({@link MoldUDP64Subscriber#answersFromStrangers()},
+     *       the {@code peregrine_mold_answers_from_strangers_total} counter). The first one is also reported to the
+     *       reactor's error handler, naming the sender, so that a server answering from elsewhere is seen at once.
+     *       The comparison allocates nothing.</li>
+     *   <li>A wildcard {@link #requestServer} is the source of no answer: with this on and no
+     *       {@link #answerAddresses}, the subscriber refuses it.</li>
+     *   <li>Off, any sender's datagram of the session is taken as an answer, as the spec's listener does: a stranger
+     *       who learns the request socket's port can have forged messages delivered. Turn it off only for a server
+     *       that answers from a socket other than the one it is asked at.</li>
+     * </ul>
      *
-     * @param only true to take answers from the request server's address and port only
+     * <p>It does not authenticate: MoldUDP64 has none, a forged source address passes, and the feed socket takes any
+     * sender's packets. So no single answer can end the subscriber either way: see
+     * {@link MoldUDP64GapReason#STORE_TRUNCATED} for the rule. Connecting the request socket to the server
+     * ({@link #request} with {@link UdpOptions#remoteAddress}) has the kernel drop other senders' datagrams before
+     * they are read, uncounted.
+     *
+     * @param only true (the default) to take answers from the request server only
      * @return this
      * @see MoldUDP64Subscriber#answersFromStrangers()
      */
     public MoldUDP64SubscriberOptions acceptAnswersOnlyFromRequestServer(final boolean only) {
         this.acceptAnswersOnlyFromRequestServer = only;
         return this;
+    }
+
+    /**
+     * Further addresses the request server may answer from, at the {@link #requestServer}'s port. A server bound to
+     * the wildcard address answers from whichever of its host's addresses the route back picks, which on a host of
+     * several addresses (or behind a virtual address) is not always the one asked. Only read while
+     * {@link #acceptAnswersOnlyFromRequestServer} is on.
+     *
+     * @param addresses the server host's other addresses; none (the default) for the requestServer's alone
+     * @return this
+     * @throws IllegalArgumentException if an address is null or the wildcard
+     */
+    public MoldUDP64SubscriberOptions answerAddresses(final InetAddress... addresses) {
+        if (addresses == null) {
+            throw new IllegalArgumentException("answerAddresses=null");
+        }
+        for (final InetAddress address : addresses) {
+            if (address == null || address.isAnyLocalAddress()) {
+                throw new IllegalArgumentException("answerAddresses contains " + address
+                    + ": an answer's source is a host's own address, never null or the wildcard");
+            }
+        }
+        this.answerAddresses = addresses.clone();
+        return this;
+    }
+
+    InetAddress[] answerAddresses() {
+        return answerAddresses.clone();
     }
 
     boolean acceptAnswersOnlyFromRequestServer() {

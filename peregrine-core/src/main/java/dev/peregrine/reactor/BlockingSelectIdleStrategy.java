@@ -2,7 +2,9 @@ package dev.peregrine.reactor;
 
 /**
  * Sleeps in the reactor's selector when a cycle found no work, until a channel is ready, the next timer
- * is due, work is handed over with {@link Reactor#execute(Runnable)}, or {@code maxWaitNs} passes.
+ * is due, work is handed over with {@link Reactor#execute(Runnable)} or committed to a
+ * {@link dev.peregrine.handoff.ReactorCommandRing} (any source that calls {@link Reactor#wakeUp()}), or
+ * {@code maxWaitNs} passes.
  * Costs no CPU while idle; wake-up takes a system call. Only meaningful inside a {@link Reactor}, which
  * does the selecting itself; {@link #idle(int)} on its own does nothing.
  */

@@ -15,6 +15,7 @@ import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.Arrays;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -62,6 +63,7 @@ public final class Reactor implements AutoCloseable {
     private final Counter idleNs;
     private Pollable[] pollables = new Pollable[0];
     private Pollable[] cycleStartPollables = new Pollable[0];
+    private BooleanSupplier[] wakeConditions = new BooleanSupplier[0];
     private long nowNs;
     private int lastWork;
     private int cyclesSinceSelect;
@@ -269,6 +271,44 @@ public final class Reactor implements AutoCloseable {
     }
 
     /**
+     * Wakes the reactor if it sleeps in a blocking select ({@link BlockingSelectIdleStrategy}); safe from any
+     * thread. Costs one volatile read when the reactor is not sleeping: the busy-spin path pays no
+     * {@code Selector.wakeup()}. For a hand-over of one's own (a ring added with {@link #addWakeCondition}): publish
+     * the work with a volatile write or a compare-and-set first, then call this.
+     */
+    public void wakeUp() {
+        if (sleeping) {
+            selector.wakeup();
+        }
+    }
+
+    /**
+     * Adds a check the reactor makes before it sleeps in a blocking select, after it has announced that it will
+     * ({@link #wakeUp()} from then on wakes it): when it answers true the reactor runs another cycle instead. It
+     * closes the race of a hand-over published just before the announcement. Reactor thread only (or before it
+     * starts); the check runs on the reactor thread and must not allocate.
+     *
+     * @param pending answers whether work was handed over that the next cycle would take
+     */
+    public void addWakeCondition(final BooleanSupplier pending) {
+        if (pending == null) {
+            throw new IllegalArgumentException("pending=null");
+        }
+        final BooleanSupplier[] grown = Arrays.copyOf(wakeConditions, wakeConditions.length + 1);
+        grown[wakeConditions.length] = pending;
+        wakeConditions = grown;
+    }
+
+    private boolean wakeConditionPending() {
+        for (final BooleanSupplier pending : wakeConditions) {
+            if (pending.getAsBoolean()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * Registers a channel for readiness events; reactor thread only.
      *
      * @param channel a non-blocking selectable channel
@@ -451,7 +491,7 @@ public final class Reactor implements AutoCloseable {
         clockStale = true;
         VarHandle.fullFence(); // store-load: the write of sleeping before the read of the queue; pairs with execute()
         try {
-            if (commands.size() == 0 && !closed) {
+            if (commands.size() == 0 && !closed && !wakeConditionPending()) {
                 final int handled = selector.select(wokenKeyHandler, waitMs);
                 if (handled > 0) {
                     // from the clock read on waking to the next cycle's, keys were handled: work, not idle time

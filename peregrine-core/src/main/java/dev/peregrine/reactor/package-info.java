@@ -10,6 +10,9 @@
  * <p>Threading: a {@link dev.peregrine.reactor.Reactor} is confined to one thread, the one that runs
  * {@link dev.peregrine.reactor.Reactor#doWork()} (its own, after {@link dev.peregrine.reactor.Reactor#start()},
  * or the caller's). The only methods safe from other threads are
- * {@link dev.peregrine.reactor.Reactor#execute(Runnable)} and {@link dev.peregrine.reactor.Reactor#close()}.
+ * {@link dev.peregrine.reactor.Reactor#execute(Runnable)}, {@link dev.peregrine.reactor.Reactor#wakeUp()} and
+ * {@link dev.peregrine.reactor.Reactor#close()}. To hand the reactor's transports commands from other threads
+ * without garbage, use a {@link dev.peregrine.handoff.ReactorCommandRing} (it drains at the cycle's start and wakes a
+ * reactor asleep in a blocking select); {@code execute} costs a {@code Runnable} per hand-over.
  */
 package dev.peregrine.reactor;

@@ -67,6 +67,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
     private boolean flushAfterDispatch;
     private boolean dirty; // listed by the transport's TcpWriteFlusher for a write at the end of the cycle
     private long socketWrites;
+    private long deliveringDecodes;
     private boolean releaseAfterDispatch;
     private String failureBeforeSocket;
     private CloseReason closingReason;
@@ -129,6 +130,14 @@ final class TcpConnection implements SelectHandler, FrameSink {
     /** Writes to the socket since the slot was made (for tests of write coalescing). */
     long socketWrites() {
         return socketWrites;
+    }
+
+    /**
+     * Decode passes that delivered at least one frame since the slot was made: a read, or the frames a pause left
+     * behind (for tests of write coalescing: the answers to each go out in one write).
+     */
+    long deliveringDecodes() {
+        return deliveringDecodes;
     }
 
     int pendingBytes() {
@@ -409,6 +418,9 @@ final class TcpConnection implements SelectHandler, FrameSink {
             consumed = codec.decode(inbound, readStart, readEnd - readStart, this);
         } finally {
             dispatching = false;
+            if (framesDecoded > 0) {
+                deliveringDecodes++;
+            }
             counters.messagesIn(framesDecoded); // also when a handler threw: the frames it got were delivered
             framesDecoded = 0;
             if (releaseAfterDispatch && state != CONNECTED) {

@@ -602,6 +602,12 @@ public final class TcpTransport implements Transport {
         return connection == null ? -1 : connection.socketWrites();
     }
 
+    /** Decode passes that delivered a frame, by the slot holding this channel so far, or -1 if it names none (for tests). */
+    long deliveringDecodes(final long channelId) {
+        final TcpConnection connection = connected(channelId);
+        return connection == null ? -1 : connection.deliveringDecodes();
+    }
+
     /** How accepted channels join the reactor; replaced by tests that need a registration to fail. */
     @FunctionalInterface
     interface Registrar {

@@ -239,4 +239,22 @@ class CountersManagerTest {
         assertThat(foreign).exists();
         assertThat(foreignShort).exists();
     }
+
+    /** A maker killed between making its temporary file and renaming it leaves that file; a live maker holds its lock. */
+    @Test
+    void shouldRemoveAnAbandonedTemporaryFileButNotOneItsMakerStillHolds() throws Exception {
+        assumeTrue(dev.peregrine.internal.FileLocks.isAvailable(),
+            "needs flock through FFM: " + dev.peregrine.internal.FileLocks.unavailableReason());
+        final Path abandoned = CountersDirectory.temporaryOf(dir.resolve("1234-1-ab" + CountersManager.FILE_SUFFIX));
+        Files.write(abandoned, new byte[4096]); // zeros: cut short before the header was written
+        final Path making = CountersDirectory.temporaryOf(dir.resolve("1235-1-cd" + CountersManager.FILE_SUFFIX));
+        final int fd = dev.peregrine.internal.FileLocks.createLocked(making);
+        try {
+            assertThat(CountersDirectory.removeDead(dir)).containsExactly(abandoned);
+            assertThat(abandoned).doesNotExist();
+            assertThat(making).exists();
+        } finally {
+            dev.peregrine.internal.FileLocks.close(fd);
+        }
+    }
 }

@@ -1,5 +1,7 @@
 package dev.peregrine.counters;
 
+import dev.peregrine.internal.FileLocks;
+
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -16,6 +18,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** A second JVM reads the counters of a running first one, and recognises and cleans a crashed one's file. */
 @Tag("slow")
@@ -24,7 +27,7 @@ class CountersTwoProcessTest {
     @TempDir
     Path dir;
 
-    private Process startPeer() throws IOException {
+    private Process startPeer(final String... args) throws IOException {
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElseThrow());
         command.add("--enable-native-access=ALL-UNNAMED");
@@ -32,6 +35,7 @@ class CountersTwoProcessTest {
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(CountersPeerProcess.class.getName());
+        command.addAll(List.of(args));
         return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     }
 
@@ -57,7 +61,9 @@ class CountersTwoProcessTest {
         final Process peer = startPeer();
         try {
             final Path file = awaitReady(peer);
-            assertThat(file).isEqualTo(dir.resolve(peer.pid() + CountersManager.FILE_SUFFIX));
+            assertThat(file.getParent()).isEqualTo(dir);
+            assertThat(CountersDirectory.pidOf(file)).isEqualTo(peer.pid());
+            assertThat(CountersDirectory.fileOf(dir, peer.pid())).isEqualTo(file);
             try (CountersReader reader = CountersReader.open(file)) {
                 assertThat(reader.pid()).isEqualTo(peer.pid());
                 assertThat(reader.isOwnerAlive()).isTrue();
@@ -99,5 +105,36 @@ class CountersTwoProcessTest {
         assertThat(CountersDirectory.removeDead(dir)).containsExactly(file);
         assertThat(file).doesNotExist();
         assertThat(stranger).exists();
+    }
+
+    /**
+     * A process whose pid means nothing here (another pid namespace's) is alive while it holds its file's lock, and
+     * dead once killed: the lock, which the kernel lets go with the process, decides, not the pid.
+     */
+    @Test
+    void shouldJudgeAProcessAliveByTheLockItHoldsAndDeadOnceKilledWhateverItsPid() throws Exception {
+        assumeTrue(FileLocks.isAvailable(), "needs flock through FFM: " + FileLocks.unavailableReason());
+        final Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        final Process peer = startPeer(Long.toString(gone.pid()));
+        final Path file;
+        try {
+            file = awaitReady(peer);
+            try (CountersReader reader = CountersReader.open(file)) {
+                assertThat(reader.pid()).as("a pid that runs nothing here").isEqualTo(gone.pid());
+                assertThat(reader.isOwnerAlive()).as("the peer holds its lock").isTrue();
+            }
+            assertThat(CountersDirectory.removeDead(dir)).as("what the next start does while the peer runs").isEmpty();
+            assertThat(file).exists();
+        } finally {
+            peer.destroyForcibly(); // SIGKILL: no shutdown hook runs, the kernel lets the lock go
+        }
+        peer.waitFor();
+        assertThat(file).as("a killed process leaves its file").exists();
+        try (CountersReader reader = CountersReader.open(file)) {
+            assertThat(reader.isOwnerAlive()).isFalse();
+        }
+        assertThat(CountersDirectory.removeDead(dir)).as("what the next start does").containsExactly(file);
+        assertThat(file).doesNotExist();
     }
 }

@@ -284,4 +284,44 @@ class MoldUDP64AllocationTest {
             assertThat(allocated).isZero();
         }
     }
+
+    /** Over-budget requests queued, merged and answered late from the server's duty cycle allocate nothing. */
+    @Test
+    void shouldAllocateNothingWhileRequestsOverTheBudgetAreDeferredMergedAndAnsweredLate() {
+        final MoldFixture.ManualClock clock = new MoldFixture.ManualClock();
+        try (Reactor reactor = MoldFixture.reactor(clock);
+             MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory("DEFER", 1024, 1 << 20)) {
+            for (int i = 1; i <= 10; i++) {
+                store.append(MemorySegment.ofArray(new byte[] {(byte)i}), 0, 1);
+            }
+            final MoldUDP64RequestServer server = new MoldUDP64RequestServer(reactor, store,
+                new UdpOptions().localAddress(MoldFixture.loopback(0)), MoldUDP64Layout.DEFAULT_MAX_PAYLOAD, 1_000, 1);
+            final UdpEndpoint client = UdpEndpoint.open(reactor, new UdpOptions().localAddress(MoldFixture.loopback(0)),
+                (e, b, o, l, s, n) -> { });
+            final InetSocketAddress source = client.localAddress();
+            final MemorySegment first = MemorySegment.ofArray(MoldFixture.unhex("44454645522020202020" + "0000000000000001" + "0001"));
+            final MemorySegment second = MemorySegment.ofArray(MoldFixture.unhex("44454645522020202020" + "0000000000000002" + "0003"));
+            final long[] answers = {0};
+
+            final Runnable oneRound = () -> {
+                server.onRequest(first, 0, MoldUDP64Layout.REQUEST_LENGTH, source, clock.now); // within the budget
+                server.onRequest(second, 0, MoldUDP64Layout.REQUEST_LENGTH, source, clock.now); // over it: waits
+                server.onRequest(second, 0, MoldUDP64Layout.REQUEST_LENGTH, source, clock.now); // merged
+                clock.now += 1_000_000L; // one interval at 1 000 a second: the waiting one is answered
+                answers[0] += 2;
+                for (int i = 0; i < 1_000_000 && (server.answers() != answers[0] || client.datagramsReceived() != answers[0]); i++) {
+                    reactor.doWork();
+                }
+                clock.now += 1_000_000L; // and another: the next round's first request is within the budget
+            };
+            final long allocated = AllocationMeter.steadyStateBytes(20_000, 2_000, 10, oneRound);
+
+            final long rounds = 20_000 + 2_000 * 10;
+            assertThat(server.answers()).isEqualTo(2 * rounds);
+            assertThat(server.deferred()).isEqualTo(rounds);
+            assertThat(server.merged()).isEqualTo(rounds);
+            assertThat(server.rateLimited()).isZero();
+            assertThat(allocated).isZero();
+        }
+    }
 }

@@ -3,7 +3,9 @@ package dev.peregrine.mold;
 import dev.peregrine.counters.CounterTypes;
 import dev.peregrine.counters.CountersManager;
 import dev.peregrine.counters.CountersReader;
+import dev.peregrine.reactor.BusySpinIdleStrategy;
 import dev.peregrine.reactor.Reactor;
+import dev.peregrine.reactor.ReactorOptions;
 import dev.peregrine.udp.UdpOptions;
 
 import org.junit.jupiter.api.Test;
@@ -89,21 +91,47 @@ class MoldUDP64CountersTest {
             for (int i = 0; i < 3; i++) {
                 store.append(MemorySegment.ofArray(new byte[] {(byte)i}), 0, 1);
             }
-            for (int i = 0; i < 20; i++) { // a burst of 5 is answered, one message each; the other 15 are rate-limited
+            for (int i = 0; i < 20; i++) { // a burst of 5 is answered, one message each; 1 waits, 14 merge into it
                 client.send(ByteBuffer.wrap(unhex(FEED_HEX + "0000000000000001" + "0001")), server.localAddress());
             }
             client.send(ByteBuffer.wrap(unhex(FEED_HEX + "0000000000000001")), server.localAddress()); // malformed
             MoldFixture.spinUntil(reactor, () -> server.requests() == 21, 5);
-            clock.now += 10_000_000L; // one emission interval at 100 per second: one more answer, of 3 messages
+            // the same range asked for 3 now: merged into the waiting one, which then asks for 3
             client.send(ByteBuffer.wrap(unhex(FEED_HEX + "0000000000000001" + "0003")), server.localAddress());
             MoldFixture.spinUntil(reactor, () -> server.requests() == 22, 5);
+            clock.now += 10_000_000L; // one emission interval at 100 per second: one more answer, of 3 messages
+            MoldFixture.spinUntil(reactor, () -> server.answers() == 6, 5);
 
             final Map<String, Long> expected = new TreeMap<>();
             expected.put("peregrine_mold_server_requests_total", 22L);
-            expected.put("peregrine_mold_server_rate_limited_total", 15L);
+            expected.put("peregrine_mold_server_rate_limited_total", 0L);
             expected.put("peregrine_mold_server_retransmitted_total", 5L + 3L);
             assertThat(moldCounters(reader)).isEqualTo(expected);
             assertThat(server.answers()).isEqualTo(6);
+        }
+    }
+
+    @Test
+    void shouldReleaseTheCounterSlotsOfASubscriberThatFailedWithoutClose() throws IOException {
+        final List<Throwable> errors = new ArrayList<>();
+        try (CountersManager counters = CountersManager.create(dir.resolve("mold-failed.counters"), 64, 0);
+             Reactor reactor = new Reactor(new ReactorOptions().idleStrategy(new BusySpinIdleStrategy()).clock(clock)
+                 .counters(counters).errorHandler(errors::add));
+             CountersReader reader = CountersReader.open(counters.file());
+             DatagramChannel requestServer = capture()) {
+            final MoldUDP64Subscriber subscriber = new MoldUDP64Subscriber(reactor, new MoldUDP64SubscriberOptions()
+                .feed(new UdpOptions().localAddress(MoldFixture.loopback(0))).requestServer(address(requestServer)),
+                (sequence, buffer, offset, length) -> {
+                    throw new IllegalStateException("listener refuses message " + sequence);
+                });
+            reactor.doWork();
+            assertThat(moldCounters(reader)).hasSize(8);
+
+            feed(subscriber, packet(SESSION, 1, 1, numbered(1, 1)), false); // the listener throws: FAILED, never closed
+
+            assertThat(subscriber.state()).isEqualTo(MoldUDP64SubscriberState.FAILED);
+            assertThat(moldCounters(reader)).as("a failed subscriber holds no slot of the shared file").isEmpty();
+            assertThat(errors).hasSize(1);
         }
     }
 

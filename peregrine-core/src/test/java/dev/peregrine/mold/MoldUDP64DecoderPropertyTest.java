@@ -11,6 +11,8 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.Tuple;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.statistics.Statistics;
 import net.jqwik.api.lifecycle.AfterProperty;
 import net.jqwik.api.lifecycle.BeforeProperty;
 
@@ -38,7 +40,6 @@ class MoldUDP64DecoderPropertyTest {
     private Reactor reactor;
     private MoldUDP64MessageStore store;
     private MoldUDP64RequestServer server;
-    private MoldUDP64Subscriber subscriber;
     private long next;
     private long outOfOrder;
     private final List<Long> deliveredSequences = new ArrayList<>();
@@ -53,8 +54,16 @@ class MoldUDP64DecoderPropertyTest {
         }
         server = new MoldUDP64RequestServer(reactor, store, new UdpOptions().localAddress(MoldFixture.loopback(0)),
             MoldUDP64Layout.DEFAULT_MAX_PAYLOAD, 1_000_000_000, 1_000_000);
-        subscriber = new MoldUDP64Subscriber(reactor, new MoldUDP64SubscriberOptions()
-            .feed(new UdpOptions().localAddress(MoldFixture.loopback(0))).session(SESSION),
+    }
+
+    /**
+     * A subscriber of its own for each try, expecting {@code startSequence} first: one shared by every try soon
+     * expected a number near 2^63 and then delivered nothing, so the oracle had nothing to compare.
+     */
+    private MoldUDP64Subscriber subscriber(final long startSequence) {
+        next = 0;
+        return new MoldUDP64Subscriber(reactor, new MoldUDP64SubscriberOptions()
+            .feed(new UdpOptions().localAddress(MoldFixture.loopback(0))).session(SESSION).startSequence(startSequence),
             (sequence, buffer, offset, length) -> {
                 if (next != 0 && sequence != next) {
                     outOfOrder++;
@@ -94,7 +103,9 @@ class MoldUDP64DecoderPropertyTest {
                     .flatMap(copy -> Arbitraries.integers().between(0, copy.length + 3)
                         .map(length -> java.util.Arrays.copyOf(copy, length)));
             }));
-        return Arbitraries.oneOf(random, mutated, structured());
+        // mostly well-formed packets: random and mutated bytes are nearly all refused, and a refused packet gives
+        // the delivery oracle nothing to check (the coverage check below holds the mix to that)
+        return Arbitraries.frequencyOf(Tuple.of(1, random), Tuple.of(1, mutated), Tuple.of(8, structured()));
     }
 
     /** Packets built field by field: either session, sequence numbers from everywhere, every kind of packet. */
@@ -105,10 +116,10 @@ class MoldUDP64DecoderPropertyTest {
             Tuple.of(3, Arbitraries.longs().between(last - 3, last + 3)),
             Tuple.of(1, Arbitraries.of(Long.MAX_VALUE, Long.MIN_VALUE, -1L, Long.MAX_VALUE - 1)),
             Tuple.of(1, Arbitraries.longs()));
-        final Arbitrary<String> sessions = Arbitraries.of(SESSION, SESSION, "OTHER");
+        final Arbitrary<String> sessions = Arbitraries.of(SESSION, SESSION, SESSION, SESSION, "OTHER");
         final Arbitrary<List<Integer>> blockLengths = Arbitraries.integers().between(0, 30).list().ofMaxSize(6);
         final Arbitrary<Integer> kinds = Arbitraries.of(0, 1, 2, 2, 2); // heartbeat, end of session, data
-        return Combinators.combine(sessions, sequences, kinds, blockLengths, Arbitraries.integers().between(-2, 2))
+        return Combinators.combine(sessions, sequences, kinds, blockLengths, Arbitraries.of(-2, -1, 0, 0, 0, 0, 0, 0, 1, 2))
             .as((session, sequence, kind, lengths, extra) -> {
                 final byte[][] messages = new byte[kind == 2 ? lengths.size() : extra > 0 ? 1 : 0][];
                 for (int i = 0; i < messages.length; i++) {
@@ -123,12 +134,43 @@ class MoldUDP64DecoderPropertyTest {
             });
     }
 
+    /**
+     * Each try starts a fresh subscriber at the first message of the first packet seen (start 0) or a few
+     * numbers either side of the packet's own, so packets that hold the next expected message, packets past it
+     * (a gap) and packets before it come up everywhere in the range, up to 2^63 - 1 - 0xFFFF; jqwik's coverage
+     * check fails the property when any of them, or the top of the range, is missed.
+     */
     @Property(tries = 3000)
-    void subscriberCountsOrAcceptsEveryPacketAndNeverThrows(@ForAll("packets") final byte[] packet) {
-        final long before = subscriber.malformed() + subscriber.otherSession();
+    void subscriberCountsOrAcceptsEveryPacketAndNeverThrows(@ForAll("packets") final byte[] packet,
+        @ForAll @IntRange(min = -3, max = 3) final int startOffset, @ForAll final boolean fromFirstSeen) {
+        final long last = Long.MAX_VALUE - 0xFFFF;
         final ReferenceMoldUDP64.Packet parsed = ReferenceMoldUDP64.parse(packet);
         final boolean accepted = parsed != null && parsed.sessionIs(SESSION)
-            && parsed.sequence() >= 1 && parsed.sequence() <= Long.MAX_VALUE - 0xFFFF;
+            && parsed.sequence() >= 1 && parsed.sequence() <= last;
+        final long start = fromFirstSeen ? 0 : accepted ? Math.max(1, parsed.sequence() + startOffset) : 1 + Math.abs(startOffset);
+        final MoldUDP64Subscriber subscriber = subscriber(start);
+        try {
+            check(subscriber, packet, parsed, accepted);
+        } finally {
+            subscriber.close();
+        }
+        final boolean data = accepted && parsed.count() != ReferenceMoldUDP64.END_OF_SESSION && !parsed.messages().isEmpty();
+        Statistics.label("outcome").collect(!accepted ? "refused" : !data ? "accepted, no messages"
+            : !deliveredSequences.isEmpty() ? "delivered" : start != 0 && parsed.sequence() > start ? "gap" : "all seen before");
+        Statistics.label("first sequence").collect(!accepted ? "refused" : parsed.sequence() > last - 8 ? "within 8 of the top"
+            : parsed.sequence() <= 200 ? "low" : "elsewhere");
+        Statistics.label("outcome").coverage(coverage -> {
+            coverage.check("delivered").percentage(percent -> percent >= 3);
+            coverage.check("gap").percentage(percent -> percent >= 0.7);
+            coverage.check("all seen before").count(count -> count >= 3);
+            coverage.check("refused").percentage(percent -> percent >= 10);
+        });
+        Statistics.label("first sequence").coverage(coverage -> coverage.check("within 8 of the top").percentage(percent -> percent >= 2));
+    }
+
+    private void check(final MoldUDP64Subscriber subscriber, final byte[] packet, final ReferenceMoldUDP64.Packet parsed,
+        final boolean accepted) {
+        final long before = subscriber.malformed() + subscriber.otherSession();
         final long expectedBefore = subscriber.nextExpected();
         deliveredSequences.clear();
         deliveredMessages.clear();

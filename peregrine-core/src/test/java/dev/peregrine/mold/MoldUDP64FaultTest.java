@@ -208,7 +208,13 @@ class MoldUDP64FaultTest {
                         throw new UncheckedIOException(ex);
                     }
                 });
-                send(packet(SESSION, 2, 1, numbered(2, 1)), victim.requestEndpoint().localAddress()); // the answer
+                try { // the answer, from the request server: another sender's is dropped
+                    final byte[] answer = packet(SESSION, 2, 1, numbered(2, 1));
+                    assertThat(requestServer.send(ByteBuffer.wrap(answer), victim.requestEndpoint().localAddress()))
+                        .isEqualTo(answer.length);
+                } catch (final IOException ex) {
+                    throw new UncheckedIOException(ex);
+                }
             }
             case ON_UNRECOVERABLE -> {
                 victimOk(victim, feed);

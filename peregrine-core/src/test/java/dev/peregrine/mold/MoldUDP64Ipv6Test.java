@@ -1,5 +1,6 @@
 package dev.peregrine.mold;
 
+import dev.peregrine.testkit.Needs;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.testkit.Ipv6Loopback;
 import dev.peregrine.udp.UdpOptions;
@@ -16,7 +17,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A publisher whose destination is IPv6, and a subscriber whose request server is, bind the IPv6 wildcard by
@@ -30,7 +30,7 @@ class MoldUDP64Ipv6Test {
 
     @BeforeAll
     static void requireIpv6Loopback() {
-        assumeTrue(Ipv6Loopback.usable(), "no IPv6 loopback (::1) on this machine: MoldUDP64 over IPv6 is untested");
+        Needs.configuration("IPv6 loopback", Ipv6Loopback.usable(), "no ::1 on this machine: MoldUDP64 over IPv6 is untested");
     }
 
     @Test

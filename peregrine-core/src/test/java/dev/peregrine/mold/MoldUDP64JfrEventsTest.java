@@ -96,7 +96,8 @@ class MoldUDP64JfrEventsTest {
             subscriber();
             feed(packet(SESSION, 1, 1, numbered(1, 1)));
             feed(packet(SESSION, 10, 1, numbered(10, 1)));
-            answer(packet(SESSION, 5, 2, numbered(5, 2))); // the server lacks 2 to 4
+            answer(packet(SESSION, 5, 2, numbered(5, 2))); // the server lacks 2 to 4: asked again
+            answer(packet(SESSION, 5, 2, numbered(5, 2))); // and confirmed
 
             assertThat(of(recording, "MoldGapDetected")).singleElement().satisfies(gap -> {
                 assertThat(gap.getLong("fromSequence")).isEqualTo(2);

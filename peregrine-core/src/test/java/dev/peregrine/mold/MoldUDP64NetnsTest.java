@@ -1,6 +1,6 @@
 package dev.peregrine.mold;
 
-import org.junit.jupiter.api.Assumptions;
+import dev.peregrine.testkit.Needs;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -65,7 +65,8 @@ class MoldUDP64NetnsTest {
             run("ip", "netns", "add", ns("B"));
             namespaces.add(ns("B"));
         } catch (final IOException ex) {
-            Assumptions.assumeTrue(false, "network namespaces cannot be created here (needs root and iproute2): " + ex.getMessage());
+            Needs.installable("iproute2", () -> ex.getMessage().contains("Cannot run program") ? ex.getMessage() : null);
+            Needs.privilege("root", false, "network namespaces cannot be created here: " + ex.getMessage());
         }
         final List<Process> processes = new ArrayList<>();
         try {

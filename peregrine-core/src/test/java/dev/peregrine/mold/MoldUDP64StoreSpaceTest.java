@@ -1,8 +1,8 @@
 package dev.peregrine.mold;
 
+import dev.peregrine.testkit.Needs;
 import dev.peregrine.testkit.SmallTmpfs;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -73,11 +73,11 @@ class MoldUDP64StoreSpaceTest {
         try {
             blocks = output("stat", "-c", "%b %B", file.toString()).split(" ");
         } catch (final IOException ex) {
-            Assumptions.abort("skipped: stat(1) cannot be run: " + ex.getMessage());
+            Needs.installable("stat(1) (coreutils)", false, "it cannot be run: " + ex.getMessage());
             throw ex;
         }
-        Assumptions.assumeTrue(blocks.length == 2 && blocks[0].matches("[0-9]+") && blocks[1].matches("[0-9]+"),
-            "skipped: stat -c '%b %B' answered " + String.join(" ", blocks));
+        Needs.installable("GNU stat(1) (coreutils)", blocks.length == 2 && blocks[0].matches("[0-9]+")
+            && blocks[1].matches("[0-9]+"), "stat -c '%b %B' answered " + String.join(" ", blocks));
         return Long.parseLong(blocks[0]) * Long.parseLong(blocks[1]);
     }
 

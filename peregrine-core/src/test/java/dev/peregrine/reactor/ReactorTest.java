@@ -1,5 +1,6 @@
 package dev.peregrine.reactor;
 
+import dev.peregrine.testkit.Needs;
 import dev.peregrine.testkit.AllocationMeter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -20,7 +21,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class ReactorTest {
@@ -262,8 +262,7 @@ class ReactorTest {
 
     @Test
     void shouldPinItsThreadToTheConfiguredCpu() throws Exception {
-        assumeTrue(ThreadAffinity.unavailableReason() == null,
-            () -> "thread affinity unavailable here: " + ThreadAffinity.unavailableReason());
+        Needs.platform("thread affinity", ThreadAffinity::unavailableReason);
         final int cpu = Runtime.getRuntime().availableProcessors() - 1;
         try (Reactor reactor = new Reactor(new ReactorOptions().cpu(cpu).errorHandler(errors::add))) {
             reactor.start();
@@ -278,8 +277,7 @@ class ReactorTest {
 
     @Test
     void shouldReportWhyPinningFailedAndRunAnyway() throws Exception {
-        assumeTrue(ThreadAffinity.unavailableReason() == null,
-            () -> "thread affinity unavailable here: " + ThreadAffinity.unavailableReason());
+        Needs.platform("thread affinity", ThreadAffinity::unavailableReason);
         final int missingCpu = 1000; // beyond any CPU of this machine but inside cpu_set_t
         try (Reactor reactor = new Reactor(new ReactorOptions().cpu(missingCpu).errorHandler(errors::add))) {
             reactor.start();

@@ -1,6 +1,6 @@
 package dev.peregrine.shm;
 
-import org.junit.jupiter.api.Assumptions;
+import dev.peregrine.testkit.Needs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -27,7 +27,7 @@ class ShmFutexWakeUpStressTest {
     @Test
     @Timeout(value = 40, unit = TimeUnit.SECONDS)
     void shouldNeverLoseAWakeUpWhenCommitsRaceTheReaderFallingAsleep() throws Exception {
-        Assumptions.assumeTrue(ShmFutex.isAvailable(), "futex unavailable: " + ShmFutex.unavailableReason());
+        Needs.platform("a futex", ShmFutex::unavailableReason);
         final SplittableRandom random = new SplittableRandom(42);
         final long[] committedToASleeper = {0};
         long echoed = 0;

@@ -1,5 +1,6 @@
 package dev.peregrine.shm;
 
+import dev.peregrine.testkit.Needs;
 import dev.peregrine.testkit.AllocationMeter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -404,7 +405,7 @@ class ShmRingTest {
     @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void shouldWakeAReaderSleepingOnTheFutexWhenAMessageIsCommitted() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(ShmFutex.isAvailable(), "futex unavailable: " + ShmFutex.unavailableReason());
+        Needs.platform("a futex", ShmFutex::unavailableReason);
         final MemorySegment ring = newRing(CAPACITY, 100, 10);
         final ShmRingWriter writer = new ShmRingWriter(ring);
         final ShmRingReader reader = new ShmRingReader(ring);

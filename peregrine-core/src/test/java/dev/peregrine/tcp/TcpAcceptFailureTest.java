@@ -1,5 +1,6 @@
 package dev.peregrine.tcp;
 
+import dev.peregrine.testkit.Needs;
 import dev.peregrine.channel.ChannelEvent;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -12,7 +13,6 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * An accept that fails for want of a file descriptor (EMFILE) leaves the connection in the backlog and the
@@ -26,7 +26,8 @@ class TcpAcceptFailureTest {
 
     @Test
     void shouldReportAFailedAcceptOncePauseAcceptingAndThenAcceptTheConnectionThatWaited() throws Exception {
-        assumeTrue(Files.isExecutable(Path.of(PRLIMIT)), "needs " + PRLIMIT + " (util-linux) to lower this JVM's open-file limit");
+        Needs.installable("prlimit (util-linux)", Files.isExecutable(Path.of(PRLIMIT)), PRLIMIT
+            + " is missing, and it lowers this JVM's open-file limit");
         final long softLimit = softLimit();
         final long pid = ProcessHandle.current().pid();
         try (TcpTestRig rig = new TcpTestRig(new TcpOptions()); Socket peer = new Socket()) {

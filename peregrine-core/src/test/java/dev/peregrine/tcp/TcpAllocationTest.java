@@ -26,8 +26,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The send and receive paths allocate nothing once warm: a client and an echoing server on one reactor
- * driven by the test thread, so the thread whose allocation is measured is the reactor thread.
+ * The send and receive paths allocate nothing once warm, in any window (zero tolerance: one object in 200 000
+ * round trips fails): a client and an echoing server on one reactor driven by the test thread, so the thread
+ * whose allocation is measured is the reactor thread.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TcpAllocationTest {
@@ -111,9 +112,9 @@ class TcpAllocationTest {
                 }
             };
 
-            final long allocated = AllocationMeter.steadyStateBytes(30_000, 20_000, 10, roundTrip);
+            final long allocated = AllocationMeter.bytesInAnyWindow(30_000, 20_000, 10, roundTrip);
             assertThat(pair.echoes).isEqualTo(sequence[0]);
-            assertThat(allocated).as("bytes allocated in windows of 20 000 warm round trips").isZero();
+            assertThat(allocated).as("bytes allocated in any window of 20 000 warm round trips").isZero();
             assertThat(errors).isEmpty();
             transport.close();
         }
@@ -154,7 +155,7 @@ class TcpAllocationTest {
                 }
             };
 
-            final long allocated = AllocationMeter.steadyStateBytes(3_000, 2_000, 10, batch);
+            final long allocated = AllocationMeter.bytesInAnyWindow(3_000, 2_000, 10, batch);
             assertThat(pair.echoes).isEqualTo(sequence[0]);
             assertThat(allocated).as("fewest bytes allocated by a window of 2 000 warm batches of 16 (8 sends or claims, a run of 8)").isZero();
             assertThat(errors).isEmpty();
@@ -198,6 +199,8 @@ class TcpAllocationTest {
                     reactor.doWork();
                 }
             };
+            // the forgiving meter here: with counters in a file the first window after 30 000 warm round trips
+            // allocated 72 bytes in every run under zero tolerance, untraced so far (see the report to the lead)
             final long allocated = AllocationMeter.steadyStateBytes(30_000, 20_000, 10, roundTrip);
             assertThat(allocated).as("bytes allocated in windows of 20 000 warm round trips, counters on").isZero();
             assertThat(TcpCountersTest.tcpCounters(reader)).containsEntry("peregrine_tcp_messages_in_total{t}", 2 * sequence[0])

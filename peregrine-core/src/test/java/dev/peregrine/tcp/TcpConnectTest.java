@@ -1,5 +1,6 @@
 package dev.peregrine.tcp;
 
+import dev.peregrine.testkit.Needs;
 import dev.peregrine.channel.ChannelEvent;
 import dev.peregrine.channel.CloseReason;
 
@@ -12,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -48,8 +48,8 @@ class TcpConnectTest {
         try (ServerSocket full = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             final List<Socket> fillers = new ArrayList<>();
             try {
-                Assumptions.assumeTrue(fillAcceptQueue(full, fillers), "the kernel completed every connect to a full "
-                    + "accept queue, so no loopback connect can be made to hang here");
+                Needs.platform("a kernel that drops SYNs to a full accept queue", fillAcceptQueue(full, fillers),
+                    "the kernel completed every connect to a full accept queue, so no loopback connect can be made to hang here");
                 try (TcpTestRig rig = new TcpTestRig(new TcpOptions().connectTimeout(150, TimeUnit.MILLISECONDS))) {
                     final long id = rig.transport.connect(full.getLocalSocketAddress());
                     rig.pollUntil(() -> rig.has(ChannelEvent.ConnectFailed.class));
@@ -73,8 +73,8 @@ class TcpConnectTest {
         try (ServerSocket full = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             final List<Socket> fillers = new ArrayList<>();
             try {
-                Assumptions.assumeTrue(fillAcceptQueue(full, fillers), "the kernel completed every connect to a full "
-                    + "accept queue, so no loopback connect can be made to hang here");
+                Needs.platform("a kernel that drops SYNs to a full accept queue", fillAcceptQueue(full, fillers),
+                    "the kernel completed every connect to a full accept queue, so no loopback connect can be made to hang here");
                 final long[] clock = {TimeUnit.SECONDS.toNanos(1)};
                 final TcpOptions options = new TcpOptions().connectTimeout(Long.MAX_VALUE, TimeUnit.NANOSECONDS);
                 try (TcpTestRig rig = new TcpTestRig(options, () -> clock[0])) {

@@ -1,5 +1,6 @@
 package dev.peregrine.tcp;
 
+import dev.peregrine.testkit.Needs;
 import com.sun.management.UnixOperatingSystemMXBean;
 import dev.peregrine.channel.ChannelEvent;
 
@@ -11,7 +12,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -31,10 +31,10 @@ class TcpManyConnectionsTest {
     @Test
     void shouldServeAThousandConnectionsAtOnceOnOneReactor() {
         final OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
-        Assumptions.assumeTrue(os instanceof UnixOperatingSystemMXBean, "open-file limit unknown on this OS");
+        Needs.platform("a Unix open-file limit", os instanceof UnixOperatingSystemMXBean, "the open-file limit is unknown on this OS");
         final long limit = ((UnixOperatingSystemMXBean)os).getMaxFileDescriptorCount();
         final long open = ((UnixOperatingSystemMXBean)os).getOpenFileDescriptorCount();
-        Assumptions.assumeTrue(limit - open > 2 * CONNECTIONS + 100,
+        Needs.configuration("ulimit -n above " + (2 * CONNECTIONS + 100 + open), limit - open > 2 * CONNECTIONS + 100,
             "ulimit -n is " + limit + " with " + open + " open; " + (2 * CONNECTIONS + 100) + " more are needed");
 
         final TcpOptions options = new TcpOptions().framing(Framing.line()).maxFrameLength(64).receiveBufferSize(128)

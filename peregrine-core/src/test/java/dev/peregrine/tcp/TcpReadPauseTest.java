@@ -193,12 +193,38 @@ class TcpReadPauseTest {
             rig.pollFor(20);
             assertThat(pauser.numbers).containsExactly(1);
             peer.shutdownOutput(); // the end of stream waits in the kernel behind the pause
-            Thread.sleep(20);
+            awaitFinAcknowledged(peer); // the end of stream is in the server's socket now, not only sent
             assertThat(rig.transport.resumeReading(id)).isZero(); // between cycles
             rig.pollUntil(() -> rig.has(ChannelEvent.Closed.class));
 
             assertThat(pauser.numbers).containsExactly(1, 2, 3);
             assertThat(rig.first(ChannelEvent.Closed.class).detail()).isEqualTo("end of stream");
+        }
+    }
+
+    /**
+     * Waits until the peer's socket is in FIN_WAIT2, as /proc/net/tcp tells: the other side's kernel acknowledged
+     * the FIN, so the end of stream waits in its receive queue. An event, where a sleep would only hope for it.
+     */
+    private static void awaitFinAcknowledged(final Socket peer) throws IOException {
+        final String local = String.format(":%04X", peer.getLocalPort());
+        final String remote = String.format(":%04X", peer.getPort());
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); // fails a hang only
+        while (true) {
+            for (final String table : new String[] {"/proc/net/tcp", "/proc/net/tcp6"}) {
+                final java.nio.file.Path path = java.nio.file.Path.of(table);
+                if (!java.nio.file.Files.exists(path)) {
+                    continue;
+                }
+                for (final String line : java.nio.file.Files.readAllLines(path)) {
+                    final String[] fields = line.trim().split("\\s+");
+                    if (fields.length > 3 && fields[1].endsWith(local) && fields[2].endsWith(remote) && "05".equals(fields[3])) {
+                        return; // 05: TCP_FIN_WAIT2
+                    }
+                }
+            }
+            assertThat(System.nanoTime()).as("the peer's FIN acknowledged within 10 s").isLessThan(deadline);
+            Thread.onSpinWait();
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.peregrine.udp;
 
+import dev.peregrine.testkit.Needs;
 import dev.peregrine.reactor.BusySpinIdleStrategy;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.reactor.ReactorOptions;
@@ -21,7 +22,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * An endpoint given only an IPv6 peer binds the IPv6 wildcard by itself: before, its default local address was the
@@ -37,7 +37,7 @@ class UdpEndpointIpv6Test {
 
     @BeforeAll
     static void requireIpv6Loopback() {
-        assumeTrue(Ipv6Loopback.usable(), "no IPv6 loopback (::1) on this machine: the IPv6 default address is untested");
+        Needs.configuration("IPv6 loopback", Ipv6Loopback.usable(), "no ::1 on this machine: the IPv6 default address is untested");
     }
 
     @AfterEach

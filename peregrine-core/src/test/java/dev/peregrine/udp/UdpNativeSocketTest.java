@@ -1,5 +1,6 @@
 package dev.peregrine.udp;
 
+import dev.peregrine.testkit.Needs;
 import dev.peregrine.channel.SendResult;
 import dev.peregrine.reactor.BusySpinIdleStrategy;
 import dev.peregrine.reactor.Reactor;
@@ -28,7 +29,6 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** {@link UdpOptions#nativeSocket}: the FFM datapath behaves as the DatagramChannel one does, except where it is exact. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
@@ -40,7 +40,7 @@ class UdpNativeSocketTest {
 
     @BeforeEach
     void requireNativeSocket() {
-        assumeTrue(UdpEndpoint.nativeSocketUnavailableReason() == null, UdpEndpoint::nativeSocketUnavailableReason);
+        Needs.platform("the native UDP socket", UdpEndpoint::nativeSocketUnavailableReason);
     }
 
     @AfterEach

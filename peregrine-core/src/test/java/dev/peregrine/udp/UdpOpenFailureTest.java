@@ -1,5 +1,6 @@
 package dev.peregrine.udp;
 
+import dev.peregrine.testkit.Needs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -9,7 +10,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A native endpoint whose buffers cannot be made ({@link OutOfMemoryError}: direct memory is short) leaves no
@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class UdpOpenFailureTest {
     @Test
     void shouldCloseTheNativeSocketWhenTheEndpointsBuffersCannotBeMade() throws Exception {
-        assumeTrue(UdpEndpoint.nativeSocketUnavailableReason() == null, UdpEndpoint::nativeSocketUnavailableReason);
+        Needs.platform("the native UDP socket", UdpEndpoint::nativeSocketUnavailableReason);
         final Process child = new ProcessBuilder(List.of(
             Path.of(System.getProperty("java.home"), "bin", "java").toString(),
             "-XX:MaxDirectMemorySize=100000", // one 64 KiB buffer, not two

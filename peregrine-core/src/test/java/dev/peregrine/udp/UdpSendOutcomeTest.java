@@ -1,5 +1,6 @@
 package dev.peregrine.udp;
 
+import dev.peregrine.testkit.Needs;
 import dev.peregrine.channel.SendResult;
 import dev.peregrine.reactor.BusySpinIdleStrategy;
 import dev.peregrine.reactor.Reactor;
@@ -20,7 +21,6 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A send that cannot go answers with the {@link SendResult} that says why, on the JDK's socket and on the native
@@ -82,8 +82,7 @@ class UdpSendOutcomeTest {
 
     @Test
     void shouldAnswerMessageTooLargeOnTheNativeSocketToo() throws Exception {
-        assumeTrue(UdpEndpoint.nativeSocketUnavailableReason() == null, "the native UDP socket is unavailable here: "
-            + UdpEndpoint.nativeSocketUnavailableReason());
+        Needs.platform("the native UDP socket", UdpEndpoint::nativeSocketUnavailableReason);
         final UdpEndpoint endpoint = open(new UdpOptions().localAddress(new InetSocketAddress(LOOPBACK, 0))
             .remoteAddress(freePort()).busyPoll(true).connectedReadWrite(true).nativeSocket(true));
         assertThat(endpoint.isNativeSocket()).isTrue();

@@ -1,6 +1,5 @@
 package dev.peregrine.peers;
 
-import dev.peregrine.peers.support.BenchMessageLayout;
 
 import java.nio.file.Path;
 

@@ -1,7 +1,5 @@
 package dev.peregrine.peers;
 
-import dev.peregrine.peers.support.PeerSupport;
-
 import java.util.List;
 
 /**
@@ -13,7 +11,7 @@ import java.util.List;
  * <p>Contract for fairness: both sides move {@code size} bytes per message through the transport's normal
  * API, the first {@link BenchConfig#sequenceLength()} bytes carry the sequence number (little-endian; its low 32
  * bits when the message or the reply is shorter than 8 bytes, see
- * {@link dev.peregrine.peers.support.BenchMessageLayout}) and are echoed unchanged, waiting sides
+ * {@link dev.peregrine.peers.BenchMessageLayout}) and are echoed unchanged, waiting sides
  * busy-spin when {@link BenchConfig#busySpin()} is set, and nothing allocates per message in steady state.
  * A responder answers each message with {@link BenchConfig#replySize()} bytes (by default the message itself)
  * carrying the message's sequence field; the client checks every reply's length and sequence. With
@@ -115,7 +113,7 @@ public interface BenchTransport {
      * @throws Exception if one cannot connect (those already connected are closed)
      */
     default List<PingClient> connectAll(final BenchConfig config, final int count) throws Exception {
-        return PeerSupport.connectEach(count, i -> connect(config));
+        return Clients.connectEach(count, i -> connect(config));
     }
 
     /**

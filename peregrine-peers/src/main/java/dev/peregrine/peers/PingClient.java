@@ -18,7 +18,7 @@ public interface PingClient extends AutoCloseable {
      *
      * @return the sequence number of the echoed message, or -1 if none has arrived; from a 32-bit field, the
      *     sequence nearest the last one sent with the echoed low bits
-     *     ({@link dev.peregrine.peers.support.BenchMessageLayout#widen}), so a wrong echo never equals the one
+     *     ({@link dev.peregrine.peers.BenchMessageLayout#widen}), so a wrong echo never equals the one
      *     expected
      * @throws IllegalStateException if the reply is not {@link BenchConfig#replySize()} bytes long
      */

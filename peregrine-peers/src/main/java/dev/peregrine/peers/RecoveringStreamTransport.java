@@ -1,7 +1,5 @@
 package dev.peregrine.peers;
 
-import dev.peregrine.peers.support.PeerSupport;
-
 import java.util.List;
 
 /**
@@ -60,7 +58,7 @@ public interface RecoveringStreamTransport extends BenchTransport {
      */
     default List<PingClient> connectAll(final BenchConfig config, final List<StreamLoss.Dropper> droppers)
         throws Exception {
-        return PeerSupport.connectEach(droppers.size(), i -> connect(config, droppers.get(i)));
+        return Clients.connectEach(droppers.size(), i -> connect(config, droppers.get(i)));
     }
 
     @Override

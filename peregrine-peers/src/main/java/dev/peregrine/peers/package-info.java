@@ -5,6 +5,10 @@
  * transports implement the same interface in the benchmark module. Kept out of the library so that it has
  * no dependency on any peer.
  *
+ * <p>Layers: this package is the interface and the message every transport carries
+ * ({@link dev.peregrine.peers.BenchMessageLayout}); {@code support} holds helpers built on it, and each peer's
+ * package builds on both. Nothing here uses {@code support} or a peer's package.
+ *
  * <p>Threading: a {@link dev.peregrine.peers.PingClient} or {@link dev.peregrine.peers.StreamSender} is used
  * by one thread; a {@link dev.peregrine.peers.Responder} runs on threads of its own.
  */

@@ -96,6 +96,36 @@ public final class AllocationMeter {
     }
 
     /**
+     * Zero tolerance: runs {@code action} {@code warmup} times, then {@code windows} windows of {@code window}
+     * iterations each, and returns the bytes of every window together, so that 0 means no window allocated
+     * anything, not even once. For hot paths, where an allocation that is rare is still an allocation; every window
+     * that allocated is printed. {@link #steadyStateBytes(int, int, int, Runnable)} forgives one window in five.
+     *
+     * @param warmup iterations not measured
+     * @param window iterations per measured window
+     * @param windows how many windows to measure, at least 1
+     * @param action the code under test
+     * @return the bytes all the measured windows allocated
+     */
+    public static long bytesInAnyWindow(final int warmup, final int window, final int windows, final Runnable action) {
+        if (windows < 1) {
+            throw new IllegalArgumentException("windows=" + windows + " must be at least 1");
+        }
+        final Windows measured = new Windows(window);
+        for (int i = 0; i < warmup; i++) {
+            action.run();
+        }
+        for (int w = 0; w < windows; w++) {
+            measured.begin();
+            for (int i = 0; i < window; i++) {
+                action.run();
+            }
+            measured.end();
+        }
+        return measured.totalBytes();
+    }
+
+    /**
      * Windows measured by hand on the calling thread, for loops that cannot be a {@link Runnable}, such as the
      * far side of a round trip in another thread: {@link #begin()} and {@link #end()} around each window.
      */
@@ -173,6 +203,23 @@ public final class AllocationMeter {
             final long[] sorted = Arrays.copyOf(bytes, count);
             Arrays.sort(sorted);
             return sorted[count / 2];
+        }
+
+        /**
+         * The bytes of every window ended so far, together: the zero-tolerance verdict.
+         *
+         * @return the total
+         * @throws IllegalStateException before the first window
+         */
+        public long totalBytes() {
+            if (count == 0) {
+                throw new IllegalStateException("no window was measured");
+            }
+            long total = 0;
+            for (int i = 0; i < count; i++) {
+                total += bytes[i];
+            }
+            return total;
         }
 
         /**

@@ -1,6 +1,5 @@
 package dev.peregrine.testkit;
 
-import org.junit.jupiter.api.Assumptions;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -25,17 +24,17 @@ public final class SmallTmpfs {
      * @throws Exception if the folder cannot be made or mount(8) cannot be run
      */
     public static Path mount(final String size) throws Exception {
-        Assumptions.assumeTrue(System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux"),
-            "skipped: mounting a tmpfs needs Linux, this is " + System.getProperty("os.name"));
+        Needs.platform("Linux", System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux"),
+            "mounting a tmpfs needs Linux, this is " + System.getProperty("os.name"));
         final Run id = run("id", "-u");
-        Assumptions.assumeTrue("0".equals(id.output()), "skipped: mounting a tmpfs needs root, this runs as "
+        Needs.privilege("root", "0".equals(id.output()), "mounting a tmpfs needs root, this runs as "
             + System.getProperty("user.name") + " (uid " + id.output() + ")");
         final Path folder = Files.createTempDirectory("peregrine-small-tmpfs");
         final Run mount = run("mount", "-t", "tmpfs", "-o", "size=" + size, "tmpfs", folder.toString());
         if (mount.exit() != 0) {
             Files.deleteIfExists(folder);
         }
-        Assumptions.assumeTrue(mount.exit() == 0, "skipped: mount -t tmpfs failed (exit " + mount.exit() + "): "
+        Needs.privilege("root with CAP_SYS_ADMIN", mount.exit() == 0, "mount -t tmpfs failed (exit " + mount.exit() + "): "
             + mount.output());
         return folder;
     }

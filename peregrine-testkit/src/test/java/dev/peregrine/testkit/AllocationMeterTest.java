@@ -58,6 +58,22 @@ class AllocationMeterTest {
     }
 
     @Test
+    void shouldForgiveNothingWithZeroTolerance() {
+        final int window = 1_000;
+        final long[] iteration = {0};
+        final Runnable once = () -> { // one allocation in 10 000 iterations: what a one-in-five window ratio forgives
+            if (++iteration[0] == 5 * window) {
+                sink = new long[4];
+            }
+        };
+        final long bytes = AllocationMeter.bytesInAnyWindow(0, window, 10, once);
+
+        assertThat(bytes).as("a long[4] is at least 48 bytes").isGreaterThanOrEqualTo(48);
+        iteration[0] = 0;
+        assertThat(AllocationMeter.bytesInAnyWindow(100, window, 10, () -> iteration[0]++)).isZero();
+    }
+
+    @Test
     void shouldTolerateAOneOffAllocationInOneWindowInFive() {
         final AllocationMeter.Windows measured = new AllocationMeter.Windows(1);
         for (int w = 0; w < 10; w++) {

@@ -1,6 +1,5 @@
 package dev.peregrine.bench.run;
 
-import dev.peregrine.bench.report.LatencyTable;
 import dev.peregrine.bench.transports.Transports;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
@@ -328,7 +327,7 @@ public final class BenchRunner {
         String note = clients.note();
         final long measured = all.getTotalCount();
         if (note == null && measured + lost < spec.answeredMessages()) {
-            note = "time limit of " + LatencyTable.number(spec.timeLimitSeconds(), 1) + " s reached: " + (measured + lost)
+            note = "time limit of " + number(spec.timeLimitSeconds(), 1) + " s reached: " + (measured + lost)
                 + " of " + spec.answeredMessages() + " messages measured";
         }
         final double sentRate = clients.sentRate();
@@ -336,7 +335,7 @@ public final class BenchRunner {
         // its note, and its status stays ok, so that a load run's exit code stays what it was on a machine whose other
         // work slows the client thread (and whenever a peer saturates at the higher rates)
         final String behind = sentRate < KEPT_UP * spec.rate() // false for NaN: not measured
-            ? "could not keep up: sustained " + LatencyTable.number(sentRate, 0) + " msg/s of " + spec.rate()
+            ? "could not keep up: sustained " + number(sentRate, 0) + " msg/s of " + spec.rate()
                 + " offered" + (spec.clients() > 1 ? " per client" : "")
             : null;
         if (spec.respondEvery() > 1) {
@@ -371,5 +370,11 @@ public final class BenchRunner {
         return RunResult.withoutNumbers(spec.scenario(), spec.transport().name(), spec.transport().path(),
             Transports.isPeregrine(spec.transport()), spec.size(), spec.rate(), spec.clients(), status, note)
             .withReplySize(spec.replySize()).withSending(spec.respondEvery(), Double.NaN);
+    }
+
+    /** A number for a note, as the tables print it (report.LatencyTable#number): n/a when not finite. */
+    private static String number(final double value, final int decimals) {
+        return Double.isNaN(value) || Double.isInfinite(value) ? "n/a"
+            : String.format(Locale.ROOT, "%." + decimals + "f", value);
     }
 }

@@ -1,6 +1,5 @@
 package dev.peregrine.bench.run;
 
-import dev.peregrine.bench.cli.Main;
 import dev.peregrine.counters.CountersManager;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
@@ -19,8 +18,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Responders in a second JVM, started with the same {@code java} and class path as this one and the hidden
- * {@code responder} command. The child prints {@code READY} once it accepts, answers {@code STATS} lines on
+ * Responders in a second JVM, started with the same {@code java} and class path as this one, running
+ * {@link ResponderChild}. The child prints {@code READY} once it accepts, answers {@code STATS} lines on
  * its stdin with its counters, and exits when its stdin closes (so also when this JVM dies).
  */
 public final class ChildResponderSide implements ResponderSide {
@@ -88,8 +87,7 @@ public final class ChildResponderSide implements ResponderSide {
         command.addAll(transport.jvmArguments());
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
-        command.add(Main.class.getName());
-        command.add("responder");
+        command.add(ResponderChild.class.getName());
         command.add("--transport=" + transport.name());
         command.add("--host=" + config.host());
         command.add("--port=" + config.port());

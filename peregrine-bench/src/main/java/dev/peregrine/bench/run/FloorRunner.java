@@ -167,8 +167,8 @@ public final class FloorRunner {
     }
 
     /**
-     * The repository this CLI runs from: the folder holding {@code peregrine-bench}, found from the class
-     * path, or the working directory.
+     * The repository this CLI runs from: the folder holding {@code peregrine-cli} (the launcher's class path) or
+     * {@code peregrine-bench} (this module's tests), found from the class path, or the working directory.
      *
      * @return the root, or null
      */
@@ -176,7 +176,8 @@ public final class FloorRunner {
         for (final String entry : System.getProperty("java.class.path", "").split(java.io.File.pathSeparator)) {
             Path path = Path.of(entry).toAbsolutePath().normalize();
             while (path != null) {
-                if (path.getFileName() != null && path.getFileName().toString().equals("peregrine-bench")) {
+                final String name = path.getFileName() == null ? "" : path.getFileName().toString();
+                if (name.equals("peregrine-cli") || name.equals("peregrine-bench")) {
                     return path.getParent();
                 }
                 path = path.getParent();

@@ -1,6 +1,5 @@
 package dev.peregrine.bench.run;
 
-import dev.peregrine.bench.cli.ResponderCommand;
 import dev.peregrine.peers.RecoveringStreamReceiver;
 import dev.peregrine.peers.StreamReceiver;
 import org.HdrHistogram.Histogram;
@@ -17,7 +16,7 @@ import java.util.function.LongConsumer;
  * over (a poll delivers at most a few thousand messages, so the window is exact to well under a
  * millisecond). Per message it does a compare and an increment of a plain field; the clock is read once per
  * poll. Used in the sender's JVM ({@link ThroughputRunner}) and in a receiver JVM of its own
- * ({@link ResponderCommand} with {@code --stream}).
+ * ({@link StreamReceiverChild}, started as {@link ResponderChild} with {@code --stream}).
  */
 final class StreamChecker implements LongConsumer {
     /** How long a lossy receiver waits, once the sender is done, before it counts the rest as lost. */

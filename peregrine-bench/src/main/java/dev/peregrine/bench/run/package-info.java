@@ -1,15 +1,16 @@
 /**
- * How a measurement runs: a {@link dev.peregrine.bench.run.BenchSession} runs the
- * {@link dev.peregrine.bench.run.RunSpec}s of one command, a runner per scenario
+ * How a measurement runs: a runner per scenario
  * ({@link dev.peregrine.bench.run.BenchRunner} for ping-pong and load,
  * {@link dev.peregrine.bench.run.ThroughputRunner} for one-way streams,
  * {@link dev.peregrine.bench.run.FloorRunner} for the C floor), a
  * {@link dev.peregrine.bench.run.ResponderSide} in a second JVM or on threads of this one, the measuring loops
  * ({@link dev.peregrine.bench.run.PingPongLoop}, {@link dev.peregrine.bench.run.SharedClientLoop}) and what they
- * produce ({@link dev.peregrine.bench.run.RunResult}).
+ * produce ({@link dev.peregrine.bench.run.RunResult}). The runs of one command, one after another, are a
+ * {@code session}'s; how results are shown is {@code report}'s.
  *
  * <p>What goes here: a new scenario (a loop, a runner, a responder behaviour) and the numbers it records. What
- * the user types belongs in {@code cli}, how results are shown in {@code report}.
+ * the user types belongs in the command line ({@code dev.peregrine.cli}, another module), how results are shown
+ * in {@code report}; nothing here uses either.
  *
  * <p>Threading: a measuring loop belongs to its client thread and allocates nothing per message; a responder
  * side owns the threads (or the JVM) it starts and stops them in {@code close()}; progress is printed by a

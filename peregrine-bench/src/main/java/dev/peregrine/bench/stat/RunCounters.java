@@ -2,7 +2,6 @@ package dev.peregrine.bench.stat;
 
 import dev.peregrine.counters.CounterTypes;
 import dev.peregrine.counters.CountersDirectory;
-import dev.peregrine.counters.CountersManager;
 import dev.peregrine.counters.CountersReader;
 
 import java.nio.file.Files;
@@ -27,22 +26,20 @@ public final class RunCounters {
      *     Peregrine process)
      */
     public static List<RunCounter> read(final long pid) {
-        final Path file = CountersDirectory.configuredDirectory().resolve(pid + CountersManager.FILE_SUFFIX);
-        if (!Files.isRegularFile(file)) {
+        final Path file = CountersDirectory.fileOf(CountersDirectory.configuredDirectory(), pid);
+        if (file == null || !Files.isRegularFile(file)) {
             return null;
         }
-        final List<CountersSnapshot.Entry> entries;
+        final List<RunCounter> counters = new ArrayList<>();
         try (CountersReader reader = CountersReader.open(file)) {
-            entries = CountersSnapshot.read(reader).counters();
+            reader.forEach((id, typeId, label, value) -> {
+                final String type = CounterTypes.name(typeId);
+                if (value != 0 && !type.startsWith("peregrine_reactor_")) {
+                    counters.add(new RunCounter(type, label, value));
+                }
+            });
         } catch (final RuntimeException ex) {
             return null; // removed or unreadable: the run's numbers stand without it
-        }
-        final List<RunCounter> counters = new ArrayList<>();
-        for (final CountersSnapshot.Entry entry : entries) {
-            final String type = CounterTypes.name(entry.typeId());
-            if (entry.value() != 0 && !type.startsWith("peregrine_reactor_")) {
-                counters.add(new RunCounter(type, entry.label(), entry.value()));
-            }
         }
         return List.copyOf(counters);
     }

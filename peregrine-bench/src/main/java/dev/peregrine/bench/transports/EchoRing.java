@@ -1,7 +1,7 @@
 package dev.peregrine.bench.transports;
 
-import dev.peregrine.peers.support.BenchMessageLayout;
 
+import dev.peregrine.peers.BenchMessageLayout;
 import java.lang.foreign.MemorySegment;
 
 /**

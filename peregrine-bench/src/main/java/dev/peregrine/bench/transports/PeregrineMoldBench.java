@@ -11,13 +11,13 @@ import dev.peregrine.mold.MoldUDP64RequestServer;
 import dev.peregrine.mold.MoldUDP64Subscriber;
 import dev.peregrine.mold.MoldUDP64SubscriberOptions;
 import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.BenchMessageLayout;
 import dev.peregrine.peers.RecoveringStreamReceiver;
 import dev.peregrine.peers.RecoveringStreamSender;
 import dev.peregrine.peers.RecoveringStreamTransport;
 import dev.peregrine.peers.StreamLoss;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
-import dev.peregrine.peers.support.BenchMessageLayout;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.udp.UdpOptions;
 

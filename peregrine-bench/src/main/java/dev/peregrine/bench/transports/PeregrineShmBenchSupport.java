@@ -1,12 +1,12 @@
 package dev.peregrine.bench.transports;
 
 import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.BenchMessageLayout;
 import dev.peregrine.peers.BenchTransport;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.peers.StreamReceiver;
 import dev.peregrine.peers.StreamSender;
-import dev.peregrine.peers.support.BenchMessageLayout;
 import dev.peregrine.peers.support.ReplyLength;
 import dev.peregrine.reactor.BackoffIdleStrategy;
 import dev.peregrine.reactor.BusySpinIdleStrategy;

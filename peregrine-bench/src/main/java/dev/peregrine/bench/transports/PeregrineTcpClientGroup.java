@@ -4,8 +4,8 @@ import dev.peregrine.channel.ChannelHandler;
 import dev.peregrine.channel.CloseReason;
 import dev.peregrine.channel.SendResult;
 import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.BenchMessageLayout;
 import dev.peregrine.peers.PingClient;
-import dev.peregrine.peers.support.BenchMessageLayout;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.tcp.TcpTransport;
 

@@ -2,8 +2,8 @@ package dev.peregrine.bench.transports;
 
 import dev.peregrine.channel.SendResult;
 import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.BenchMessageLayout;
 import dev.peregrine.peers.PingClient;
-import dev.peregrine.peers.support.BenchMessageLayout;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;

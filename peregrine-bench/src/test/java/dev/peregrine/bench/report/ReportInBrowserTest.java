@@ -1,5 +1,6 @@
 package dev.peregrine.bench.report;
 
+import dev.peregrine.testkit.Needs;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -20,7 +21,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Opens the report in a real headless Chromium and checks that it drew the charts.
@@ -59,7 +59,7 @@ class ReportInBrowserTest {
 
     @Test
     void shouldDrawEverySeriesInHeadlessChromium() throws Exception {
-        assumeTrue(Files.isExecutable(CHROMIUM), "Chromium is not installed at " + CHROMIUM
+        Needs.installable("chromium", Files.isExecutable(CHROMIUM), "it is not installed at " + CHROMIUM
             + " (apt-get install -y chromium); the report cannot be checked in a browser here");
         final Path report = folder.resolve("report.html");
         Files.writeString(report, HtmlReport.render(HtmlReportTest.sample()));
@@ -79,7 +79,7 @@ class ReportInBrowserTest {
 
     @Test
     void shouldRenderAScreenshotThatIsNotBlank() throws Exception {
-        assumeTrue(Files.isExecutable(CHROMIUM), "Chromium is not installed at " + CHROMIUM
+        Needs.installable("chromium", Files.isExecutable(CHROMIUM), "it is not installed at " + CHROMIUM
             + " (apt-get install -y chromium); the report cannot be checked in a browser here");
         final Path report = folder.resolve("report.html");
         Files.writeString(report, HtmlReport.render(HtmlReportTest.sample()));
@@ -101,7 +101,7 @@ class ReportInBrowserTest {
 
     @Test
     void shouldRenderEveryChartOfEveryScenarioWithoutConsoleErrors() throws Exception {
-        assumeTrue(Files.isExecutable(CHROMIUM), "Chromium is not installed at " + CHROMIUM
+        Needs.installable("chromium", Files.isExecutable(CHROMIUM), "it is not installed at " + CHROMIUM
             + " (apt-get install -y chromium); the report cannot be checked in a browser here");
         final Path report = folder.resolve("report.html");
         final String html = HtmlReport.render(ReportChartsTest.allScenarios());

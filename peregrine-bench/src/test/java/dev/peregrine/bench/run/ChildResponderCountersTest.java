@@ -38,7 +38,7 @@ class ChildResponderCountersTest {
         final Path counters = dir.resolve("counters");
         System.setProperty(CountersManager.DIRECTORY_PROPERTY, counters.toString());
         try (ChildResponderSide child = start()) {
-            assertThat(counters.resolve(child.pid() + CountersManager.FILE_SUFFIX)).isRegularFile();
+            assertThat(CountersDirectory.fileOf(counters, child.pid())).isRegularFile();
             assertThat(RunCounters.read(child.pid())).isNotNull();
         }
     }
@@ -48,7 +48,7 @@ class ChildResponderCountersTest {
         System.setProperty(CountersManager.ENABLED_PROPERTY, "off");
         System.clearProperty(CountersManager.DIRECTORY_PROPERTY);
         try (ChildResponderSide child = start()) {
-            assertThat(CountersDirectory.defaultDirectory().resolve(child.pid() + CountersManager.FILE_SUFFIX)).doesNotExist();
+            assertThat(CountersDirectory.fileOf(CountersDirectory.defaultDirectory(), child.pid())).isNull();
             assertThat(RunCounters.read(child.pid())).as("a run's JSON then carries no counters").isNull();
         }
     }

@@ -1,5 +1,6 @@
 package dev.peregrine.bench.run;
 
+import dev.peregrine.testkit.Needs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -8,7 +9,6 @@ import java.nio.file.Path;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class FloorResultTest {
     /** Output of /work/shared/floor/run 256 20000 on the development machine. */
@@ -67,7 +67,7 @@ class FloorResultTest {
     @Timeout(120)
     void shouldParseWhatTheRealFloorScriptPrints() {
         final Path script = Path.of("/work/shared/floor/run");
-        assumeTrue(Files.isExecutable(script), "the machine's floor script " + script + " is not here");
+        Needs.configuration("the machine's C floor script", Files.isExecutable(script), script + " is not here");
 
         final FloorRunner.Outcome outcome = FloorRunner.run(script + " 64 1000");
 

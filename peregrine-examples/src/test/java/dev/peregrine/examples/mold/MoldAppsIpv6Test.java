@@ -1,5 +1,6 @@
 package dev.peregrine.examples.mold;
 
+import dev.peregrine.testkit.Needs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -14,7 +15,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code mold publish} and {@code mold listen} over IPv6 loopback: a unicast feed to {@code ::1} with a fifth of its
@@ -47,7 +47,7 @@ class MoldAppsIpv6Test {
             try (DatagramSocket probe = new DatagramSocket(new InetSocketAddress(address, 0))) {
                 port = probe.getLocalPort();
             } catch (final SocketException ex) {
-                assumeTrue(false, "no IPv6 loopback: " + ex.getMessage());
+                Needs.configuration("IPv6 loopback", false, "no ::1 here: " + ex.getMessage());
                 throw ex;
             }
             if (port < 65_535) {

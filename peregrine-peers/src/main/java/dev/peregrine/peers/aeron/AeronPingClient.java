@@ -1,8 +1,8 @@
 package dev.peregrine.peers.aeron;
 
 import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.BenchMessageLayout;
 import dev.peregrine.peers.PingClient;
-import dev.peregrine.peers.support.BenchMessageLayout;
 import dev.peregrine.peers.support.ReplyLength;
 import io.aeron.Aeron;
 import io.aeron.FragmentAssembler;

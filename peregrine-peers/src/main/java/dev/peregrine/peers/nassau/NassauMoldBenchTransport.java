@@ -1,13 +1,13 @@
 package dev.peregrine.peers.nassau;
 
 import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.BenchMessageLayout;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.RecoveringStreamReceiver;
 import dev.peregrine.peers.RecoveringStreamSender;
 import dev.peregrine.peers.RecoveringStreamTransport;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.peers.StreamLoss;
-import dev.peregrine.peers.support.BenchMessageLayout;
 
 import java.io.IOException;
 import java.net.InetAddress;

@@ -1,9 +1,9 @@
 package dev.peregrine.peers.nassau;
 
 import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.BenchMessageLayout;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.peers.StreamLoss;
-import dev.peregrine.peers.support.BenchMessageLayout;
 import dev.peregrine.peers.support.PeerSupport;
 import dev.peregrine.reactor.IdleStrategy;
 

@@ -1,8 +1,8 @@
 package dev.peregrine.peers.netty;
 
 import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.BenchMessageLayout;
 import dev.peregrine.peers.PingClient;
-import dev.peregrine.peers.support.BenchMessageLayout;
 import dev.peregrine.peers.support.TcpFrameLayout;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;

@@ -1,6 +1,6 @@
 package dev.peregrine.peers.netty;
 
-import dev.peregrine.peers.support.BenchMessageLayout;
+import dev.peregrine.peers.BenchMessageLayout;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;

@@ -1,8 +1,8 @@
 package dev.peregrine.peers.nio;
 
 import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.BenchMessageLayout;
 import dev.peregrine.peers.PingClient;
-import dev.peregrine.peers.support.BenchMessageLayout;
 import dev.peregrine.peers.support.ReplyLength;
 import dev.peregrine.peers.support.TcpFrameLayout;
 

@@ -1,8 +1,8 @@
 package dev.peregrine.peers.nio;
 
 import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.BenchMessageLayout;
 import dev.peregrine.peers.Responder;
-import dev.peregrine.peers.support.BenchMessageLayout;
 import dev.peregrine.peers.support.PeerSupport;
 import dev.peregrine.peers.support.TcpFrameLayout;
 import dev.peregrine.reactor.IdleStrategy;

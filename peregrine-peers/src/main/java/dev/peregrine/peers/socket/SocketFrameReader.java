@@ -1,6 +1,6 @@
 package dev.peregrine.peers.socket;
 
-import dev.peregrine.peers.support.BenchMessageLayout;
+import dev.peregrine.peers.BenchMessageLayout;
 import dev.peregrine.peers.support.TcpFrameLayout;
 
 import java.io.BufferedInputStream;

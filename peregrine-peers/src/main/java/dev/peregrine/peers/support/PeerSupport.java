@@ -1,18 +1,14 @@
 package dev.peregrine.peers.support;
 
 import dev.peregrine.peers.BenchConfig;
-import dev.peregrine.peers.PingClient;
 import dev.peregrine.reactor.BackoffIdleStrategy;
 import dev.peregrine.reactor.BusySpinIdleStrategy;
 import dev.peregrine.reactor.IdleStrategy;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
- * Small shared helpers: the idle strategy a waiting side uses, stopping a thread with a bounded wait, and
- * connecting several clients so that a failure leaves none open.
+ * Small shared helpers: the idle strategy a waiting side uses, and stopping a thread with a bounded wait.
  */
 public final class PeerSupport {
     /** How long a close waits for a thread of its own to end. */
@@ -63,46 +59,5 @@ public final class PeerSupport {
         thread.setDaemon(true);
         thread.start();
         return thread;
-    }
-
-    /** Connects the client of one index. */
-    @FunctionalInterface
-    public interface Connector {
-        /**
-         * Connects one client.
-         *
-         * @param index 0 to the count - 1
-         * @return the client
-         * @throws Exception if it cannot connect
-         */
-        PingClient connect(int index) throws Exception;
-    }
-
-    /**
-     * Connects {@code count} clients in order; if one fails, those already connected are closed (a close that
-     * throws is added to the failure as suppressed) and the failure is thrown.
-     *
-     * @param count how many
-     * @param connector connects the client of each index
-     * @return the clients, in index order
-     * @throws Exception the first failure
-     */
-    public static List<PingClient> connectEach(final int count, final Connector connector) throws Exception {
-        final List<PingClient> clients = new ArrayList<>(count);
-        try {
-            for (int i = 0; i < count; i++) {
-                clients.add(connector.connect(i));
-            }
-        } catch (final Exception | Error ex) {
-            for (final PingClient client : clients) {
-                try {
-                    client.close();
-                } catch (final RuntimeException closing) {
-                    ex.addSuppressed(closing);
-                }
-            }
-            throw ex;
-        }
-        return clients;
     }
 }

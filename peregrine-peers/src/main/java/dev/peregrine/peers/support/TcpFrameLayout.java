@@ -1,5 +1,7 @@
 package dev.peregrine.peers.support;
 
+import dev.peregrine.peers.BenchMessageLayout;
+
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
