@@ -12,11 +12,9 @@ import dev.peregrine.reactor.Reactor;
 import dev.peregrine.udp.DatagramHandler;
 import dev.peregrine.udp.UdpEndpoint;
 
-import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.PortUnreachableException;
 
 /**
  * The MoldUDP64 listener: receives a feed (multicast or unicast), checks the session of every packet,
@@ -79,29 +77,13 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     private final UdpEndpoint feed;
     private final String feedLabel; // the feed's address as text, made once, for JFR events
     private final UdpEndpoint requests;
-    private final InetSocketAddress requestServer;
-    /** Datagrams on the request socket from anyone but {@link #requestServer} are dropped, not taken as answers. */
-    private final boolean answersOnlyFromRequestServer;
-    /** Further addresses the request server may answer from, at its port. */
-    private final InetAddress[] answerAddresses;
+    /** The request side: which datagrams on {@link #requests} are answers, the requests and their timeouts. */
+    private final MoldUDP64Requester requester;
     private final MemorySegment session = MemorySegment.ofArray(new byte[MoldUDP64Layout.SESSION_LENGTH]);
-    private final MemorySegment request = MemorySegment.ofArray(new byte[MoldUDP64Layout.REQUEST_LENGTH]);
     private final boolean sessionFixed;
     private final long startSequence;
-    private final MoldUDP64RequestTimeout timeout;
-    private final int requestAttempts;
-    /** A gap without an answer is given up no sooner than this after its first request: the attempts' configured waits. */
-    private final long giveUpNs;
-    private final int maxRequestsInFlight;
     private final MoldUDP64ReorderBuffer reorder;
     private final MoldUDP64Gaps gaps;
-    /** No request in flight times out before this: {@link #doWork} skips its scan until then. */
-    private long nextTimeoutNs;
-    /**
-     * Most messages an answer cut short carried (it held fewer than its request asked for, so a packet held no
-     * more): how much of a long gap one request asks for; 0 until such an answer, and again in a new session.
-     */
-    private int answerMessages;
     private boolean sessionKnown;
     private boolean endOfSessionSeen;
     private long nextExpected;
@@ -110,8 +92,6 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     private MoldUDP64GapReason unrecoverableReason;
     private long delivered;
     private long gapsDetected;
-    private long requestsSent;
-    private long retries;
     private long recovered;
     private long duplicates;
     private long malformed;
@@ -120,14 +100,6 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     private long bufferOverflows;
     private long unrecoverable;
     private long handlerFailures;
-    private long answersFromStrangers;
-    private long truncationSuspicions;
-    /** The first stranger on the request socket went to the error handler; the others are counted only. */
-    private boolean strangerReported;
-    /** The request socket's ICMP port-unreachable count when last looked at. */
-    private long requestServerUnreachable;
-    /** An unreachable request server was reported, and no answer has come since. */
-    private boolean unreachableReported;
     private String failure;
     private boolean released;
     private boolean closed;
@@ -154,21 +126,16 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         this.clock = reactor.clock();
         this.listener = listener;
         this.errorHandler = reactor.errorHandler();
-        this.requestServer = options.requestServer();
-        this.answersOnlyFromRequestServer = options.acceptAnswersOnlyFromRequestServer();
-        this.answerAddresses = options.answerAddresses();
-        if (answersOnlyFromRequestServer && requestServer != null && requestServer.getAddress().isAnyLocalAddress()
-            && answerAddresses.length == 0) {
+        final InetSocketAddress requestServer = options.requestServer();
+        if (options.acceptAnswersOnlyFromRequestServer() && requestServer != null
+            && requestServer.getAddress().isAnyLocalAddress() && options.answerAddresses().length == 0) {
             throw new IllegalArgumentException("acceptAnswersOnlyFromRequestServer=true requestServer=" + requestServer
                 + ": a wildcard address is no sender's, so every answer would be dropped; give the server's own address"
                 + " (or its addresses in answerAddresses)");
         }
         this.startSequence = options.startSequence();
         this.nextExpected = startSequence;
-        this.timeout = new MoldUDP64RequestTimeout(options.requestTimeoutNs(), options.maxRequestTimeoutNs());
-        this.requestAttempts = options.requestAttempts();
-        this.giveUpNs = timeout.configuredWaitsNs(requestAttempts);
-        this.maxRequestsInFlight = options.maxRequestsInFlight();
+        final int maxRequestsInFlight = options.maxRequestsInFlight();
         this.gaps = new MoldUDP64Gaps(Math.max(MIN_GAP_RECORDS, 4 * maxRequestsInFlight), this);
         this.sessionFixed = options.session() != null;
         if (sessionFixed) {
@@ -208,6 +175,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         }
         this.feed = opened;
         this.feedLabel = opened.localAddress().toString();
+        this.requester = new MoldUDP64Requester(this, clock, errorHandler, options, gaps, session, requests);
         this.counters = new MoldUDP64SubscriberCounters(reactor.counters(), "mold=" + feedLabel);
         reactor.add(this);
     }
@@ -223,9 +191,8 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         @Override
         public void onDatagram(final UdpEndpoint endpoint, final MemorySegment buffer, final long offset, final int length,
             final InetSocketAddress sender, final long nowNs) {
-            if (answer && answersOnlyFromRequestServer && !fromRequestServer(sender)) {
-                dropStranger(sender, length);
-                return;
+            if (answer && !requester.accepts(sender, length)) {
+                return; // a stranger's, counted by the requester
             }
             onPacket(buffer, offset, length, answer, nowNs);
         }
@@ -237,46 +204,6 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
                 fail((answer ? "request" : "feed") + " socket on " + endpoint.localAddress() + " closed: " + detail);
                 releaseMemory();
             }
-        }
-    }
-
-    /**
-     * Whether a datagram on the request socket came from the request server: its port and address compared as
-     * values, since the JDK hands the sender over as an object of its own; nothing is allocated.
-     */
-    private boolean fromRequestServer(final InetSocketAddress sender) {
-        if (requestServer == null || sender.getPort() != requestServer.getPort()) {
-            return false;
-        }
-        final InetAddress address = sender.getAddress();
-        if (requestServer.getAddress().equals(address)) {
-            return true;
-        }
-        for (final InetAddress answerAddress : answerAddresses) {
-            if (answerAddress.equals(address)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * A stranger's datagram on the request socket: dropped unread and counted. Only the first is reported to the error
-     * handler, so that a flood costs neither a report nor an allocation each, while a server answering from an address
-     * or port other than the one configured (a wildcard-bound server on a host of several addresses) is told at once.
-     */
-    private void dropStranger(final InetSocketAddress sender, final int length) {
-        answersFromStrangers++;
-        if (FrameRejectedEvent.enabled()) {
-            FrameRejectedEvent.emit("moldudp64", 0, sender, requests.localAddress(), "datagram of " + length
-                + " bytes on the request socket is not from the request server " + requestServer);
-        }
-        if (!strangerReported) {
-            strangerReported = true;
-            errorHandler.onError(new IOException("MoldUDP64 request socket " + requests.localAddress()
-                + " dropped a datagram from " + sender + ": not the request server " + requestServer
-                + " (acceptAnswersOnlyFromRequestServer=true); further ones are counted only (answersFromStrangers),"
-                + " the subscriber goes on"));
         }
     }
 
@@ -376,7 +303,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
                         if (gaps.suspectTruncated[inside]) { // a second time, after a fresh request: believed
                             giveUp(gaps.from[inside], sequence - gaps.from[inside], MoldUDP64GapReason.STORE_TRUNCATED);
                         } else {
-                            suspectTruncated(inside);
+                            requester.suspectTruncated(inside);
                         }
                         return 0;
                     }
@@ -390,16 +317,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         if (answer && count > 0 && gaps.count > 0) { // an empty answer answers nothing: not one, nor a reset of the attempts
             final int answered = gaps.inFlightFrom(sequence);
             if (answered >= 0) {
-                unreachableReported = false; // the server answers: a later ICMP is news
-                // only an answer cut short shows what one packet holds: one that held all it was asked (a short gap,
-                // say) would make every longer gap asked for in parts that small, a request per few messages
-                if (count < gaps.requestedCount[answered]) {
-                    answerMessages = Math.max(answerMessages, count);
-                }
-                final long roundTripNs = gaps.answered(answered, eventNs);
-                if (roundTripNs >= 0) {
-                    timeout.sample(roundTripNs);
-                }
+                requester.answered(answered, count, eventNs);
             }
         }
         if (reorder.messages() > 0) {
@@ -416,7 +334,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         } else {
             changeState(MoldUDP64SubscriberState.RECOVERING);
             if (!ended()) {
-                issueRequests();
+                requester.issueRequests();
             }
         }
         return deliveredNow;
@@ -531,7 +449,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         }
     }
 
-    private void releaseMemory() {
+    void releaseMemory() {
         if (!released) {
             released = true;
             reorder.close();
@@ -600,125 +518,17 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     @Override
     public int doWork(final long nowNs) {
         // the fields are published once per cycle, off the per-message path
-        counters.publish(nextExpected, gapsDetected, requestsSent, recovered, duplicates, malformed, state.ordinal(),
-            answersFromStrangers);
+        counters.publish(nextExpected, gapsDetected, requester.requestsSent(), recovered, duplicates, malformed,
+            state.ordinal(), requester.answersFromStrangers());
         if (gaps.count == 0 || state == MoldUDP64SubscriberState.UNRECOVERABLE || state == MoldUDP64SubscriberState.FAILED
-            || nowNs - nextTimeoutNs < 0) {
+            || !requester.due(nowNs)) {
             return 0; // a busy feed runs many cycles between two timeouts: they skip the scan
         }
-        final long timeNs = clock.nanoTime(); // a request's time is its own: the cycle's clock may be a receive batch old
-        if (requests.portUnreachable() != requestServerUnreachable) {
-            reportUnreachable();
-        }
-        int work = 0;
-        boolean waiting = false;
-        long earliest = timeNs;
-        for (int i = 0; i < gaps.count; i++) {
-            if (!gaps.inFlight[i]) {
-                continue;
-            }
-            if (timeNs - gaps.sentNs[i] >= timeout.waitNs(gaps.attempts[i])) {
-                // the waits follow the measured round trip, which may be tens of microseconds: the attempts alone would
-                // give a gap up within a millisecond of silence (a collection, a rate limit, a restart of the server)
-                if (gaps.attempts[i] >= requestAttempts && timeNs - gaps.firstSentNs[i] >= giveUpNs) {
-                    giveUp(gaps.from[i], gaps.to[i] - gaps.from[i],
-                        requestServer == null ? MoldUDP64GapReason.NO_REQUEST_SERVER : MoldUDP64GapReason.NO_ANSWER);
-                    if (state == MoldUDP64SubscriberState.FAILED) {
-                        releaseMemory(); // no packet is being handled: nothing reads the reorder buffer any more
-                    }
-                    return work + 1;
-                }
-                retries++;
-                sendRequest(i, timeNs);
-                work++;
-            }
-            final long due = gaps.sentNs[i] + timeout.waitNs(gaps.attempts[i]);
-            if (!waiting || due - earliest < 0) {
-                earliest = due;
-                waiting = true;
-            }
-        }
-        nextTimeoutNs = earliest; // nothing waiting: look again next cycle
-        return work + issueRequests();
+        return requester.onTimeouts();
     }
 
-    /**
-     * A connected request socket heard an ICMP port unreachable: nothing listens at the request server's port. Said
-     * once until an answer comes; the requests go on per the timeouts (the server may come back), and a gap without
-     * an answer is given up as {@link MoldUDP64GapReason#NO_ANSWER} after the attempts, as for a silent server.
-     */
-    private void reportUnreachable() {
-        requestServerUnreachable = requests.portUnreachable();
-        if (!unreachableReported) {
-            unreachableReported = true;
-            errorHandler.onError(new PortUnreachableException("MoldUDP64 request server " + requestServer
-                + " is unreachable from request socket " + requests.localAddress() + " (ICMP port unreachable: nothing"
-                + " listens there); requests go on per the timeouts, a gap without an answer is given up after "
-                + requestAttempts + " attempts"));
-        }
-    }
-
-    /**
-     * Asks for the lowest gaps without a request in flight, as far as the in-flight bound allows. Once an
-     * answer has shown how many messages one holds, a longer gap is asked for in parts of that many, one
-     * request each, so that its answers come back together rather than one per round trip. The requests are
-     * timed from a clock read of their own: they may follow a long delivery from the reorder buffer.
-     */
-    private int issueRequests() {
-        int inFlight = gaps.inFlightCount();
-        int sent = 0;
-        long sendNs = 0;
-        for (int i = 0; i < gaps.count && inFlight < maxRequestsInFlight; i++) {
-            if (!gaps.inFlight[i]) {
-                if (answerMessages > 0 && gaps.to[i] - gaps.from[i] > answerMessages && !gaps.full()) {
-                    gaps.splitPart(i, gaps.from[i] + answerMessages);
-                }
-                if (sent == 0) {
-                    sendNs = clock.nanoTime();
-                }
-                sendRequest(i, sendNs);
-                inFlight++;
-                sent++;
-            }
-        }
-        return sent;
-    }
-
-    private void sendRequest(final int gap, final long nowNs) {
-        final long from = gaps.from[gap];
-        gaps.inFlight[gap] = true;
-        gaps.sentNs[gap] = nowNs;
-        gaps.requestedFrom[gap] = from;
-        if (++gaps.attempts[gap] == 1) {
-            gaps.firstSentNs[gap] = nowNs;
-        }
-        final int count = (int)Math.min(gaps.to[gap] - from, MoldUDP64Layout.MAX_MESSAGE_COUNT);
-        // a repeat may ask for more than an earlier copy (the gap grew): an answer is cut short only below them all
-        gaps.requestedCount[gap] = gaps.attempts[gap] == 1 ? count : Math.min(gaps.requestedCount[gap], count);
-        final long due = nowNs + timeout.waitNs(gaps.attempts[gap]);
-        if (due - nextTimeoutNs < 0) {
-            nextTimeoutNs = due;
-        }
-        if (requestServer == null) {
-            return;
-        }
-        MoldUDP64Layout.putRequest(request, 0, session, from, count);
-        requestsSent++;
-        requests.sendTo(request, 0, MoldUDP64Layout.REQUEST_LENGTH, requestServer);
-    }
-
-    /**
-     * An answer started past gap {@code gap}'s start. One datagram is no evidence (anyone can forge its source): it is
-     * dropped, counted, and the gap asked for again at once, so that only the answer to that later request can
-     * confirm the truncation ({@link MoldUDP64GapReason#STORE_TRUNCATED}).
-     */
-    private void suspectTruncated(final int gap) {
-        truncationSuspicions++;
-        gaps.suspectTruncated[gap] = true;
-        sendRequest(gap, clock.nanoTime());
-    }
-
-    private void giveUp(final long from, final long count, final MoldUDP64GapReason reason) {
+    /** A gap cannot be filled: counted, reported to the listener, and the subscriber becomes UNRECOVERABLE. */
+    void giveUp(final long from, final long count, final MoldUDP64GapReason reason) {
         unrecoverable++;
         unrecoverableReason = reason;
         MoldGapUnrecoverableEvent.emit(feedLabel, from, count, reason);
@@ -749,7 +559,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             highestSeen = 0;
             gaps.clear();
             reorder.clear();
-            answerMessages = 0; // the new session may be served by another server, or with other packet sizes
+            requester.newSession(); // it may be served by another server, or with other packet sizes
         }
         sessionsFollowed++;
     }
@@ -826,7 +636,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
      * @return the count
      */
     public long requests() {
-        return requestsSent;
+        return requester.requestsSent();
     }
 
     /**
@@ -835,7 +645,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
      * @return the count
      */
     public long retries() {
-        return retries;
+        return requester.retries();
     }
 
     /**
@@ -1001,7 +811,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
      * @return the count
      */
     public long answersFromStrangers() {
-        return answersFromStrangers;
+        return requester.answersFromStrangers();
     }
 
     /**
@@ -1011,7 +821,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
      * @return the count
      */
     public long truncationSuspicions() {
-        return truncationSuspicions;
+        return requester.truncationSuspicions();
     }
 
     /**

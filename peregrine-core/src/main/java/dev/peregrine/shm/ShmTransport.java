@@ -3,21 +3,16 @@ package dev.peregrine.shm;
 import dev.peregrine.channel.ChannelHandler;
 import dev.peregrine.channel.CloseReason;
 import dev.peregrine.internal.jfr.ChannelClosedEvent;
-import dev.peregrine.internal.jfr.ChannelOpenedEvent;
-import dev.peregrine.internal.jfr.ShmPeerLostEvent;
 import dev.peregrine.channel.SendResult;
 import dev.peregrine.channel.Transport;
 import dev.peregrine.reactor.Pollable;
 import dev.peregrine.reactor.Reactor;
-import dev.peregrine.reactor.TimerHandler;
 
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -76,15 +71,10 @@ public final class ShmTransport implements Transport, Pollable {
     private final Reactor reactor;
     private final ChannelHandler handler;
     private final ShmOptions options;
-    private final ByteBuffer probe = ByteBuffer.allocateDirect(64);
-    private final ByteBuffer ack = ByteBuffer.allocateDirect(1);
     private ShmTransportChannel[] channels = new ShmTransportChannel[0];
     private ShmTransportServer[] servers = new ShmTransportServer[0];
-    private final TimerHandler timerHandler = this::onTimer;
-    private long[] failedIds = new long[4];
-    private boolean[] failedListens = new boolean[4];
-    private String[] failedReasons = new String[4];
-    private int failedCount;
+    private final ShmTransportRendezvous rendezvous;
+    private final ShmTransportCompletions completions;
     private ShmTransportChannel lastFound;
     private ShmTransportChannel polling;
     private long nextId = 1;
@@ -93,7 +83,7 @@ public final class ShmTransport implements Transport, Pollable {
     private long countersPublishedNs;
 
     /** A listening socket. */
-    private record ShmTransportServer(long id, UnixDomainSocketAddress address, ServerSocketChannel channel, SelectionKey[] key) {
+    record ShmTransportServer(long id, UnixDomainSocketAddress address, ServerSocketChannel channel, SelectionKey[] key) {
     }
 
     /**
@@ -111,6 +101,8 @@ public final class ShmTransport implements Transport, Pollable {
         this.handler = handler;
         this.options = options;
         this.counters = new ShmTransportCounters(reactor.counters());
+        this.rendezvous = new ShmTransportRendezvous(this, reactor, handler, options);
+        this.completions = new ShmTransportCompletions(this, reactor, handler);
         reactor.add(this);
     }
 
@@ -118,18 +110,18 @@ public final class ShmTransport implements Transport, Pollable {
     public long listen(final SocketAddress localAddress) {
         final long id = nextId++;
         if (!(localAddress instanceof UnixDomainSocketAddress address)) {
-            defer(id, true, "shared memory listens on a UnixDomainSocketAddress, not " + localAddress);
+            completions.defer(id, true, "shared memory listens on a UnixDomainSocketAddress, not " + localAddress);
             return id;
         }
         try {
             ShmRingFile.cleanLeftovers(options.ringDirectory());
             final ServerSocketChannel channel = ShmRendezvous.bind(address);
             final ShmTransportServer server = new ShmTransportServer(id, address, channel, new SelectionKey[1]);
-            server.key()[0] = reactor.register(channel, SelectionKey.OP_ACCEPT, (key, nowNs) -> onAcceptable(server, nowNs));
+            server.key()[0] = reactor.register(channel, SelectionKey.OP_ACCEPT, (key, nowNs) -> rendezvous.onAcceptable(server, nowNs));
             servers = append(servers, server);
-            defer(id, true, null);
+            completions.defer(id, true, null);
         } catch (final IOException | RuntimeException ex) {
-            defer(id, true, "cannot listen on " + address.getPath() + ": " + ex.getMessage());
+            completions.defer(id, true, "cannot listen on " + address.getPath() + ": " + ex.getMessage());
         }
         return id;
     }
@@ -138,7 +130,7 @@ public final class ShmTransport implements Transport, Pollable {
     public long connect(final SocketAddress remoteAddress) {
         final long id = nextId++;
         if (!(remoteAddress instanceof UnixDomainSocketAddress address)) {
-            defer(id, false, "shared memory connects to a UnixDomainSocketAddress, not " + remoteAddress);
+            completions.defer(id, false, "shared memory connects to a UnixDomainSocketAddress, not " + remoteAddress);
             return id;
         }
         SocketChannel socket = null;
@@ -150,11 +142,11 @@ public final class ShmTransport implements Transport, Pollable {
                 connected ? ShmTransportChannel.AWAITING_OFFER : ShmTransportChannel.CONNECTING, handler,
                 reactor.clock().nanoTime() + options.handshakeTimeoutNs());
             channel.key = reactor.register(socket, connected ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT,
-                (key, nowNs) -> onReady(channel, key));
+                (key, nowNs) -> rendezvous.onReady(channel, key));
             channels = append(channels, channel);
         } catch (final IOException | RuntimeException ex) {
             closeQuietly(socket);
-            defer(id, false, "cannot connect to " + address.getPath() + ": " + ex.getMessage());
+            completions.defer(id, false, "cannot connect to " + address.getPath() + ": " + ex.getMessage());
         }
         return id;
     }
@@ -340,136 +332,6 @@ public final class ShmTransport implements Transport, Pollable {
         }
     }
 
-    private void onAcceptable(final ShmTransportServer server, final long nowNs) {
-        while (true) {
-            final SocketChannel socket;
-            try {
-                socket = server.channel().accept();
-            } catch (final IOException ex) {
-                reactor.errorHandler().onError(new IOException("accept on " + server.address().getPath() + " failed", ex));
-                return;
-            }
-            if (socket == null) {
-                return;
-            }
-            final long id = nextId++;
-            final ShmTransportChannel channel = new ShmTransportChannel(id, server.id(), socket,
-                ShmTransportChannel.AWAITING_ACK, handler, nowNs + options.handshakeTimeoutNs());
-            try {
-                channel.connection = ShmConnection.createForClient(socket, options, channel.handshake, Arena.ofShared());
-                channel.connection.enter(); // the transport's use, for the channel's whole life
-                socket.configureBlocking(false);
-                socket.write(channel.handshake);
-                if (channel.handshake.hasRemaining()) {
-                    throw new IOException("offer of " + channel.handshake.limit() + " bytes did not fit the socket buffer");
-                }
-                channel.key = reactor.register(socket, SelectionKey.OP_READ, (key, now) -> onReady(channel, key));
-                channels = append(channels, channel);
-            } catch (final IOException | RuntimeException ex) {
-                if (channel.connection != null) {
-                    channel.connection.close();
-                    exitConnection(channel.connection);
-                }
-                closeQuietly(socket);
-                reactor.errorHandler().onError(new IOException("rendezvous with a client of "
-                    + server.address().getPath() + " failed: " + ex.getMessage(), ex));
-            }
-        }
-    }
-
-    private void onReady(final ShmTransportChannel channel, final SelectionKey key) {
-        try {
-            switch (channel.state) {
-                case ShmTransportChannel.CONNECTING -> {
-                    if (channel.socket.finishConnect()) {
-                        channel.state = ShmTransportChannel.AWAITING_OFFER;
-                        key.interestOps(SelectionKey.OP_READ);
-                    }
-                }
-                case ShmTransportChannel.AWAITING_OFFER -> readOffer(channel);
-                case ShmTransportChannel.AWAITING_ACK -> readAck(channel);
-                case ShmTransportChannel.CONNECTED -> checkLiveness(channel);
-                default -> key.cancel();
-            }
-        } catch (final IOException | RuntimeException ex) {
-            if (channel.state == ShmTransportChannel.RELEASED) {
-                reactor.errorHandler().onError(ex); // the channel was closed (and reported) before this failure
-            } else if (channel.state == ShmTransportChannel.CONNECTED) {
-                close(channel, CloseReason.ERROR, ex.toString());
-            } else {
-                failHandshake(channel, ex.getMessage());
-            }
-        }
-    }
-
-    private void readOffer(final ShmTransportChannel channel) throws IOException {
-        if (channel.socket.read(channel.handshake) < 0) {
-            failHandshake(channel, "server closed the socket during the rendezvous");
-            return;
-        }
-        final ShmHandshake.Offer offer = ShmHandshake.readOffer(channel.handshake);
-        if (offer == null) {
-            if (!channel.handshake.hasRemaining()) {
-                failHandshake(channel, "offer longer than " + channel.handshake.capacity() + " bytes");
-            }
-            return;
-        }
-        channel.connection = ShmConnection.mapOffer(channel.socket, offer, Arena.ofShared());
-        channel.connection.enter(); // the transport's use, for the channel's whole life
-        ack.clear();
-        ack.put(ShmHandshake.ACK).flip();
-        if (channel.socket.write(ack) != 1) {
-            throw new IOException("acknowledgement did not fit the socket buffer");
-        }
-        final SocketAddress remote = channel.socket.getRemoteAddress();
-        channel.state = ShmTransportChannel.CONNECTED;
-        ChannelOpenedEvent.emit("shm", channel.id, 0, remote);
-        try {
-            handler.onConnected(channel.id, remote);
-        } catch (final Throwable ex) {
-            handlerFailed(channel, ex);
-        }
-    }
-
-    private void readAck(final ShmTransportChannel channel) throws IOException {
-        probe.clear().limit(1);
-        final int read = channel.socket.read(probe);
-        if (read < 0) {
-            failHandshake(channel, "client closed the socket during the rendezvous");
-            return;
-        }
-        if (read == 0) {
-            return;
-        }
-        if (probe.get(0) != ShmHandshake.ACK) {
-            failHandshake(channel, "client sent byte=" + probe.get(0) + " instead of the acknowledgement");
-            return;
-        }
-        channel.connection.removeFiles();
-        channel.state = ShmTransportChannel.CONNECTED;
-        ChannelOpenedEvent.emit("shm", channel.id, channel.serverId, channel.connection.remoteAddress());
-        try {
-            handler.onAccepted(channel.serverId, channel.id, channel.connection.remoteAddress());
-        } catch (final Throwable ex) {
-            handlerFailed(channel, ex);
-        }
-    }
-
-    private void checkLiveness(final ShmTransportChannel channel) throws IOException {
-        probe.clear();
-        if (channel.socket.read(probe) >= 0) {
-            return; // nothing is expected after the rendezvous; stray bytes are ignored
-        }
-        final ShmConnection connection = channel.connection;
-        connection.peerGone();
-        ShmPeerLostEvent.emit(channel.id, connection.remoteAddress(), connection.peerClosedOrderly());
-        // what the peer wrote before it went is delivered by doWork, later in this cycle and on the next ones if
-        // there is much (drain); the socket stays readable at its end, so it is not selected any more
-        channel.key.interestOps(0);
-        channel.peerGone = true;
-        channel.drainBudget = connection.reader().goneWriterDrainBound();
-    }
-
     /**
      * Delivers what is left in the ring of a channel whose peer went, at most {@link #DRAIN_BATCHES_PER_CYCLE}
      * batches per cycle, then reports how the peer went once the ring is empty: {@link CloseReason#BY_PEER} if it
@@ -509,7 +371,7 @@ public final class ShmTransport implements Transport, Pollable {
         return delivered;
     }
 
-    private void failHandshake(final ShmTransportChannel channel, final String reason) {
+    void failHandshake(final ShmTransportChannel channel, final String reason) {
         release(channel);
         if (channel.serverId == 0) {
             try {
@@ -522,7 +384,7 @@ public final class ShmTransport implements Transport, Pollable {
         }
     }
 
-    private void close(final ShmTransportChannel channel, final CloseReason reason, final String detail) {
+    void close(final ShmTransportChannel channel, final CloseReason reason, final String detail) {
         if (channel.state == ShmTransportChannel.CONNECTED) {
             ChannelClosedEvent.emit("shm", channel.id, channel.connection.remoteAddress(), reason, detail, 0);
             release(channel);
@@ -559,7 +421,7 @@ public final class ShmTransport implements Transport, Pollable {
     }
 
     /** A handler threw: count it, report it, and close only that handler's channel (if it is still open). */
-    private void handlerFailed(final ShmTransportChannel channel, final Throwable ex) {
+    void handlerFailed(final ShmTransportChannel channel, final Throwable ex) {
         handlerFailures++;
         final boolean open = channel != null && channel.state != ShmTransportChannel.RELEASED;
         try {
@@ -618,6 +480,26 @@ public final class ShmTransport implements Transport, Pollable {
         servers = Arrays.copyOf(kept, count);
     }
 
+    /** The next id of a channel or a server. */
+    long nextId() {
+        return nextId++;
+    }
+
+    /** A channel whose rendezvous has begun joins the list. */
+    void add(final ShmTransportChannel channel) {
+        channels = append(channels, channel);
+    }
+
+    /** The address of the server with this id, or null if there is none (any more). */
+    UnixDomainSocketAddress listeningAddress(final long id) {
+        for (final ShmTransportServer server : servers) {
+            if (server.id() == id) {
+                return server.address();
+            }
+        }
+        return null;
+    }
+
     private ShmTransportChannel find(final long id) {
         final ShmTransportChannel last = lastFound;
         if (last != null && last.id == id) {
@@ -633,7 +515,7 @@ public final class ShmTransport implements Transport, Pollable {
     }
 
     /** Ends the transport's use of a closed connection: it finishes closing (ring closed, socket closed, unmapped). */
-    private void exitConnection(final ShmConnection connection) {
+    void exitConnection(final ShmConnection connection) {
         try {
             connection.exit();
         } catch (final RuntimeException | InternalError ex) { // a fault too: the channel must still leave the list
@@ -641,60 +523,7 @@ public final class ShmTransport implements Transport, Pollable {
         }
     }
 
-    /**
-     * Delivers a completion on a later cycle through the timer wheel (a deadline already due fires on the next
-     * poll): unlike the reactor's hand-over queue, which other threads may fill, nothing is dropped, and the
-     * timer's cookie (the id) is all it needs, so nothing is allocated. A failure's reason waits in the
-     * failed* arrays (grown only when more failures are pending than ever before).
-     *
-     * @param reason null for {@code onListening}, otherwise why the listen or connect failed
-     */
-    private void defer(final long id, final boolean server, final String reason) {
-        if (reason != null) {
-            if (failedCount == failedIds.length) {
-                failedIds = Arrays.copyOf(failedIds, failedCount * 2);
-                failedListens = Arrays.copyOf(failedListens, failedCount * 2);
-                failedReasons = Arrays.copyOf(failedReasons, failedCount * 2);
-            }
-            failedIds[failedCount] = id;
-            failedListens[failedCount] = server;
-            failedReasons[failedCount] = reason;
-            failedCount++;
-        }
-        reactor.timers().schedule(reactor.nowNs(), timerHandler, id);
-    }
-
-    private void onTimer(final long timerId, final long id, final long nowNs) {
-        try {
-            for (int i = 0; i < failedCount; i++) {
-                if (failedIds[i] == id) {
-                    final boolean listen = failedListens[i];
-                    final String reason = failedReasons[i];
-                    failedCount--;
-                    failedIds[i] = failedIds[failedCount];
-                    failedListens[i] = failedListens[failedCount];
-                    failedReasons[i] = failedReasons[failedCount];
-                    failedReasons[failedCount] = null;
-                    if (listen) {
-                        handler.onListenFailed(id, reason);
-                    } else {
-                        handler.onConnectFailed(id, reason);
-                    }
-                    return;
-                }
-            }
-            for (final ShmTransportServer server : servers) {
-                if (server.id() == id) { // not if the application closed it first: nothing after onClosed
-                    handler.onListening(id, server.address());
-                    return;
-                }
-            }
-        } catch (final Throwable ex) {
-            handlerFailed(null, ex);
-        }
-    }
-
-    private static void closeQuietly(final java.nio.channels.Channel channel) {
+    static void closeQuietly(final java.nio.channels.Channel channel) {
         if (channel != null) {
             try {
                 channel.close();

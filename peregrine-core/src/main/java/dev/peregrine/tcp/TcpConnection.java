@@ -358,7 +358,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
             return;
         }
         if (connected) {
-            transport.cancelTimer(connectTimerId);
+            transport.timers().cancel(connectTimerId);
             connectTimerId = -1;
             state = CONNECTED;
             key.interestOps(readInterest);
@@ -735,7 +735,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
             poller.remove(this);
         }
         writePending(true);
-        lingerTimerId = transport.scheduleLinger(id, lingerNs);
+        lingerTimerId = transport.timers().scheduleLinger(id, lingerNs);
     }
 
     /** The linger timer of a closing connection: what is still buffered is discarded. */
@@ -817,9 +817,9 @@ final class TcpConnection implements SelectHandler, FrameSink {
         if (!connectFailed) {
             ChannelClosedEvent.emit("tcp", id, remoteAddress, reason, closedDetail, discarded);
         }
-        transport.cancelTimer(connectTimerId);
+        transport.timers().cancel(connectTimerId);
         connectTimerId = -1;
-        transport.cancelTimer(lingerTimerId);
+        transport.timers().cancel(lingerTimerId);
         lingerTimerId = -1;
         closingReason = null;
         closingDetail = null;

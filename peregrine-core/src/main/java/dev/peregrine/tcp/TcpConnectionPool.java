@@ -1,12 +1,14 @@
 package dev.peregrine.tcp;
 
+import dev.peregrine.channel.SendResult;
+
 import java.lang.foreign.Arena;
 import java.util.Arrays;
 
 /**
  * The connection slots of a {@link TcpTransport}: made on first need (with their buffers), reused after
  * a close (last freed, first reused, while its buffers are warm), and found by id in constant time.
- * Never more than {@link TcpOptions#maxConnections()}.
+ * Never more than {@link TcpOptions#maxConnections()}. Not thread-safe: the reactor's thread only.
  */
 final class TcpConnectionPool {
     private final TcpTransport transport;
@@ -69,6 +71,19 @@ final class TcpConnectionPool {
         }
         final TcpConnection connection = slots[index];
         return connection.id() == id && connection.state() != TcpConnection.FREE ? connection : null;
+    }
+
+    /** The connection an id names, if it is current and connected; else null. */
+    TcpConnection connected(final long id) {
+        final TcpConnection connection = find(id);
+        return connection != null && connection.state() == TcpConnection.CONNECTED ? connection : null;
+    }
+
+    /** Why an id names no connected channel: {@code CLOSED} for one closed or closing, else {@code NOT_CONNECTED}. */
+    long notConnected(final long channelId) {
+        final TcpConnection connection = find(channelId);
+        return connection != null && (connection.state() == TcpConnection.CLOSED || connection.state() == TcpConnection.CLOSING)
+            ? SendResult.CLOSED : SendResult.NOT_CONNECTED;
     }
 
     int slotCount() {

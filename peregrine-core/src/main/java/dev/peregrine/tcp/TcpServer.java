@@ -75,7 +75,7 @@ final class TcpServer implements SelectHandler {
     private void pauseAccepting() {
         acceptPaused = true;
         key.interestOps(0);
-        transport.scheduleServerTimer(id, ACCEPT_PAUSE_NS);
+        transport.timers().scheduleServerTimer(id, ACCEPT_PAUSE_NS);
     }
 
     /**

@@ -4,19 +4,14 @@ import dev.peregrine.channel.ChannelHandler;
 import dev.peregrine.channel.CloseReason;
 import dev.peregrine.channel.SendResult;
 import dev.peregrine.channel.Transport;
-import dev.peregrine.internal.jfr.ChannelOpenedEvent;
 import dev.peregrine.reactor.Pollable;
 import dev.peregrine.reactor.Reactor;
-import dev.peregrine.reactor.TimerHandler;
 
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.SocketAddress;
-import java.net.StandardSocketOptions;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
-import java.util.Arrays;
 
 /**
  * TCP servers and clients on a {@link Reactor}, framed as {@link TcpOptions#framing(Framing)} says.
@@ -75,7 +70,8 @@ import java.util.Arrays;
  * another connection. Not thread-safe: use it on the reactor's thread only.
  */
 public final class TcpTransport implements Transport {
-    private static final TcpServer[] NO_SERVERS = new TcpServer[0];
+    /** The detail of a server's {@code onClosed} when the application closed it. */
+    static final String SERVER_CLOSED = "server closed by the application";
     /** {@link #claimEnded} when the claimed channel closed under the claim: commit answers CLOSED. */
     private static final String CLAIM_ABANDONED = "the channel closed under the claim";
 
@@ -83,15 +79,15 @@ public final class TcpTransport implements Transport {
     private final TcpOptions options;
     private final ChannelHandler handler;
     private final Arena arena = Arena.ofShared();
-    private final TimerHandler timerHandler = this::onTimer;
     private final TcpReadPoller readPoller;
     private final TcpConnectionPool connections;
     private final TcpWriteFlusher flusher;
     private final Pollable flusherAtCycleStart;
     private final TcpCounters counters;
+    private final TcpTimers timers;
+    private final TcpServers servers;
+    private final TcpConnectionOpener opener;
     private boolean flusherAdded;
-    private Registrar registrar;
-    private TcpServer[] servers = NO_SERVERS;
     /**
      * The channel of the latest claim, and its outbound memory: a loop sending on one channel finds both without
      * the lookup. A claim, when open, is always on this channel ({@link #claimOpen}): the claim path stores a
@@ -126,9 +122,11 @@ public final class TcpTransport implements Transport {
         this.connections = new TcpConnectionPool(this, options, arena);
         this.flusher = new TcpWriteFlusher(this, connections);
         this.flusherAtCycleStart = flusher::doWorkAtCycleStart;
-        this.registrar = reactor::register;
         options.framing().newCodec(options.maxFrameLength()); // fail now, not on the first connection
         this.counters = new TcpCounters(reactor.counters());
+        this.timers = new TcpTimers(this, reactor, options);
+        this.servers = new TcpServers(this, reactor, handler);
+        this.opener = new TcpConnectionOpener(this, reactor, options, handler, connections, timers);
         if (readPoller != null) {
             reactor.add(readPoller);
             // behind the read poller, so that answers to what it read are written in the same cycle (a
@@ -140,43 +138,15 @@ public final class TcpTransport implements Transport {
     @Override
     public long listen(final SocketAddress localAddress) {
         checkOpen();
-        final long id = newServer().open(localAddress, options);
-        deferEvent(id);
+        final long id = servers.newServer().open(localAddress, options);
+        timers.deferEvent(id);
         return id;
     }
 
     @Override
     public long connect(final SocketAddress remoteAddress) {
         checkOpen();
-        final TcpConnection connection = connections.acquire();
-        if (connection == null) {
-            throw new IllegalStateException("maxConnections=" + options.maxConnections() + " reached; cannot connect to "
-                + remoteAddress);
-        }
-        SocketChannel channel = null;
-        long id = 0; // no id is 0: the slot is not open yet
-        try {
-            channel = SocketChannel.open();
-            configure(channel);
-            final boolean connected = channel.connect(remoteAddress);
-            id = connection.open(channel, remoteAddress, TcpConnection.CONNECTING);
-            // an immediate connect still completes through the selector, so onConnected follows this call
-            connection.registered(reactor.register(channel, connected ? SelectionKey.OP_WRITE : SelectionKey.OP_CONNECT,
-                connection));
-            connection.connectTimerId(reactor.timers().schedule(deadlineAfter(options.connectTimeoutNs()), timerHandler,
-                id));
-            return id;
-        } catch (final IOException | RuntimeException ex) {
-            closeQuietly(channel);
-            if (id == 0) {
-                // opened only here, once: each open counts an open connection and makes its counters, which the
-                // close that delivers the failure gives back once
-                id = connection.open(null, remoteAddress, TcpConnection.CONNECTING);
-            }
-            connection.failBeforeSocket("connect to " + remoteAddress + " failed: " + ex);
-            deferEvent(id);
-            return id;
-        }
+        return opener.connect(remoteAddress);
     }
 
     /**
@@ -194,9 +164,9 @@ public final class TcpTransport implements Transport {
      */
     @Override
     public long send(final long channelId, final MemorySegment buffer, final long offset, final int length) {
-        final TcpConnection connection = connected(channelId);
+        final TcpConnection connection = connections.connected(channelId);
         if (connection == null) {
-            return notConnected(channelId);
+            return connections.notConnected(channelId);
         }
         final long refused = refusal(connection, length);
         if (refused < 0) {
@@ -223,9 +193,9 @@ public final class TcpTransport implements Transport {
     public long tryClaim(final long channelId, final int length) {
         TcpConnection connection = lastClaimed;
         if (connection == null || connection.id() != channelId || connection.state() != TcpConnection.CONNECTED) {
-            connection = connected(channelId);
+            connection = connections.connected(channelId);
             if (connection == null) {
-                return notConnected(channelId);
+                return connections.notConnected(channelId);
             }
             if (claimOpen) {
                 throw claimStillOpen(); // before the switch: an open claim is always on lastClaimed
@@ -272,9 +242,9 @@ public final class TcpTransport implements Transport {
         if (count < 1) {
             throw new IllegalArgumentException("count=" + count + " must be at least 1");
         }
-        final TcpConnection connection = connected(channelId);
+        final TcpConnection connection = connections.connected(channelId);
         if (connection == null) {
-            return notConnected(channelId);
+            return connections.notConnected(channelId);
         }
         final long refused = refusal(connection, length);
         if (refused < 0) {
@@ -422,27 +392,7 @@ public final class TcpTransport implements Transport {
     }
 
     private void closeServer(final long id) {
-        closeServer(id, CloseReason.LOCAL, "server closed by the application");
-    }
-
-    private void closeServer(final long id, final CloseReason reason, final String detail) {
-        final TcpServer server = server(id);
-        if (server != null && server.state() != TcpServer.FREE) {
-            server.close();
-            try {
-                handler.onClosed(id, reason, detail);
-            } catch (final Throwable ex) {
-                reportError(new IllegalStateException("channel handler failed on closed server " + id
-                    + ", the reactor goes on", ex));
-            }
-        }
-    }
-
-    /** A handler threw from a server's event: the server alone is closed, with the reason. */
-    private void serverHandlerFailed(final long serverId, final Throwable ex) {
-        reportError(new IllegalStateException("channel handler failed on server " + serverId
-            + "; the server is closed, the reactor goes on", ex));
-        closeServer(serverId, CloseReason.ERROR, "handler failed: " + ex);
+        servers.close(id, CloseReason.LOCAL, SERVER_CLOSED);
     }
 
     /**
@@ -460,11 +410,7 @@ public final class TcpTransport implements Transport {
         // take a slot the loops have passed and outlive the arena freed below, and a nested close() would free
         // the arena twice. The loops' close(id) paths do not check the flag
         closed = true;
-        for (final TcpServer server : servers) {
-            if (server.state() != TcpServer.FREE) {
-                close(server.id());
-            }
-        }
+        servers.closeAll();
         for (int i = 0; i < connections.slotCount(); i++) {
             final TcpConnection connection = connections.slot(i);
             if (connection.isOpen()) {
@@ -493,9 +439,9 @@ public final class TcpTransport implements Transport {
      *     ({@link SendResult#NOT_CONNECTED}, {@link SendResult#CLOSED}, also when this write failed)
      */
     public long flush(final long channelId) {
-        final TcpConnection connection = connected(channelId);
+        final TcpConnection connection = connections.connected(channelId);
         if (connection == null) {
-            return notConnected(channelId);
+            return connections.notConnected(channelId);
         }
         return connection.flushNow();
     }
@@ -507,7 +453,7 @@ public final class TcpTransport implements Transport {
      * @return true if the id names a current, connected channel
      */
     public boolean isConnected(final long channelId) {
-        return connected(channelId) != null;
+        return connections.connected(channelId) != null;
     }
 
     /**
@@ -517,7 +463,7 @@ public final class TcpTransport implements Transport {
      * @return the count, or a negative {@link SendResult} code for an unknown id
      */
     public long pendingBytes(final long channelId) {
-        final TcpConnection connection = connected(channelId);
+        final TcpConnection connection = connections.connected(channelId);
         return connection == null ? SendResult.NOT_CONNECTED : connection.pendingBytes();
     }
 
@@ -538,9 +484,9 @@ public final class TcpTransport implements Transport {
      *     {@link SendResult#CLOSED}) if the id names no connected channel
      */
     public long pauseReading(final long channelId) {
-        final TcpConnection connection = connected(channelId);
+        final TcpConnection connection = connections.connected(channelId);
         if (connection == null) {
-            return notConnected(channelId);
+            return connections.notConnected(channelId);
         }
         connection.pauseReading();
         return 0;
@@ -555,12 +501,12 @@ public final class TcpTransport implements Transport {
      * @return 0, or a negative {@link SendResult} code if the id names no connected channel
      */
     public long resumeReading(final long channelId) {
-        final TcpConnection connection = connected(channelId);
+        final TcpConnection connection = connections.connected(channelId);
         if (connection == null) {
-            return notConnected(channelId);
+            return connections.notConnected(channelId);
         }
         if (connection.resumeReading()) {
-            deferEvent(channelId);
+            timers.deferEvent(channelId);
         }
         return 0;
     }
@@ -572,7 +518,7 @@ public final class TcpTransport implements Transport {
      * @return true if it names a connected channel whose reading is paused
      */
     public boolean isReadingPaused(final long channelId) {
-        final TcpConnection connection = connected(channelId);
+        final TcpConnection connection = connections.connected(channelId);
         return connection != null && connection.readingPaused();
     }
 
@@ -583,8 +529,7 @@ public final class TcpTransport implements Transport {
      * @return the address, or null if the id names no listening server
      */
     public SocketAddress localAddress(final long serverId) {
-        final TcpServer server = TcpIds.isServer(serverId) ? server(serverId) : null;
-        return server == null || server.state() != TcpServer.LISTENING ? null : server.localAddress();
+        return servers.localAddress(serverId);
     }
 
     /**
@@ -598,13 +543,13 @@ public final class TcpTransport implements Transport {
 
     /** Writes to the socket by the slot holding this channel so far, or -1 if it names none (for tests). */
     long socketWrites(final long channelId) {
-        final TcpConnection connection = connected(channelId);
+        final TcpConnection connection = connections.connected(channelId);
         return connection == null ? -1 : connection.socketWrites();
     }
 
     /** Decode passes that delivered a frame, by the slot holding this channel so far, or -1 if it names none (for tests). */
     long deliveringDecodes(final long channelId) {
-        final TcpConnection connection = connected(channelId);
+        final TcpConnection connection = connections.connected(channelId);
         return connection == null ? -1 : connection.deliveringDecodes();
     }
 
@@ -615,7 +560,7 @@ public final class TcpTransport implements Transport {
     }
 
     void registrar(final Registrar registrar) {
-        this.registrar = registrar;
+        opener.registrar(registrar);
     }
 
     /** The poller that reads connections each cycle, or null when reads wait for the selector. */
@@ -636,43 +581,15 @@ public final class TcpTransport implements Transport {
     }
 
     void accepted(final TcpServer server, final SocketChannel channel) {
-        final TcpConnection connection = closed ? null : connections.acquire();
-        if (connection == null) {
-            closeQuietly(channel);
-            reportError(new IllegalStateException("maxConnections=" + options.maxConnections()
-                + " reached; a connection to " + server.localAddress() + " was refused"));
-            return;
-        }
-        SocketAddress remote = null;
-        try {
-            configure(channel);
-            remote = channel.getRemoteAddress();
-        } catch (final IOException ex) {
-            closeQuietly(channel);
-            connections.release(connection);
-            reportError(new IOException("cannot set up a connection accepted on " + server.localAddress() + ": " + ex, ex));
-            return;
-        }
-        final SelectionKey key;
-        try {
-            key = registrar.register(channel, connection.readInterest(), connection);
-        } catch (final RuntimeException ex) {
-            // the accepted channel alone fails: it is closed, its slot freed, and the server goes on
-            closeQuietly(channel);
-            connections.release(connection);
-            reportError(new IllegalStateException("cannot register a connection from " + remote + " accepted on "
-                + server.localAddress() + "; it is closed, the server goes on", ex));
-            return;
-        }
-        final long id = connection.open(channel, remote, TcpConnection.CONNECTED);
-        counters.accepted.increment();
-        connection.registered(key);
-        ChannelOpenedEvent.emit("tcp", id, server.id(), remote);
-        try {
-            handler.onAccepted(server.id(), id, remote);
-        } catch (final Throwable ex) {
-            handlerFailed(connection, ex);
-        }
+        opener.accepted(server, channel, closed);
+    }
+
+    TcpTimers timers() {
+        return timers;
+    }
+
+    TcpServers servers() {
+        return servers;
     }
 
     void handlerFailed(final TcpConnection connection, final Throwable ex) {
@@ -689,17 +606,6 @@ public final class TcpTransport implements Transport {
 
     void reportError(final Throwable error) {
         reactor.errorHandler().onError(error);
-    }
-
-    /** Schedules the linger timeout of a closing channel; returns the timer id. */
-    long scheduleLinger(final long channelId, final long lingerNs) {
-        return reactor.timers().schedule(deadlineAfter(lingerNs), timerHandler, channelId);
-    }
-
-    void cancelTimer(final long timerId) {
-        if (timerId >= 0) {
-            reactor.timers().cancel(timerId);
-        }
     }
 
     /**
@@ -753,54 +659,8 @@ public final class TcpTransport implements Transport {
         connections.release(connection);
     }
 
-    private TcpServer newServer() {
-        for (final TcpServer server : servers) {
-            if (server.state() == TcpServer.FREE) {
-                return server;
-            }
-        }
-        if (servers.length > TcpIds.MAX_INDEX) {
-            throw new IllegalStateException("too many servers: " + servers.length);
-        }
-        final TcpServer server = new TcpServer(this, servers.length);
-        servers = Arrays.copyOf(servers, servers.length + 1);
-        servers[server.index()] = server;
-        return server;
-    }
-
-    private void configure(final SocketChannel channel) throws IOException {
-        channel.configureBlocking(false);
-        channel.setOption(StandardSocketOptions.TCP_NODELAY, options.tcpNoDelay());
-        if (options.socketSendBufferSize() > 0) {
-            channel.setOption(StandardSocketOptions.SO_SNDBUF, options.socketSendBufferSize());
-        }
-        if (options.socketReceiveBufferSize() > 0) {
-            channel.setOption(StandardSocketOptions.SO_RCVBUF, options.socketReceiveBufferSize());
-        }
-    }
-
-    private TcpConnection connection(final long id) {
+    TcpConnection connection(final long id) {
         return connections.find(id);
-    }
-
-    private TcpConnection connected(final long id) {
-        final TcpConnection connection = connection(id);
-        return connection != null && connection.state() == TcpConnection.CONNECTED ? connection : null;
-    }
-
-    private TcpServer server(final long id) {
-        final int index = TcpIds.index(id);
-        if (id <= 0 || index >= servers.length) {
-            return null;
-        }
-        final TcpServer server = servers[index];
-        return server.id() == id ? server : null;
-    }
-
-    private long notConnected(final long channelId) {
-        final TcpConnection connection = connection(channelId);
-        return connection != null && (connection.state() == TcpConnection.CLOSED || connection.state() == TcpConnection.CLOSING)
-            ? SendResult.CLOSED : SendResult.NOT_CONNECTED;
     }
 
     /**
@@ -830,90 +690,9 @@ public final class TcpTransport implements Transport {
         return new IllegalArgumentException("length=" + length);
     }
 
-    private void deferEvent(final long id) {
-        // a deadline already due fires on the next timer poll: after this command returns
-        reactor.timers().schedule(reactor.nowNs(), timerHandler, id);
-    }
-
-    private void onTimer(final long timerId, final long id, final long nowNs) {
-        try {
-            if (TcpIds.isServer(id)) {
-                onServerTimer(id);
-            } else {
-                onConnectionTimer(timerId, id);
-            }
-        } catch (final Throwable ex) {
-            if (TcpIds.isServer(id)) {
-                serverHandlerFailed(id, ex);
-            } else {
-                handlerFailed(connection(id), ex);
-            }
-        }
-    }
-
-    private void onServerTimer(final long id) {
-        final TcpServer server = server(id);
-        if (server != null) {
-            server.onTimer(reactor, handler);
-        }
-    }
-
-    /** Schedules a server's timer ({@link TcpServer#onTimer}) this long from now. */
-    void scheduleServerTimer(final long serverId, final long delayNs) {
-        reactor.timers().schedule(deadlineAfter(delayNs), timerHandler, serverId);
-    }
-
-    /**
-     * The deadline of a timeout that starts now, from the clock rather than the cycle's {@link Reactor#nowNs()}: a
-     * command from the application's own code between two duty cycles (a {@link #close(long)} in a loop that drives
-     * the reactor itself) may come long after the cycle read the clock, and its timeout would be short by that much.
-     * Only connects, closes with bytes left and accept pauses get here, so the read costs nothing that matters.
-     * The sum saturates: the options take any timeout, and {@code TimeUnit.toNanos} saturates at
-     * {@link Long#MAX_VALUE}, so an "infinite" timeout would wrap to a deadline in the past and fire at once; the
-     * timer wheel never fires a deadline of {@link Long#MAX_VALUE}.
-     */
-    private long deadlineAfter(final long delayNs) {
-        final long now = reactor.clock().nanoTime();
-        final long deadline = now + delayNs;
-        return deadline < now ? Long.MAX_VALUE : deadline; // delays are never negative: a smaller sum wrapped
-    }
-
-    private void onConnectionTimer(final long timerId, final long id) {
-        final TcpConnection connection = connection(id);
-        if (connection == null) {
-            return;
-        }
-        if (connection.state() == TcpConnection.CLOSING) {
-            connection.lingerExpired(timerId); // or an event deferred before the close: dropped
-            return;
-        }
-        if (connection.state() == TcpConnection.CONNECTED) {
-            connection.decodeRemainder(); // deferred by resumeReading
-            return;
-        }
-        if (connection.state() != TcpConnection.CONNECTING) {
-            return;
-        }
-        if (connection.hasFailedBeforeSocket()) {
-            connection.deliverFailureBeforeSocket();
-        } else {
-            connection.connectTimedOut(options.connectTimeoutNs());
-        }
-    }
-
     private void checkOpen() {
         if (closed) {
             throw new IllegalStateException("transport is closed");
-        }
-    }
-
-    private static void closeQuietly(final java.nio.channels.Channel channel) {
-        if (channel != null) {
-            try {
-                channel.close();
-            } catch (final IOException ignored) {
-                // already failing; the original failure is what gets reported
-            }
         }
     }
 }

@@ -18,12 +18,7 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
-import java.net.PortUnreachableException;
-import java.net.StandardProtocolFamily;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.channels.AlreadyConnectedException;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.MembershipKey;
 import java.nio.channels.SelectionKey;
@@ -65,16 +60,16 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     private final InetSocketAddress remoteAddress;
     private final NetworkInterface multicastInterface;
     private final ByteBuffer receiveBuffer;
-    private final MemorySegment receiveSegment;
     private final ByteBuffer sendBuffer;
     private final MemorySegment sendSegment;
-    private final int receiveBatch;
     /** The longest datagram a send may carry: the send buffer, and UDP's own limit for the socket's family. */
     private final int maxSendLength;
-    /** Coalesced reads are on: each read is split into the datagrams it holds. */
-    private final boolean coalesced;
+    /** The datapath on the native socket, or null on a DatagramChannel. */
+    private final UdpNativePath nativePath;
+    /** The datapath on the DatagramChannel, or null on a native socket. */
+    private final UdpChannelPath channelPath;
+    private final UdpSegmentedSender segmented;
     private final boolean busyPoll;
-    private final boolean connectedReadWrite;
     private final InetSocketAddress localAddress;
     private Reactor reactor;
     private SelectionKey key;
@@ -86,14 +81,11 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     private long sendErrors;
     private long portUnreachable;
     private long handlerFailures;
-    private String segmentationRefused;
-    private long segmentedSends;
-    private long coalescedReads;
     private boolean closed;
     private CloseReason closeReason;
     private String closeDetail;
 
-    private UdpEndpoint(final DatagramChannel channel, final UdpNativeSocket socket, final UdpOptions options,
+    UdpEndpoint(final DatagramChannel channel, final UdpNativeSocket socket, final UdpOptions options,
         final DatagramHandler handler, final ErrorHandler errorHandler, final CountersManager counters) throws IOException {
         this.channel = channel;
         this.socket = socket;
@@ -102,13 +94,11 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         this.remoteAddress = options.remoteAddress();
         this.multicastInterface = options.multicastInterface();
         this.receiveBuffer = ByteBuffer.allocateDirect(options.datagramBuffer());
-        this.receiveSegment = MemorySegment.ofBuffer(receiveBuffer);
+        final MemorySegment receiveSegment = MemorySegment.ofBuffer(receiveBuffer);
         this.sendBuffer = ByteBuffer.allocateDirect(options.datagramBuffer());
         this.sendSegment = MemorySegment.ofBuffer(sendBuffer);
-        this.receiveBatch = options.receiveBatch();
-        this.coalesced = socket != null && socket.receiveOffloadRefused() == null;
+        final int receiveBatch = options.receiveBatch();
         this.busyPoll = options.busyPoll();
-        this.connectedReadWrite = options.connectedReadWrite();
         this.localAddress = socket != null ? socket.localAddress() : (InetSocketAddress)channel.getLocalAddress();
         this.maxSendLength = Math.min(sendBuffer.capacity(),
             localAddress.getAddress() instanceof Inet6Address ? MAX_UDP_PAYLOAD_IPV6 : MAX_UDP_PAYLOAD_IPV4);
@@ -117,6 +107,13 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         this.datagramsSent = counters.allocate(CounterTypes.UDP_DATAGRAMS_OUT, label);
         this.drops = counters.allocate(CounterTypes.UDP_DROPS, label);
         this.truncated = counters.allocate(CounterTypes.UDP_TRUNCATED, label);
+        this.nativePath = socket == null ? null : new UdpNativePath(this, socket, handler, remoteAddress, receiveSegment,
+            sendSegment, receiveBatch, datagramsReceived, datagramsSent, drops);
+        this.channelPath = channel == null ? null : new UdpChannelPath(this, channel, handler, remoteAddress,
+            receiveBuffer, receiveSegment, sendBuffer, receiveBatch, options.connectedReadWrite(), datagramsReceived, datagramsSent,
+            drops);
+        this.segmented = new UdpSegmentedSender(this, nativePath, socket, sendSegment, remoteAddress, maxSendLength,
+            datagramsSent, drops);
     }
 
     /**
@@ -148,85 +145,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
      */
     public static UdpEndpoint open(final Reactor reactor, final UdpOptions options, final InetAddress peer,
         final DatagramHandler handler) {
-        if (reactor == null || options == null || handler == null) {
-            throw new IllegalArgumentException("reactor=" + reactor + " options=" + options + " handler=" + handler);
-        }
-        if (options.receiveOffload() && options.datagramBuffer() < UdpOptions.MAX_DATAGRAM_BUFFER) {
-            throw new IllegalArgumentException("receiveOffload=true datagramBuffer=" + options.datagramBuffer()
-                + ": a coalesced read needs the full " + UdpOptions.MAX_DATAGRAM_BUFFER + " bytes");
-        }
-        if (options.connectedReadWrite() && options.remoteAddress() == null) {
-            throw new IllegalArgumentException("connectedReadWrite=true remoteAddress=null: reading a socket needs a connected peer");
-        }
-        final InetSocketAddress localAddress = options.bindAddress(peer);
-        final boolean nativeSocket = options.nativeSocket() && options.busyPoll() && options.connectedReadWrite();
-        if (nativeSocket && (options.remoteAddress().getAddress() instanceof Inet6Address
-            || localAddress.getAddress() instanceof Inet6Address && !localAddress.getAddress().isAnyLocalAddress())) {
-            throw new IllegalArgumentException("nativeSocket=true local=" + localAddress + " remote="
-                + options.remoteAddress() + ": the native UDP socket is IPv4 only");
-        }
-        if (nativeSocket && options.multicastInterface() == null && UdpNativeSocket.unavailableReason() == null) {
-            return openNative(reactor, options, handler);
-        }
-        DatagramChannel channel = null;
-        UdpEndpoint endpoint = null;
-        try {
-            channel = DatagramChannel.open(options.ipv6(peer) ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
-            channel.configureBlocking(false);
-            channel.setOption(StandardSocketOptions.SO_REUSEADDR, options.reuseAddress());
-            if (options.receiveBufferSize() > 0) {
-                channel.setOption(StandardSocketOptions.SO_RCVBUF, options.receiveBufferSize());
-            }
-            if (options.sendBufferSize() > 0) {
-                channel.setOption(StandardSocketOptions.SO_SNDBUF, options.sendBufferSize());
-            }
-            if (options.multicastInterface() != null) {
-                channel.setOption(StandardSocketOptions.IP_MULTICAST_IF, options.multicastInterface());
-            }
-            channel.setOption(StandardSocketOptions.IP_MULTICAST_TTL, options.multicastTtl());
-            channel.setOption(StandardSocketOptions.IP_MULTICAST_LOOP, options.multicastLoopback());
-            channel.bind(localAddress);
-            if (options.remoteAddress() != null) {
-                channel.connect(options.remoteAddress());
-            }
-            endpoint = new UdpEndpoint(channel, null, options, handler, reactor.errorHandler(), reactor.counters());
-            endpoint.attach(reactor);
-            return endpoint;
-        } catch (final IOException ex) {
-            closeQuietly(channel);
-            throw new UncheckedIOException("cannot open UDP socket local=" + localAddress
-                + " remote=" + options.remoteAddress() + ": " + ex.getMessage(), ex);
-        } catch (final RuntimeException ex) {
-            closeQuietly(channel);
-            if (endpoint != null) {
-                endpoint.closeCounters(); // made, then not attached (a closed reactor): its slots go back
-            }
-            throw ex;
-        }
-    }
-
-    private static UdpEndpoint openNative(final Reactor reactor, final UdpOptions options, final DatagramHandler handler) {
-        UdpNativeSocket socket = null;
-        UdpEndpoint endpoint = null;
-        try {
-            socket = UdpNativeSocket.open(options);
-            endpoint = new UdpEndpoint(null, socket, options, handler, reactor.errorHandler(), reactor.counters());
-            endpoint.attach(reactor);
-            return endpoint;
-        } catch (final IOException ex) {
-            throw new UncheckedIOException("cannot open UDP socket local=" + options.localAddress()
-                + " remote=" + options.remoteAddress() + ": " + ex.getMessage(), ex); // open() closed what it opened
-        } catch (final RuntimeException | Error ex) {
-            // an Error too: the buffers are made after the socket (OutOfMemoryError when direct memory is short), and
-            // a raw descriptor, unlike a DatagramChannel, has no cleaner to close it later
-            if (socket != null) {
-                socket.close();
-            }
-            if (endpoint != null) {
-                endpoint.closeCounters(); // made, then not attached (a closed reactor): its slots go back
-            }
-            throw ex;
-        }
+        return UdpEndpointOpener.open(reactor, options, peer, handler);
     }
 
     /**
@@ -248,7 +167,8 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         return socket != null;
     }
 
-    private void attach(final Reactor reactor) {
+    /** Joins the reactor: polled every cycle with {@link UdpOptions#busyPoll}, else selected for reading. */
+    void attach(final Reactor reactor) {
         this.reactor = reactor;
         if (busyPoll) {
             reactor.add(this);
@@ -326,11 +246,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             return SendResult.NOT_CONNECTED;
         }
         MemorySegment.copy(buffer, offset, sendSegment, 0, length);
-        if (socket != null) {
-            return writeNative(0, length, target);
-        }
-        sendBuffer.clear().limit(length);
-        return write(sendBuffer, target);
+        return writeAt(0, length, target);
     }
 
     /**
@@ -356,11 +272,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         if (target == null && remoteAddress == null) {
             return SendResult.NOT_CONNECTED;
         }
-        if (socket != null) {
-            return writeNative(0, length, target);
-        }
-        sendBuffer.clear().limit(length);
-        return write(sendBuffer, target);
+        return writeAt(0, length, target);
     }
 
     /**
@@ -409,69 +321,16 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
             final long sent = sendPrepared(length, target);
             return sent >= 0 ? 1 : sent == SendResult.BACK_PRESSURED ? 0 : (int)sent;
         }
-        if (socket == null || segmentationRefused != null) {
-            return sendOneByOne(0, length, segmentLength, target);
-        }
-        if (closed) {
-            return (int)SendResult.CLOSED;
-        }
-        if (target != null && target != remoteAddress && !target.equals(remoteAddress)) {
-            throw new AlreadyConnectedException();
-        }
-        // the kernel holds a segmented send's total to what one UDP datagram carries (65 507 bytes over IPv4) and
-        // answers EMSGSIZE beyond it, though every datagram is short: a longer burst leaves in several sends, each
-        // a whole number of datagrams (segmentLength <= maxSendLength here, so each holds one at least)
-        final int chunk = maxSendLength / segmentLength * segmentLength;
-        int sent = 0;
-        for (int offset = 0; offset < length; offset += chunk) {
-            final int bytes = Math.min(chunk, length - offset);
-            final long result = socket.sendMessage(sendSegment, offset, bytes, segmentLength);
-            if (result >= 0) {
-                final int datagrams = (bytes + segmentLength - 1) / segmentLength;
-                segmentedSends++;
-                datagramsSent.add(datagrams);
-                sent += datagrams;
-                continue;
-            }
-            if (result == -UdpNativeSocket.EAGAIN) {
-                drops.add(segments - sent);
-                return sent;
-            }
-            if (result == -UdpNativeSocket.EINVAL || result == -UdpNativeSocket.EIO
-                || result == -UdpNativeSocket.ENOPROTOOPT) {
-                segmentationRefused = "the kernel refused a segmented send (UDP_SEGMENT): "
-                    + UdpNativeSocket.describe((int)-result);
-                final int rest = sendOneByOne(offset, length, segmentLength, target);
-                return rest >= 0 ? sent + rest : sent > 0 ? sent : rest;
-            }
-            final int failed = (int)nativeSendFailed(result);
-            return sent > 0 ? sent : failed;
-        }
-        return sent;
+        return segmented.send(length, segmentLength, segments, target);
     }
 
-    /** The datagrams of a burst from {@code from}, one system call each: the fallback of {@link #sendSegmented}. */
-    private int sendOneByOne(final int from, final int length, final int segmentLength, final InetSocketAddress target) {
-        int sent = 0;
-        for (int offset = from; offset < length; offset += segmentLength) {
-            final int datagram = Math.min(segmentLength, length - offset);
-            final long result;
-            if (socket != null) {
-                result = writeNative(offset, datagram, target);
-            } else {
-                sendBuffer.clear().limit(offset + datagram).position(offset);
-                result = write(sendBuffer, target);
-            }
-            if (result == SendResult.BACK_PRESSURED) { // this one is counted as a drop; the rest are not sent either
-                drops.add((length - offset - datagram + segmentLength - 1) / segmentLength);
-                return sent;
-            }
-            if (result < 0) {
-                return sent > 0 ? sent : (int)result;
-            }
-            sent++;
-        }
-        return sent;
+    /**
+     * One datagram of the send buffer, from {@code offset}, on whichever path this endpoint has.
+     *
+     * @return the bytes sent, or a negative {@link SendResult} code as for {@link #send}
+     */
+    long writeAt(final int offset, final int length, final InetSocketAddress target) {
+        return nativePath != null ? nativePath.write(offset, length, target) : channelPath.write(offset, length, target);
     }
 
     /**
@@ -499,7 +358,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
      * @return the count
      */
     public long coalescedReads() {
-        return coalescedReads;
+        return nativePath == null ? 0 : nativePath.coalescedReads();
     }
 
     /**
@@ -509,7 +368,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
      * @return the count
      */
     public long segmentedSends() {
-        return segmentedSends;
+        return segmented.segmentedSends();
     }
 
     /**
@@ -521,81 +380,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         if (socket == null) {
             return "UDP segmentation offload " + withoutNativeSocket();
         }
-        return segmentationRefused;
-    }
-
-    private long write(final ByteBuffer datagram, final InetSocketAddress target) {
-        if (!datagram.hasRemaining()) {
-            throw new IllegalArgumentException("length=0: the JDK's DatagramChannel never sends an empty datagram");
-        }
-        if (closed) {
-            return SendResult.CLOSED;
-        }
-        try {
-            // the connected peer itself (same object) needs no address encoding: write(2) rather than sendto(2)
-            final int sent = target == null || target == remoteAddress ? channel.write(datagram) : channel.send(datagram, target);
-            if (sent == 0) {
-                drops.increment();
-                return SendResult.BACK_PRESSURED;
-            }
-            datagramsSent.increment();
-            return sent;
-        } catch (final PortUnreachableException ex) {
-            sendErrors++;
-            portUnreachable++;
-            return SendResult.NOT_CONNECTED;
-        } catch (final ClosedChannelException ex) {
-            return SendResult.CLOSED;
-        } catch (final IOException ex) {
-            sendErrors++;
-            errorHandler.onError(new UncheckedIOException("UDP send from " + localAddress + " to "
-                + (target == null ? remoteAddress : target) + " failed: " + ex.getMessage(), ex));
-            return SendResult.NOT_CONNECTED;
-        }
-    }
-
-    /** {@link #write} on the native socket: the same outcomes for the same conditions. */
-    private long writeNative(final int offset, final int length, final InetSocketAddress target) {
-        if (length == 0) {
-            throw new IllegalArgumentException("length=0: an empty datagram is never sent (the JDK's DatagramChannel"
-                + " cannot, and a connected endpoint reads one as nothing)");
-        }
-        if (closed) {
-            return SendResult.CLOSED;
-        }
-        if (target != null && target != remoteAddress && !target.equals(remoteAddress)) {
-            throw new AlreadyConnectedException(); // what DatagramChannel.send does to a connected channel
-        }
-        // send(2) for the usual datagram at the buffer's start; sendmsg(2), which takes an address, for one inside
-        final long sent = offset == 0 ? socket.send(sendSegment, length) : socket.sendMessage(sendSegment, offset, length, 0);
-        if (sent >= 0) {
-            datagramsSent.increment();
-            return sent;
-        }
-        if (sent == -UdpNativeSocket.EAGAIN) {
-            drops.increment();
-            return SendResult.BACK_PRESSURED;
-        }
-        return nativeSendFailed(sent);
-    }
-
-    /**
-     * A native send failed other than for a full buffer: counted, and reported unless the port refused;
-     * NOT_CONNECTED, or MESSAGE_TOO_LARGE when the kernel says the datagram is too long for the path.
-     */
-    private long nativeSendFailed(final long errno) {
-        if (errno == -UdpNativeSocket.EMSGSIZE) {
-            return SendResult.MESSAGE_TOO_LARGE;
-        }
-        sendErrors++;
-        if (errno == -UdpNativeSocket.ECONNREFUSED) { // a refused port is an outcome, as PortUnreachableException is
-            portUnreachable++;
-        } else {
-            final String error = UdpNativeSocket.describe((int)-errno);
-            errorHandler.onError(new UncheckedIOException("UDP send from " + localAddress + " to " + remoteAddress
-                + " failed: " + error, new IOException(error)));
-        }
-        return SendResult.NOT_CONNECTED;
+        return segmented.refused();
     }
 
     @Override
@@ -616,107 +401,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
      * @return the number of datagrams handled
      */
     public int receive(final long nowNs) {
-        if (socket != null) {
-            return receiveNative(nowNs);
-        }
-        int received = 0;
-        final ByteBuffer buffer = receiveBuffer;
-        while (received < receiveBatch && !closed) {
-            buffer.clear();
-            final InetSocketAddress sender;
-            try {
-                sender = connectedReadWrite ? readConnected(buffer) : (InetSocketAddress)channel.receive(buffer);
-            } catch (final PortUnreachableException ex) {
-                receiveErrors++; // an earlier send hit a closed port; the socket itself is fine
-                portUnreachable++;
-                continue;
-            } catch (final ClosedChannelException ex) {
-                return received;
-            } catch (final IOException ex) {
-                receiveErrors++;
-                errorHandler.onError(new UncheckedIOException((connectedReadWrite
-                    ? "UDP read on " + localAddress + " from " + remoteAddress
-                    : "UDP receive on " + localAddress) + " failed: " + ex.getMessage(), ex));
-                return received;
-            }
-            if (sender == null) {
-                break;
-            }
-            received++;
-            final int length = buffer.position();
-            if (length == buffer.capacity()) {
-                truncated(sender, length, false);
-                continue;
-            }
-            datagramsReceived.increment();
-            try {
-                handler.onDatagram(this, receiveSegment, 0, length, sender, nowNs);
-            } catch (final Throwable ex) {
-                handlerFailed(ex); // closes the endpoint: the loop stops here, the rest of the batch is not handed on
-            }
-        }
-        return received;
-    }
-
-    /** {@link #receive} on the native socket: {@code recv(MSG_TRUNC)} tells a cut datagram's real length. */
-    private int receiveNative(final long nowNs) {
-        int received = 0;
-        final long capacity = receiveBuffer.capacity();
-        while (received < receiveBatch && !closed) {
-            final long length = coalesced ? socket.receiveMessage(receiveSegment, capacity)
-                : socket.receive(receiveSegment, capacity);
-            if (length <= 0) {
-                if (length == 0 || length == -UdpNativeSocket.EAGAIN) {
-                    break; // nothing queued; an empty datagram is consumed as on the JDK path
-                }
-                receiveErrors++;
-                if (length == -UdpNativeSocket.ECONNREFUSED) {
-                    portUnreachable++;
-                    continue; // an earlier send hit a closed port; the socket itself is fine
-                }
-                final String error = UdpNativeSocket.describe((int)-length);
-                errorHandler.onError(new UncheckedIOException("UDP read on " + localAddress + " from " + remoteAddress
-                    + " failed: " + error, new IOException(error)));
-                return received;
-            }
-            received++;
-            if (length > capacity) {
-                truncated(remoteAddress, length, true);
-                continue;
-            }
-            final int segment = coalesced ? socket.segmentLength() : 0;
-            if (segment > 0 && segment < length) {
-                received += handOnCoalesced((int)length, segment, nowNs) - 1;
-                continue;
-            }
-            datagramsReceived.increment();
-            try {
-                handler.onDatagram(this, receiveSegment, 0, (int)length, remoteAddress, nowNs);
-            } catch (final Throwable ex) {
-                handlerFailed(ex); // closes the endpoint: the loop stops here, the rest of the batch is not handed on
-            }
-        }
-        return received;
-    }
-
-    /**
-     * Hands on the datagrams of one coalesced read, each {@code segment} bytes but the last, in order.
-     *
-     * @return how many were handed on (fewer when a handler threw and closed the endpoint)
-     */
-    private int handOnCoalesced(final int length, final int segment, final long nowNs) {
-        coalescedReads++;
-        int handed = 0;
-        for (int offset = 0; offset < length && !closed; offset += segment) {
-            datagramsReceived.increment();
-            handed++;
-            try {
-                handler.onDatagram(this, receiveSegment, offset, Math.min(segment, length - offset), remoteAddress, nowNs);
-            } catch (final Throwable ex) {
-                handlerFailed(ex); // closes the endpoint: the rest of the read is not handed on
-            }
-        }
-        return handed;
+        return nativePath != null ? nativePath.receive(nowNs) : channelPath.receive(nowNs);
     }
 
     /**
@@ -724,7 +409,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
      *
      * @param length the datagram's real length when {@code exact} (native {@code MSG_TRUNC}), else the bytes read
      */
-    private void truncated(final InetSocketAddress sender, final long length, final boolean exact) {
+    void truncated(final InetSocketAddress sender, final long length, final boolean exact) {
         truncated.increment();
         if (FrameRejectedEvent.enabled()) {
             FrameRejectedEvent.emit("udp", 0, sender, localAddress, "datagram of " + length + (exact
@@ -733,15 +418,39 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         }
     }
 
-    private void closeCounters() {
+    void closeCounters() {
         datagramsReceived.close();
         datagramsSent.close();
         drops.close();
         truncated.close();
     }
 
+    /** An earlier send hit a closed port, as a receive found: the socket itself is fine. */
+    void portUnreachableOnReceive() {
+        receiveErrors++;
+        portUnreachable++;
+    }
+
+    /** A send found the peer's port closed: an outcome, not reported. */
+    void portUnreachableOnSend() {
+        sendErrors++;
+        portUnreachable++;
+    }
+
+    /** A receive failed other than for an unreachable port: counted and reported. */
+    void receiveFailed(final UncheckedIOException ex) {
+        receiveErrors++;
+        errorHandler.onError(ex);
+    }
+
+    /** A send failed other than for back-pressure or an unreachable port: counted and reported. */
+    void sendFailed(final UncheckedIOException ex) {
+        sendErrors++;
+        errorHandler.onError(ex);
+    }
+
     /** The handler threw: count it, close this endpoint with the reason, report it; the reactor goes on. */
-    private void handlerFailed(final Throwable ex) {
+    void handlerFailed(final Throwable ex) {
         handlerFailures++;
         final boolean open = !closed;
         try {
@@ -752,16 +461,6 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
                 close(CloseReason.ERROR, "handler failed: " + ex);
             }
         }
-    }
-
-    /**
-     * One read(2) on a connected endpoint with {@link UdpOptions#connectedReadWrite}: no address to fetch.
-     *
-     * @return the connected peer, or null when nothing is queued (an empty datagram reads the same and is
-     *     consumed)
-     */
-    private InetSocketAddress readConnected(final ByteBuffer buffer) throws IOException {
-        return channel.read(buffer) > 0 ? remoteAddress : null;
     }
 
     /**
@@ -938,7 +637,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         }
     }
 
-    private static void closeQuietly(final DatagramChannel channel) {
+    static void closeQuietly(final DatagramChannel channel) {
         if (channel != null) {
             try {
                 channel.close();

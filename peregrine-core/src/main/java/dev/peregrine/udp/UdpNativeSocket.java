@@ -20,8 +20,8 @@ import java.util.Locale;
 
 /**
  * A connected, non-blocking IPv4 UDP socket driven with {@code recv(2)}/{@code send(2)} through the FFM API, as
- * critical downcalls (no thread-state transition): the datapath of {@link UdpOptions#nativeSocket}. Every other
- * part of the endpoint (counters, handler rules, truncation) stays in {@link UdpEndpoint}.
+ * critical downcalls (no thread-state transition): the system calls of {@link UdpOptions#nativeSocket}. The rest of the
+ * datapath (counters, handler rules, truncation) is {@link UdpNativePath}'s and {@link UdpEndpoint}'s.
  *
  * <p>Available on Linux x86_64 and aarch64 (whose socket constants are the ones below) when this module has
  * native access; elsewhere {@link #unavailableReason()} says why and {@link UdpEndpoint} uses a

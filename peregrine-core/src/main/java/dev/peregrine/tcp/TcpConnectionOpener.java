@@ -1,0 +1,140 @@
+package dev.peregrine.tcp;
+
+import dev.peregrine.channel.ChannelHandler;
+import dev.peregrine.internal.jfr.ChannelOpenedEvent;
+import dev.peregrine.reactor.Reactor;
+
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+
+/**
+ * Opens the connections of a {@link TcpTransport}: the socket of a {@link TcpTransport#connect}, and one a
+ * {@link TcpServer} accepted. Each takes a slot of the pool, gets the socket options, joins the reactor and opens
+ * its slot. A connect that fails is reported by the deferred {@code onConnectFailed}; an accepted socket that cannot
+ * be set up or registered is closed with its slot freed and reported to the reactor's error handler, and its server
+ * goes on.
+ *
+ * <p>Not thread-safe: the reactor's thread only. Runs once per connection, never per message.
+ */
+final class TcpConnectionOpener {
+    private final TcpTransport transport;
+    private final Reactor reactor;
+    private final TcpOptions options;
+    private final ChannelHandler handler;
+    private final TcpConnectionPool connections;
+    private final TcpTimers timers;
+    private TcpTransport.Registrar registrar;
+
+    TcpConnectionOpener(final TcpTransport transport, final Reactor reactor, final TcpOptions options,
+        final ChannelHandler handler, final TcpConnectionPool connections, final TcpTimers timers) {
+        this.transport = transport;
+        this.reactor = reactor;
+        this.options = options;
+        this.handler = handler;
+        this.connections = connections;
+        this.timers = timers;
+        this.registrar = reactor::register;
+    }
+
+    void registrar(final TcpTransport.Registrar registrar) {
+        this.registrar = registrar;
+    }
+
+    /** What {@link TcpTransport#connect} does once the transport is known to be open. */
+    long connect(final SocketAddress remoteAddress) {
+        final TcpConnection connection = connections.acquire();
+        if (connection == null) {
+            throw new IllegalStateException("maxConnections=" + options.maxConnections() + " reached; cannot connect to "
+                + remoteAddress);
+        }
+        SocketChannel channel = null;
+        long id = 0; // no id is 0: the slot is not open yet
+        try {
+            channel = SocketChannel.open();
+            configure(channel);
+            final boolean connected = channel.connect(remoteAddress);
+            id = connection.open(channel, remoteAddress, TcpConnection.CONNECTING);
+            // an immediate connect still completes through the selector, so onConnected follows this call
+            connection.registered(reactor.register(channel, connected ? SelectionKey.OP_WRITE : SelectionKey.OP_CONNECT,
+                connection));
+            connection.connectTimerId(timers.scheduleConnectTimeout(id));
+            return id;
+        } catch (final IOException | RuntimeException ex) {
+            closeQuietly(channel);
+            if (id == 0) {
+                // opened only here, once: each open counts an open connection and makes its counters, which the
+                // close that delivers the failure gives back once
+                id = connection.open(null, remoteAddress, TcpConnection.CONNECTING);
+            }
+            connection.failBeforeSocket("connect to " + remoteAddress + " failed: " + ex);
+            timers.deferEvent(id);
+            return id;
+        }
+    }
+
+    /** A server accepted a socket: it becomes a connected channel, or is closed if the transport cannot take it. */
+    void accepted(final TcpServer server, final SocketChannel channel, final boolean transportClosed) {
+        final TcpConnection connection = transportClosed ? null : connections.acquire();
+        if (connection == null) {
+            closeQuietly(channel);
+            transport.reportError(new IllegalStateException("maxConnections=" + options.maxConnections()
+                + " reached; a connection to " + server.localAddress() + " was refused"));
+            return;
+        }
+        SocketAddress remote = null;
+        try {
+            configure(channel);
+            remote = channel.getRemoteAddress();
+        } catch (final IOException ex) {
+            closeQuietly(channel);
+            connections.release(connection);
+            transport.reportError(new IOException("cannot set up a connection accepted on " + server.localAddress()
+                + ": " + ex, ex));
+            return;
+        }
+        final SelectionKey key;
+        try {
+            key = registrar.register(channel, connection.readInterest(), connection);
+        } catch (final RuntimeException ex) {
+            // the accepted channel alone fails: it is closed, its slot freed, and the server goes on
+            closeQuietly(channel);
+            connections.release(connection);
+            transport.reportError(new IllegalStateException("cannot register a connection from " + remote + " accepted on "
+                + server.localAddress() + "; it is closed, the server goes on", ex));
+            return;
+        }
+        final long id = connection.open(channel, remote, TcpConnection.CONNECTED);
+        transport.counters().accepted.increment();
+        connection.registered(key);
+        ChannelOpenedEvent.emit("tcp", id, server.id(), remote);
+        try {
+            handler.onAccepted(server.id(), id, remote);
+        } catch (final Throwable ex) {
+            transport.handlerFailed(connection, ex);
+        }
+    }
+
+    private void configure(final SocketChannel channel) throws IOException {
+        channel.configureBlocking(false);
+        channel.setOption(StandardSocketOptions.TCP_NODELAY, options.tcpNoDelay());
+        if (options.socketSendBufferSize() > 0) {
+            channel.setOption(StandardSocketOptions.SO_SNDBUF, options.socketSendBufferSize());
+        }
+        if (options.socketReceiveBufferSize() > 0) {
+            channel.setOption(StandardSocketOptions.SO_RCVBUF, options.socketReceiveBufferSize());
+        }
+    }
+
+    private static void closeQuietly(final java.nio.channels.Channel channel) {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (final IOException ignored) {
+                // already failing; the original failure is what gets reported
+            }
+        }
+    }
+}
