@@ -108,6 +108,21 @@ public final class AllocationMeter {
      * @return the bytes all the measured windows allocated
      */
     public static long bytesInAnyWindow(final int warmup, final int window, final int windows, final Runnable action) {
+        return windows(warmup, window, windows, action).totalBytes();
+    }
+
+    /**
+     * Runs {@code action} {@code warmup} times, then {@code windows} windows of {@code window} iterations each, and
+     * returns every window's figure, for a test that bounds a one-off it can name by count and bytes instead of
+     * forgiving a share of the windows.
+     *
+     * @param warmup iterations not measured
+     * @param window iterations per measured window
+     * @param windows how many windows to measure, at least 1
+     * @param action the code under test
+     * @return the measured windows
+     */
+    public static Windows windows(final int warmup, final int window, final int windows, final Runnable action) {
         if (windows < 1) {
             throw new IllegalArgumentException("windows=" + windows + " must be at least 1");
         }
@@ -122,7 +137,7 @@ public final class AllocationMeter {
             }
             measured.end();
         }
-        return measured.totalBytes();
+        return measured;
     }
 
     /**
