@@ -135,6 +135,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     // to be released once it is done, as the rest of the packet or cycle may still read it
     private boolean handling;
     private final MoldUDP64SubscriberCounters counters;
+    private final Runnable releaseCounters;
 
     /**
      * Opens the feed socket (joining the group, if any) and the request socket, makes the reorder buffer,
@@ -209,6 +210,8 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         this.feed = opened;
         this.feedLabel = opened.localAddress().toString();
         this.counters = new MoldUDP64SubscriberCounters(reactor.counters(), "mold=" + feedLabel);
+        this.releaseCounters = counters::close;
+        reactor.addReleaseHook(releaseCounters); // a reactor closed first still gets the slots back
         reactor.add(this);
     }
 
@@ -521,6 +524,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         requests.close();
         reactor.remove(this);
         // an application may drop a failed subscriber without close(): its slots go back to the shared counters file now
+        reactor.removeReleaseHook(releaseCounters);
         counters.close();
         try {
             listener.onStateChange(MoldUDP64SubscriberState.FAILED, nextExpected);
@@ -1055,6 +1059,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         if (!handling) {
             releaseMemory();
         }
+        reactor.removeReleaseHook(releaseCounters);
         counters.close();
     }
 }

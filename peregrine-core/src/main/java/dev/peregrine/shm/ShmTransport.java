@@ -90,6 +90,7 @@ public final class ShmTransport implements Transport, Pollable {
     private long nextId = 1;
     private long handlerFailures;
     private final ShmTransportCounters counters;
+    private final Runnable releaseCounters;
     private long countersPublishedNs;
 
     /** A listening socket. */
@@ -111,6 +112,8 @@ public final class ShmTransport implements Transport, Pollable {
         this.handler = handler;
         this.options = options;
         this.counters = new ShmTransportCounters(reactor.counters());
+        this.releaseCounters = counters::close;
+        reactor.addReleaseHook(releaseCounters); // a reactor closed first still gets the slots back
         reactor.add(this);
     }
 
@@ -226,6 +229,7 @@ public final class ShmTransport implements Transport, Pollable {
             close(channel, CloseReason.LOCAL, "transport closed");
         }
         reactor.remove(this);
+        reactor.removeReleaseHook(releaseCounters);
         counters.close();
     }
 

@@ -89,6 +89,7 @@ public final class TcpTransport implements Transport {
     private final TcpWriteFlusher flusher;
     private final Pollable flusherAtCycleStart;
     private final TcpCounters counters;
+    private final Runnable releaseCounters = this::releaseCounters;
     private boolean flusherAdded;
     private Registrar registrar;
     private TcpServer[] servers = NO_SERVERS;
@@ -129,6 +130,7 @@ public final class TcpTransport implements Transport {
         this.registrar = reactor::register;
         options.framing().newCodec(options.maxFrameLength()); // fail now, not on the first connection
         this.counters = new TcpCounters(reactor.counters());
+        reactor.addReleaseHook(releaseCounters); // a reactor closed first still gets the slots back
         if (readPoller != null) {
             reactor.add(readPoller);
             // behind the read poller, so that answers to what it read are written in the same cycle (a
@@ -478,8 +480,17 @@ public final class TcpTransport implements Transport {
             reactor.remove(flusher);
             reactor.remove(flusherAtCycleStart);
         }
+        reactor.removeReleaseHook(releaseCounters);
         counters.close();
         arena.close();
+    }
+
+    /** The reactor is released before this transport was closed: its counter slots and its channels' go back. */
+    private void releaseCounters() {
+        counters.close();
+        for (int i = 0; i < connections.slotCount(); i++) {
+            connections.slot(i).releaseCounters();
+        }
     }
 
     /**

@@ -77,6 +77,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     private final boolean connectedReadWrite;
     private final InetSocketAddress localAddress;
     private Reactor reactor;
+    private final Runnable releaseCounters = this::closeCounters;
     private SelectionKey key;
     private final Counter datagramsReceived;
     private final Counter datagramsSent;
@@ -255,6 +256,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         } else {
             key = reactor.register(channel, SelectionKey.OP_READ, this);
         }
+        reactor.addReleaseHook(releaseCounters); // a reactor closed first still gets the slots back
     }
 
     /**
@@ -921,6 +923,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         closeReason = reason;
         closeDetail = detail;
         closeCounters();
+        reactor.removeReleaseHook(releaseCounters);
         if (busyPoll) {
             reactor.remove(this);
         } else if (key != null) {
