@@ -82,6 +82,7 @@ public final class MoldUDP64RequestServer implements Pollable, AutoCloseable {
     private long otherSession;
     private long unavailable;
     private final Counter rateLimited;
+    private final Runnable releaseOnReactorRelease = this::release;
     private long forgotten;
 
     /**
@@ -159,6 +160,7 @@ public final class MoldUDP64RequestServer implements Pollable, AutoCloseable {
         this.messagesSent = reactor.counters().allocate(CounterTypes.MOLD_SERVER_RETRANSMITTED, label);
         Arrays.fill(theoreticalArrival, Long.MIN_VALUE);
         reactor.add(this);
+        reactor.addReleaseHook(releaseOnReactorRelease); // a reactor closed first still gets the slots back
     }
 
     /**
@@ -512,6 +514,7 @@ public final class MoldUDP64RequestServer implements Pollable, AutoCloseable {
 
     private void release() {
         reactor.remove(this);
+        reactor.removeReleaseHook(releaseOnReactorRelease);
         requests.close();
         rateLimited.close();
         messagesSent.close();

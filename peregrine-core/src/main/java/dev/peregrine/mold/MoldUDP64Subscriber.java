@@ -107,6 +107,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     // to be released once it is done, as the rest of the packet or cycle may still read it
     private boolean handling;
     private final MoldUDP64SubscriberCounters counters;
+    private final Runnable releaseCounters;
 
     /**
      * Opens the feed socket (joining the group, if any) and the request socket, makes the reorder buffer,
@@ -177,6 +178,8 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         this.feedLabel = opened.localAddress().toString();
         this.requester = new MoldUDP64Requester(this, clock, errorHandler, options, gaps, session, requests);
         this.counters = new MoldUDP64SubscriberCounters(reactor.counters(), "mold=" + feedLabel);
+        this.releaseCounters = counters::close;
+        reactor.addReleaseHook(releaseCounters); // a reactor closed first still gets the slots back
         reactor.add(this);
     }
 
@@ -439,6 +442,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         requests.close();
         reactor.remove(this);
         // an application may drop a failed subscriber without close(): its slots go back to the shared counters file now
+        reactor.removeReleaseHook(releaseCounters);
         counters.close();
         try {
             listener.onStateChange(MoldUDP64SubscriberState.FAILED, nextExpected);
@@ -865,6 +869,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         if (!handling) {
             releaseMemory();
         }
+        reactor.removeReleaseHook(releaseCounters);
         counters.close();
     }
 }

@@ -64,6 +64,7 @@ public final class Reactor implements AutoCloseable {
     private Pollable[] pollables = new Pollable[0];
     private Pollable[] cycleStartPollables = new Pollable[0];
     private BooleanSupplier[] wakeConditions = new BooleanSupplier[0];
+    private Runnable[] releaseHooks = new Runnable[0];
     private long nowNs;
     private int lastWork;
     private int cyclesSinceSelect;
@@ -306,6 +307,54 @@ public final class Reactor implements AutoCloseable {
             }
         }
         return false;
+    }
+
+    /**
+     * Adds what to run once when the reactor releases its resources after {@link #close()} (on the thread that
+     * releases them: the reactor's own, or the caller's of {@link #doWork()}): an object on the reactor gives its
+     * counter slots back there, so that one whose owner never closes it does not hold them until the process exits.
+     * Added to a reactor already released, it runs at once. What it throws goes to the {@link ErrorHandler}.
+     * Reactor thread only (or before it starts).
+     *
+     * @param hook run at most once by the reactor
+     */
+    public void addReleaseHook(final Runnable hook) {
+        if (hook == null) {
+            throw new IllegalArgumentException("hook=null");
+        }
+        if (released) {
+            runReleaseHook(hook);
+            return;
+        }
+        final Runnable[] grown = Arrays.copyOf(releaseHooks, releaseHooks.length + 1);
+        grown[releaseHooks.length] = hook;
+        releaseHooks = grown;
+    }
+
+    /**
+     * Removes a hook added by {@link #addReleaseHook} (compared by identity), for an object closed by its owner;
+     * reactor thread only. Nothing happens if it is not there.
+     *
+     * @param hook the hook to forget
+     */
+    public void removeReleaseHook(final Runnable hook) {
+        final Runnable[] hooks = releaseHooks;
+        for (int i = 0; i < hooks.length; i++) {
+            if (hooks[i] == hook) {
+                final Runnable[] shrunk = Arrays.copyOf(hooks, hooks.length - 1);
+                System.arraycopy(hooks, i + 1, shrunk, i, hooks.length - 1 - i);
+                releaseHooks = shrunk;
+                return;
+            }
+        }
+    }
+
+    private void runReleaseHook(final Runnable hook) {
+        try {
+            hook.run();
+        } catch (final Throwable ex) {
+            errorHandler.onError(new IllegalStateException("release hook " + hook + " failed in reactor " + name, ex));
+        }
     }
 
     /**
@@ -582,6 +631,12 @@ public final class Reactor implements AutoCloseable {
             selector.close();
         } catch (final IOException ex) {
             errorHandler.onError(ex);
+        }
+        // objects whose owners never closed them: their counter slots go back while the manager is still held
+        final Runnable[] hooks = releaseHooks;
+        releaseHooks = new Runnable[0];
+        for (final Runnable hook : hooks) {
+            runReleaseHook(hook);
         }
         dutyCycles.close();
         workDone.close();

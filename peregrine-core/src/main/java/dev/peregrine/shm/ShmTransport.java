@@ -80,6 +80,7 @@ public final class ShmTransport implements Transport, Pollable {
     private long nextId = 1;
     private long handlerFailures;
     private final ShmTransportCounters counters;
+    private final Runnable releaseCounters;
     private long countersPublishedNs;
 
     /** A listening socket. */
@@ -103,6 +104,8 @@ public final class ShmTransport implements Transport, Pollable {
         this.counters = new ShmTransportCounters(reactor.counters());
         this.rendezvous = new ShmTransportRendezvous(this, reactor, handler, options);
         this.completions = new ShmTransportCompletions(this, reactor, handler);
+        this.releaseCounters = counters::close;
+        reactor.addReleaseHook(releaseCounters); // a reactor closed first still gets the slots back
         reactor.add(this);
     }
 
@@ -218,6 +221,7 @@ public final class ShmTransport implements Transport, Pollable {
             close(channel, CloseReason.LOCAL, "transport closed");
         }
         reactor.remove(this);
+        reactor.removeReleaseHook(releaseCounters);
         counters.close();
     }
 

@@ -865,6 +865,13 @@ final class TcpConnection implements SelectHandler, FrameSink {
         }
     }
 
+    /** Gives the channel's counter slots back (its reactor was released); a later close finds them closed. */
+    void releaseCounters() {
+        if (counters != null) {
+            counters.close();
+        }
+    }
+
     void free() {
         state = FREE;
         remoteAddress = null;

@@ -87,6 +87,7 @@ public final class TcpTransport implements Transport {
     private final TcpTimers timers;
     private final TcpServers servers;
     private final TcpConnectionOpener opener;
+    private final Runnable releaseCounters = this::releaseCounters;
     private boolean flusherAdded;
     /**
      * The channel of the latest claim, and its outbound memory: a loop sending on one channel finds both without
@@ -127,6 +128,7 @@ public final class TcpTransport implements Transport {
         this.timers = new TcpTimers(this, reactor, options);
         this.servers = new TcpServers(this, reactor, handler);
         this.opener = new TcpConnectionOpener(this, reactor, options, handler, connections, timers);
+        reactor.addReleaseHook(releaseCounters); // a reactor closed first still gets the slots back
         if (readPoller != null) {
             reactor.add(readPoller);
             // behind the read poller, so that answers to what it read are written in the same cycle (a
@@ -424,8 +426,17 @@ public final class TcpTransport implements Transport {
             reactor.remove(flusher);
             reactor.remove(flusherAtCycleStart);
         }
+        reactor.removeReleaseHook(releaseCounters);
         counters.close();
         arena.close();
+    }
+
+    /** The reactor is released before this transport was closed: its counter slots and its channels' go back. */
+    private void releaseCounters() {
+        counters.close();
+        for (int i = 0; i < connections.slotCount(); i++) {
+            connections.slot(i).releaseCounters();
+        }
     }
 
     /**

@@ -72,6 +72,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     private final boolean busyPoll;
     private final InetSocketAddress localAddress;
     private Reactor reactor;
+    private final Runnable releaseCounters = this::closeCounters;
     private SelectionKey key;
     private final Counter datagramsReceived;
     private final Counter datagramsSent;
@@ -175,6 +176,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         } else {
             key = reactor.register(channel, SelectionKey.OP_READ, this);
         }
+        reactor.addReleaseHook(releaseCounters); // a reactor closed first still gets the slots back
     }
 
     /**
@@ -620,6 +622,7 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
         closeReason = reason;
         closeDetail = detail;
         closeCounters();
+        reactor.removeReleaseHook(releaseCounters);
         if (busyPoll) {
             reactor.remove(this);
         } else if (key != null) {
