@@ -1,5 +1,6 @@
 package dev.peregrine.bench;
 
+import dev.peregrine.testkit.Needs;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -16,7 +17,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The C program BENCHMARKS.md cites for the cost of a send after other work ({@code src/test/c/cold_send.c}):
@@ -35,7 +35,7 @@ class ColdSendToolTest {
     @BeforeAll
     static void build() throws Exception {
         final Path compiler = onPath("cc");
-        assumeTrue(compiler != null, "no C compiler (cc) on the PATH to build " + SOURCE);
+        Needs.installable("a C compiler (cc)", compiler != null, "none on the PATH to build " + SOURCE);
         binary = folder.resolve("cold_send");
         final Result built = run(List.of(compiler.toString(), "-O2", "-Wall", "-Wextra", "-Werror", "-o", binary.toString(),
             SOURCE.toString()));

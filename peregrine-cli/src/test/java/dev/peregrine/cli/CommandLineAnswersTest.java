@@ -1,5 +1,6 @@
 package dev.peregrine.cli;
 
+import dev.peregrine.testkit.Needs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
@@ -24,7 +25,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Answers of the real command line (commands run): a port in use, a failure while running, the version. */
 @Timeout(60)
@@ -74,7 +74,8 @@ class CommandLineAnswersTest {
                 without = nif;
             }
         }
-        assumeTrue(without != null, "every interface here has multicast on: nothing to refuse");
+        Needs.configuration("an interface that is up without multicast", without != null,
+            "every interface here that is up has multicast on: nothing to refuse");
 
         final Outcome outcome = run(Main.commandLine(), "mold", "listen", "--group", "239.1.1.1", "--interface",
             without.getName(), "--seconds", "1");

@@ -1,5 +1,6 @@
 package dev.peregrine.cli;
 
+import dev.peregrine.testkit.Needs;
 import dev.peregrine.cli.testing.CliRun;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -13,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
  * The command line's edges, as a new user meets them: a user error is one line naming the option and exit code 2
@@ -95,7 +95,7 @@ class CommandLineEdgesTest {
     // a PrintStream keeps its write errors to itself: a write to /dev/full must not print "hgrm: /dev/full" and exit 0
     @Test
     void shouldFailWhenTheHistogramCannotBeWritten() {
-        assumeThat(Path.of("/dev/full")).exists();
+        Needs.platform("/dev/full", Files.exists(Path.of("/dev/full")), "no /dev/full");
         final CliRun cli = CliRun.execute(args(QUICK, "bench", "pingpong", "--transport", "test-mem", "--size", "32",
             "--hgrm", "/dev/full"));
         assertThat(cli.code()).as(cli.out() + cli.err()).isEqualTo(1);

@@ -1,5 +1,6 @@
 package dev.peregrine.cli;
 
+import dev.peregrine.testkit.Needs;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
@@ -12,6 +13,7 @@ import picocli.CommandLine.Model.OptionSpec;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.reflect.Field;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,7 +25,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
  * Walks the whole command line from picocli's own model and gives every option bad values: each must be answered
@@ -396,7 +397,7 @@ class CommandLineErrorsTest {
     // a folder can look writable and still take no new file (/proc; anything, to root): the results were lost at the end
     @Test
     void shouldRefuseAFileThatCannotBeCreatedBeforeAnythingRuns() {
-        assumeThat(Path.of("/proc/self")).exists(); // Linux: no file can be made in /proc, even by root
+        Needs.platform("/proc", Files.exists(Path.of("/proc/self")), "no /proc/self"); // no file can be made in /proc, even by root
         final Outcome json = run(List.of("bench", "pingpong", "--transport", "tcp", "--json", "/proc/x.json"));
         assertThat(json.reached).as(json.err).isZero();
         assertThat(json.code).isEqualTo(2);

@@ -41,9 +41,13 @@ class ThroughputCommandTest {
 
     @Test
     void shouldRunTheFloorAndTheTransportsAlternatelyAndReportTheMedianOfEachRow() throws Exception {
+        // the stand-in floor measures 1 000 000 frames/s in its first round and 3 000 000 in its second: the median
+        // of two rounds is their mean, 2 000 000, which no single round printed
+        final Path log = folder.resolve("floor.log");
         final Path floor = folder.resolve("stream.sh");
-        Files.writeString(floor, "#!/bin/sh\necho \"run $1\" >> '" + folder.resolve("floor.log")
-            + "'\necho \"tcp-stream-c size=$1 frames/s=1000000 bytes/s=$(( 1000000 * ($1 + 4) ))\"\n");
+        Files.writeString(floor, "#!/bin/sh\necho \"run $1\" >> '" + log + "'\n"
+            + "if [ \"$(wc -l < '" + log + "')\" -eq 1 ]; then f=1000000; else f=3000000; fi\n"
+            + "echo \"tcp-stream-c size=$1 frames/s=$f bytes/s=$(( f * ($1 + 4) ))\"\n");
         Files.setPosixFilePermissions(floor, PosixFilePermissions.fromString("rwx------"));
         final Path json = folder.resolve("t.json");
 
@@ -53,23 +57,45 @@ class ThroughputCommandTest {
 
         assertThat(code).as(out).isZero();
         assertThat(out).contains("round 1 of 2", "round 2 of 2", "batches of 64 messages");
-        assertThat(Files.readAllLines(folder.resolve("floor.log"))).containsExactly("run 32", "run 32");
-        assertThat(out).containsPattern("tcp-stream-c \\(C\\) +32 +2 +1000000 .* 1\\.00x .*floor");
-        assertThat(out).containsPattern("peregrine-tcp \\* +32 +2 +\\d+ +\\d+ - \\d+ .* \\d+\\.\\d\\dx .*ok");
-        assertThat(out).containsPattern("netty +32 +2 +\\d+ +\\d+ - \\d+ .* \\d+\\.\\d\\dx .*ok");
+        assertThat(Files.readAllLines(log)).containsExactly("run 32", "run 32");
+        // median 2000000 msg/s, range 1000000 - 3000000, 2e6 x 32 B = 64.0 MB/s, and the floor divided by itself
+        assertThat(out).containsPattern("(?m)^\\s*tcp-stream-c \\(C\\) +32 +2 +2000000 +1000000 - 3000000 +64\\.0 +1\\.00x +floor\\s*$");
         final List<JsonNode> rows = Json.read(json).valueStream().toList();
         assertThat(rows).extracting(r -> r.get("transport").asText()).containsExactly("tcp-stream-c", "peregrine-tcp", "netty");
         assertThat(rows).allSatisfy(r -> {
             assertThat(r.get("rounds").asInt()).isEqualTo(2);
             assertThat(r.get("status").asText()).isEqualTo("ok");
         });
-        assertThat(rows.subList(1, 3)).allSatisfy(r -> {
-            assertThat(r.get("throughput_msgs_per_s_min").asDouble()).isPositive()
-                .isLessThanOrEqualTo(r.get("throughput_msgs_per_s").asDouble());
-            assertThat(r.get("throughput_msgs_per_s_max").asDouble()).isGreaterThanOrEqualTo(r.get("throughput_msgs_per_s").asDouble());
-            assertThat(r.get("ratio_to_tcp_stream_c").asDouble()).isPositive();
+        final JsonNode floorRow = rows.get(0);
+        assertThat(floorRow.get("throughput_msgs_per_s").asDouble()).isEqualTo(2_000_000.0);
+        assertThat(floorRow.get("throughput_msgs_per_s_min").asDouble()).isEqualTo(1_000_000.0);
+        assertThat(floorRow.get("throughput_msgs_per_s_max").asDouble()).isEqualTo(3_000_000.0);
+        assertThat(floorRow.get("bytes_per_s").asDouble()).isEqualTo(64_000_000.0);
+        assertThat(floorRow.get("ratio_to_tcp_stream_c").asDouble()).isEqualTo(1.0);
+        for (final JsonNode r : rows.subList(1, 3)) {
+            final double median = r.get("throughput_msgs_per_s").asDouble();
+            final double min = r.get("throughput_msgs_per_s_min").asDouble();
+            final double max = r.get("throughput_msgs_per_s_max").asDouble();
+            assertThat(min).isPositive().isLessThanOrEqualTo(median);
+            assertThat(max).isGreaterThanOrEqualTo(median);
+            // two rounds: the median is the mean of the two, which are the min and the max
+            assertThat(median).isCloseTo((min + max) / 2, org.assertj.core.api.Assertions.within(0.1));
+            assertThat(r.get("bytes_per_s").asDouble()).isCloseTo(median * 32, org.assertj.core.api.Assertions.within(3.3));
+            // the ratio is this row's median over the floor's 2 000 000, computed here, not by the code under test
+            assertThat(r.get("ratio_to_tcp_stream_c").asDouble())
+                .isCloseTo(median / 2_000_000.0, org.assertj.core.api.Assertions.within(1e-6));
             assertThat(r.get("batch").asInt()).isEqualTo(64);
-        });
+            final String name = r.get("transport").asText().equals("peregrine-tcp") ? "peregrine-tcp \\*" : "netty";
+            final java.util.regex.Matcher printed = java.util.regex.Pattern.compile("(?m)^\\s*" + name
+                + " +32 +2 +(\\d+) +(\\d+) - (\\d+) +(\\d+\\.\\d) +(\\d+\\.\\d\\d)x .*ok").matcher(out);
+            assertThat(printed.find()).as(out).isTrue();
+            // the JSON keeps one decimal and the table none: the printed integers are within half a message of it
+            assertThat(Double.parseDouble(printed.group(1))).isCloseTo(median, org.assertj.core.api.Assertions.within(0.55));
+            assertThat(Double.parseDouble(printed.group(2))).isCloseTo(min, org.assertj.core.api.Assertions.within(0.55));
+            assertThat(Double.parseDouble(printed.group(3))).isCloseTo(max, org.assertj.core.api.Assertions.within(0.55));
+            assertThat(Double.parseDouble(printed.group(4))).isCloseTo(median * 32 / 1e6, org.assertj.core.api.Assertions.within(0.051));
+            assertThat(printed.group(5)).isEqualTo(String.format(java.util.Locale.ROOT, "%.2f", median / 2_000_000.0));
+        }
     }
 
     @Test

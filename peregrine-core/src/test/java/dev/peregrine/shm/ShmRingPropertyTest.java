@@ -32,8 +32,16 @@ class ShmRingPropertyTest {
     record Step(int op, int length) {
     }
 
-    record Case(int alignment, int maxMessages, List<Step> steps) {
+    record Case(int alignment, int maxMessages, long start, List<Step> steps) {
     }
+
+    /** 2^31: where a position stops fitting an int. */
+    private static final long TWO_TO_31 = 1L << 31;
+    /**
+     * The highest start: 2^63 less 1 MiB, rounded down to a cache line, so that 300 steps of at most one ring each
+     * (300 KiB) stay below {@code Long.MAX_VALUE}.
+     */
+    private static final long NEAR_TOP = (Long.MAX_VALUE - (1L << 20)) & ~63L;
 
     /** One record between the model's head and tail: a message (with its payload) or padding. */
     private record Record(int bytes, byte[] message) {
@@ -46,7 +54,12 @@ class ShmRingPropertyTest {
             Tuple.of(2, Arbitraries.integers().between(0, MAX_LENGTH)),
             Tuple.of(1, Arbitraries.integers().between(MAX_LENGTH - 70, MAX_LENGTH)));
         final Arbitrary<Step> step = Combinators.combine(Arbitraries.of(0, 0, 1, 2), lengths).as(Step::new);
-        return Combinators.combine(Arbitraries.of(8, 16, 32, 64), Arbitraries.of(1, 2, 5, 12, 1_000),
+        // where head and tail start: 0, a few cache lines below 2^31 or 2^32 (crossed within the run), or near 2^63
+        final Arbitrary<Integer> lines = Arbitraries.integers().between(0, 16);
+        final Arbitrary<Long> starts = Arbitraries.frequencyOf(Tuple.of(2, Arbitraries.just(0L)),
+            Tuple.of(3, Arbitraries.integers().between(1, 8).map(j -> TWO_TO_31 - 64L * j)), Tuple.of(1, lines.map(j -> 2 * TWO_TO_31 - 64L * j)),
+            Tuple.of(3, lines.map(j -> NEAR_TOP - 64L * j)));
+        return Combinators.combine(Arbitraries.of(8, 16, 32, 64), Arbitraries.of(1, 2, 5, 12, 1_000), starts,
             step.list().ofMinSize(1).ofMaxSize(300)).as(Case::new);
     }
 
@@ -55,12 +68,14 @@ class ShmRingPropertyTest {
         final int alignment = testCase.alignment();
         final int maxMessages = testCase.maxMessages();
         final MemorySegment ring = ShmRingTest.newRing(CAPACITY, MAX_LENGTH, maxMessages, alignment);
+        // a ring reopened where an earlier reader left it: both ends take the head from the descriptor
+        ring.set(ValueLayout.JAVA_LONG, ShmRingDescriptor.HEAD_OFFSET, testCase.start());
         final ShmRingWriter writer = new ShmRingWriter(ring);
         final ShmRingReader reader = new ShmRingReader(ring);
         final ShmRingTest.Collector collector = new ShmRingTest.Collector();
         final ArrayDeque<Record> records = new ArrayDeque<>();
-        long head = 0;
-        long tail = 0;
+        long head = testCase.start();
+        long tail = testCase.start();
         int messagesInFlight = 0;
         int seed = 0;
         int byCount = 0;
@@ -130,6 +145,15 @@ class ShmRingPropertyTest {
         Statistics.label("back-pressured by the message limit").collect(byCount > 0);
         Statistics.label("back-pressured for room").collect(byRoom > 0);
         Statistics.label("wrapped").collect(wraps > 0);
+        final long start = testCase.start();
+        Statistics.label("start").collect(start == 0 ? "0" : start < TWO_TO_31 ? "below 2^31"
+            : start <= 2 * TWO_TO_31 ? "below 2^32" : "near 2^63");
+        Statistics.label("crossed 2^31").collect(start < TWO_TO_31 && tail >= TWO_TO_31);
+        Statistics.label("start").coverage(coverage -> {
+            coverage.check("near 2^63").percentage(percent -> percent >= 20);
+            coverage.check("below 2^31").percentage(percent -> percent >= 20);
+        });
+        Statistics.label("crossed 2^31").coverage(coverage -> coverage.check(true).percentage(percent -> percent >= 10));
 
         collector.messages.clear();
         while (reader.poll(collector, 100) > 0) {

@@ -119,10 +119,15 @@ class MoldSharedLoadTest {
         assertThat(result.messages()).isEqualTo(CLIENTS * 1_000L);
         assertThat(result.rtt().getTotalCount()).isEqualTo(CLIENTS * 1_000L);
         assertThat(transport.dropped()).isPositive();
-        // no object per message on either side, recovery included: the smallest object is 16 bytes, while a few KB
-        // made once in a measurement of 4000 messages (seen: up to 1.2 bytes per message) stay far below that
-        assertThat(result.clientAllocatedPerMessage()).as("bytes the client thread allocated per message").isLessThan(16.0);
-        assertThat(result.responderAllocatedPerMessage()).as("bytes the responder allocated per message").isLessThan(16.0);
+        // recovery included, both sides allocate no more than a one-off 8 KiB in the 4000 measured messages (seen here:
+        // 208 to 496 bytes on the responder, 1288 on the client, 4800 once before; the first gaps filled in the
+        // window). The meter proves fewer than 512 objects of 16 bytes: not one per message (64 000 bytes), nor one
+        // per 8 messages; it cannot tell a one-off from an object per recovered gap (dropped, in the description).
+        final long measured = result.messages();
+        assertThat(Math.round(result.clientAllocatedPerMessage() * measured)).as("bytes the client thread allocated, %d packets dropped", transport.dropped())
+            .isBetween(0L, 8192L);
+        assertThat(Math.round(result.responderAllocatedPerMessage() * measured)).as("bytes the responder allocated, %d packets dropped", transport.dropped())
+            .isBetween(0L, 8192L);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.peregrine.bench.transports;
 
+import dev.peregrine.testkit.Needs;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import dev.peregrine.peers.PingClient;
@@ -7,7 +8,6 @@ import dev.peregrine.peers.Responder;
 import dev.peregrine.peers.StreamReceiver;
 import dev.peregrine.peers.StreamSender;
 import dev.peregrine.testkit.AllocationMeter;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,7 +28,7 @@ class PeregrineShmBenchTest {
     void shouldRoundTripInOrderWithoutAllocatingOnTheClientThread(final String name) throws Exception {
         final BenchTransport transport = Transports.byName(name);
         final BenchConfig config = new BenchConfig("127.0.0.1", 17000, 32, dir, true);
-        Assumptions.assumeTrue(transport.unavailableReason(config) == null, transport.unavailableReason(config));
+        Needs.platform(name + " on Linux (shared memory, futex, a Unix socket path)", () -> transport.unavailableReason(config));
         assertThat(transport.path()).isEqualTo("shm");
         try (Responder responder = transport.startResponder(config); PingClient client = transport.connect(config)) {
             final long[] next = {0};
@@ -53,7 +53,7 @@ class PeregrineShmBenchTest {
     void shouldStreamEverySequenceInOrder(final String name) throws Exception {
         final BenchTransport transport = Transports.byName(name);
         final BenchConfig config = new BenchConfig("127.0.0.1", 17002, 32, dir, true);
-        Assumptions.assumeTrue(transport.unavailableReason(config) == null, transport.unavailableReason(config));
+        Needs.platform(name + " on Linux (shared memory, futex, a Unix socket path)", () -> transport.unavailableReason(config));
         assertThat(transport.supportsStream()).isTrue();
         try (StreamReceiver receiver = transport.startStreamReceiver(config);
              StreamSender sender = transport.connectStreamSender(config)) {

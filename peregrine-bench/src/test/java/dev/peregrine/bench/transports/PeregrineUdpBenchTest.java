@@ -1,5 +1,6 @@
 package dev.peregrine.bench.transports;
 
+import dev.peregrine.testkit.Needs;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import dev.peregrine.peers.PingClient;
@@ -17,7 +18,6 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * 30 000 in-process round trips through each UDP adapter: each echoed once, in order, and nothing allocated per
@@ -113,7 +113,7 @@ class PeregrineUdpBenchTest {
     @ParameterizedTest(name = "peregrine.udp.native={0}")
     @CsvSource({"true", "false"})
     void shouldTakeTheNativeSocketUnlessTheSystemPropertySaysNoAndSayWhichPathRan(final boolean nativeSocket) throws Exception {
-        assumeTrue(dev.peregrine.udp.UdpEndpoint.nativeSocketUnavailableReason() == null,
+        Needs.platform("the native UDP socket (recv/send through FFM)",
             dev.peregrine.udp.UdpEndpoint::nativeSocketUnavailableReason);
         final PeregrineUdpBench transport = new PeregrineUdpBench();
         final BenchConfig config = new BenchConfig("127.0.0.1", FreePorts.block("127.0.0.1", 6), 256, Path.of("target"), true);
@@ -139,9 +139,9 @@ class PeregrineUdpBenchTest {
     @CsvSource({"peregrine-udp, true", "peregrine-udp, false", "peregrine-mold, true", "peregrine-mold, false"})
     void shouldEchoOverIpv6LoopbackOnTheJdkChannel(final String name, final boolean busySpin) throws Exception {
         try (DatagramSocket probe = new DatagramSocket(new java.net.InetSocketAddress("::1", 0))) {
-            assumeTrue(probe.getLocalPort() > 0, "IPv6 loopback");
+            Needs.configuration("IPv6 loopback", probe.getLocalPort() > 0, "::1 gave no port");
         } catch (final java.net.SocketException ex) {
-            assumeTrue(false, "no IPv6 loopback: " + ex.getMessage());
+            Needs.configuration("IPv6 loopback", false, "::1 cannot be bound: " + ex.getMessage());
         }
         final BenchTransport transport = Transports.byName(name);
         final BenchConfig config = new BenchConfig("::1", FreePorts.block("::1", 6), 256, Path.of("target"), busySpin);
