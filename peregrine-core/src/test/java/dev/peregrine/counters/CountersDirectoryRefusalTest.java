@@ -1,6 +1,7 @@
 package dev.peregrine.counters;
 
 import dev.peregrine.internal.FileLocks;
+import dev.peregrine.testkit.Needs;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -20,8 +21,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A counters directory someone else could have made or could write to is refused, with one line naming it and what
@@ -36,7 +35,8 @@ class CountersDirectoryRefusalTest {
 
     @BeforeEach
     void processWideCountersUnused() {
-        assumeFalse(CountersManager.isSharedInUse(), "the process-wide counters are in use by another test: not made here");
+        Needs.platform("the process-wide counters unused by other tests", !CountersManager.isSharedInUse(),
+            "they are in use: not made here");
     }
 
     @AfterEach
@@ -112,7 +112,7 @@ class CountersDirectoryRefusalTest {
 
     @Test
     void shouldRefuseADirectoryOwnedByAnotherUser() throws Exception {
-        assumeTrue(FileLocks.effectiveUid() == 0, "needs root: only root can give a directory to uid 65534");
+        Needs.privilege("root", FileLocks.effectiveUid() == 0, "only root can give a directory to uid 65534");
         final Path theirs = Files.createDirectory(dir.resolve("theirs"),
             PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         Files.setAttribute(theirs, "unix:uid", 65534, LinkOption.NOFOLLOW_LINKS);

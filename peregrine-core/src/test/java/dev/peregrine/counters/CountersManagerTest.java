@@ -1,5 +1,7 @@
 package dev.peregrine.counters;
 
+import dev.peregrine.testkit.Needs;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,7 +21,6 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class CountersManagerTest {
@@ -185,7 +186,7 @@ class CountersManagerTest {
         gone.waitFor();
         final Path fifo = dir.resolve(gone.pid() + CountersManager.FILE_SUFFIX);
         final Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
-        assumeTrue(mkfifo.waitFor(30, TimeUnit.SECONDS) && mkfifo.exitValue() == 0, "mkfifo made a FIFO");
+        Needs.platform("mkfifo", mkfifo.waitFor(30, TimeUnit.SECONDS) && mkfifo.exitValue() == 0, "mkfifo made no FIFO");
 
         final AtomicReference<Throwable> opened = new AtomicReference<>();
         final AtomicReference<List<Path>> removed = new AtomicReference<>();
@@ -232,8 +233,9 @@ class CountersManagerTest {
         final ByteBuffer header = ByteBuffer.allocate(CountersDescriptor.HEADER_LENGTH).order(ByteOrder.nativeOrder());
         header.putLong(CountersDescriptor.MAGIC_OFFSET, CountersDescriptor.MAGIC).putInt(CountersDescriptor.VERSION_OFFSET, 99);
         Files.write(damaged, header.array()); // another layout version's, say
-        assumeTrue(!CountersDirectory.isAlive(pid + 1_000_000_000L, 0) && !CountersDirectory.isAlive(pid + 2_000_000_000L, 0)
-            && !CountersDirectory.isAlive(pid + 3_000_000_000L, 0) && !CountersDirectory.isAlive(pid + 4_000_000_000L, 0));
+        Needs.platform("pids above 10^9 that run nothing", !CountersDirectory.isAlive(pid + 1_000_000_000L, 0)
+            && !CountersDirectory.isAlive(pid + 2_000_000_000L, 0) && !CountersDirectory.isAlive(pid + 3_000_000_000L, 0)
+            && !CountersDirectory.isAlive(pid + 4_000_000_000L, 0), "one of them runs a process");
 
         assertThat(CountersDirectory.removeDead(dir)).containsExactlyInAnyOrder(unfinished, empty, damaged);
         assertThat(foreign).exists();
@@ -243,8 +245,8 @@ class CountersManagerTest {
     /** A maker killed between making its temporary file and renaming it leaves that file; a live maker holds its lock. */
     @Test
     void shouldRemoveAnAbandonedTemporaryFileButNotOneItsMakerStillHolds() throws Exception {
-        assumeTrue(dev.peregrine.internal.FileLocks.isAvailable(),
-            "needs flock through FFM: " + dev.peregrine.internal.FileLocks.unavailableReason());
+        Needs.platform("flock through FFM", dev.peregrine.internal.FileLocks.isAvailable(),
+            dev.peregrine.internal.FileLocks.unavailableReason());
         final Path abandoned = CountersDirectory.temporaryOf(dir.resolve("1234-1-ab" + CountersManager.FILE_SUFFIX));
         Files.write(abandoned, new byte[4096]); // zeros: cut short before the header was written
         final Path making = CountersDirectory.temporaryOf(dir.resolve("1235-1-cd" + CountersManager.FILE_SUFFIX));

@@ -1,6 +1,7 @@
 package dev.peregrine.counters;
 
 import dev.peregrine.internal.FileLocks;
+import dev.peregrine.testkit.Needs;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -12,7 +13,6 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Containers sharing {@code /dev/shm}: a process in another pid namespace has this process's pid, or a pid that runs
@@ -46,15 +46,15 @@ class CountersNamespaceTest {
 
     @Test
     void shouldNeitherCollideWithNorRemoveTheLiveFileOfAProcessWithTheSamePidInAnotherNamespace() {
-        assumeTrue(FileLocks.isAvailable(), "needs flock through FFM: " + FileLocks.unavailableReason());
+        Needs.platform("flock through FFM", FileLocks.isAvailable(), FileLocks.unavailableReason());
         final long started = CountersDirectory.startMillis(ProcessHandle.current());
         // the same pid, another process: it started at another time
         try (CountersManager theirs = otherNamespaces(SELF, started - 3_600_000)) {
             System.setProperty(CountersManager.DIRECTORY_PROPERTY, dir.toString());
             final CountersManager ours = CountersManager.acquireShared(); // removes dead files, then makes its own
             try {
-                assumeTrue(ours.file() != null && dir.equals(ours.file().getParent()),
-                    "the process-wide counters were already in use by another test (" + ours + "): not made here");
+                Needs.platform("the process-wide counters unused by other tests", ours.file() != null && dir.equals(ours.file().getParent()),
+                    "they were already in use (" + ours + "): not made here");
                 assertThat(CountersDirectory.pidOf(ours.file())).isEqualTo(SELF);
                 assertThat(CountersDirectory.pidOf(theirs.file())).isEqualTo(SELF);
                 assertThat(ours.file()).as("a name of its own").isNotEqualTo(theirs.file()).exists();
@@ -72,7 +72,7 @@ class CountersNamespaceTest {
 
     @Test
     void shouldNotRemoveTheLiveFileOfAPidThatRunsNothingInThisNamespace() throws Exception {
-        assumeTrue(FileLocks.isAvailable(), "needs flock through FFM: " + FileLocks.unavailableReason());
+        Needs.platform("flock through FFM", FileLocks.isAvailable(), FileLocks.unavailableReason());
         final Process gone = new ProcessBuilder("true").start();
         gone.waitFor();
         try (CountersManager theirs = otherNamespaces(gone.pid(), System.currentTimeMillis())) {
@@ -86,7 +86,7 @@ class CountersNamespaceTest {
 
     @Test
     void shouldRemoveAFileOnceItsOwnerLetItsLockGoWhateverItsPid() throws Exception {
-        assumeTrue(FileLocks.isAvailable(), "needs flock through FFM: " + FileLocks.unavailableReason());
+        Needs.platform("flock through FFM", FileLocks.isAvailable(), FileLocks.unavailableReason());
         final CountersManager theirs = otherNamespaces(SELF, CountersDirectory.startMillis(ProcessHandle.current()));
         final Path file = theirs.file();
         final Path left = dir.resolve(file.getFileName() + ".kept");

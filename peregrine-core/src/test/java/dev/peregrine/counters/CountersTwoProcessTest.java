@@ -1,6 +1,7 @@
 package dev.peregrine.counters;
 
 import dev.peregrine.internal.FileLocks;
+import dev.peregrine.testkit.Needs;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -18,7 +19,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** A second JVM reads the counters of a running first one, and recognises and cleans a crashed one's file. */
 @Tag("slow")
@@ -113,7 +113,7 @@ class CountersTwoProcessTest {
      */
     @Test
     void shouldJudgeAProcessAliveByTheLockItHoldsAndDeadOnceKilledWhateverItsPid() throws Exception {
-        assumeTrue(FileLocks.isAvailable(), "needs flock through FFM: " + FileLocks.unavailableReason());
+        Needs.platform("flock through FFM", FileLocks.isAvailable(), FileLocks.unavailableReason());
         final Process gone = new ProcessBuilder("true").start();
         gone.waitFor();
         final Process peer = startPeer(Long.toString(gone.pid()));
