@@ -270,7 +270,9 @@ class BenchRunnerTest {
         assertThat(result.rtt().getTotalCount()).isEqualTo(20_000);
         // only a responder in its own JVM reports its own JIT and GC counters
         assertThat(result.responderRuntime().known()).isTrue();
-        assertThat(result.responderAllocatedPerMessage()).as("responder bytes per echoed message").isEqualTo(0.0);
+        // a whole run in a second JVM, warm-up included: a JIT event there is a one-off (0.0592 B/msg once beside a busy
+        // build); an allocation per message would be 16 bytes or more
+        assertThat(result.responderAllocatedPerMessage()).as("responder bytes per echoed message").isLessThan(1.0);
     }
 
     @Test
