@@ -74,7 +74,7 @@ import java.util.Arrays;
  * <p>Ids encode a slot and its generation: a stale id gets {@link SendResult#NOT_CONNECTED}, never
  * another connection. Not thread-safe: use it on the reactor's thread only.
  */
-public final class TcpTransport implements Transport {
+public final class TcpTransport implements Transport, dev.peregrine.handoff.ReadPausable {
     private static final TcpServer[] NO_SERVERS = new TcpServer[0];
     /** {@link #claimEnded} when the claimed channel closed under the claim: commit answers CLOSED. */
     private static final String CLAIM_ABANDONED = "the channel closed under the claim";
