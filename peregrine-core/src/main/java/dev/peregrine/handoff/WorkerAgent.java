@@ -38,6 +38,7 @@ public final class WorkerAgent {
     private int failedCount;
     private long currentChannel;
     private int records;
+    private boolean inHandler;
     private volatile long failures;
     private volatile long skipped;
 
@@ -90,6 +91,10 @@ public final class WorkerAgent {
                     break;
                 }
             } catch (final RuntimeException ex) {
+                if (!inHandler) {
+                    throw ex; // not the application's: a fault of the ring itself must not be retried forever
+                }
+                inHandler = false;
                 fail(currentChannel, ex); // the record that threw is consumed: the read goes on after it
             }
         }
@@ -156,7 +161,9 @@ public final class WorkerAgent {
         public void onOpened(final long channelId) {
             records++;
             currentChannel = channelId;
+            inHandler = true;
             handler.onOpened(channelId);
+            inHandler = false;
         }
 
         @Override
@@ -167,7 +174,9 @@ public final class WorkerAgent {
                 return;
             }
             currentChannel = channelId;
+            inHandler = true;
             handler.onMessage(channelId, buffer, offset, length);
+            inHandler = false;
         }
 
         @Override
@@ -180,7 +189,9 @@ public final class WorkerAgent {
                 }
             }
             currentChannel = channelId;
+            inHandler = true;
             handler.onClosed(channelId, reason);
+            inHandler = false;
         }
     }
 }

@@ -138,11 +138,11 @@ public final class WorkerRing implements AutoCloseable {
                 break;
             }
             final int type = (int)INT.get(segment, offset + TYPE_OFFSET);
-            final long channelId = (long)LONG.get(segment, offset + CHANNEL_ID_OFFSET);
             if (type == TYPE_PADDING) {
-                consume(recordLength);
+                consume(recordLength); // may be 8 bytes at the very end: no channel id to read
                 continue;
             }
+            final long channelId = (long)LONG.get(segment, offset + CHANNEL_ID_OFFSET);
             count++;
             try {
                 if (type == TYPE_MESSAGE) {
