@@ -5,7 +5,8 @@ import dev.peregrine.reactor.ThreadAffinity;
 
 /**
  * A thread that runs one {@link WorkerAgent}'s duty cycle with one of the reactor's {@link IdleStrategy}
- * implementations, optionally pinned to a CPU.
+ * implementations, optionally pinned to a CPU. Not {@code BlockingSelectIdleStrategy}: it sleeps in a reactor's
+ * selector, and a worker has none.
  *
  * <p>Threading: {@link #start()} and {@link #close()} from any one controlling thread.
  */
