@@ -1,12 +1,41 @@
 /**
  * Hand-over between the reactor thread and other threads, without garbage.
  *
- * <p>{@link dev.peregrine.handoff.ReactorCommandRing}: many producer threads encode commands (send, close, abort) for
- * the channels of the transports registered with it into off-heap memory; the reactor drains them at the start of
- * each duty cycle into the transports' own methods. Its layout is {@link dev.peregrine.handoff.CommandRingDescriptor}.
+ * <p>Into the reactor: {@link dev.peregrine.handoff.ReactorCommandRing}. Many producer threads encode commands
+ * (send, close, abort) for the channels of the transports registered with it into off-heap memory; the reactor
+ * drains them at the start of each duty cycle into the transports' own methods. Its layout is
+ * {@link dev.peregrine.handoff.CommandRingDescriptor}.
  *
- * <p>Threading: the producer methods of a ring are safe from any thread and allocate nothing; registration, the drain
- * and closing belong to the reactor thread. The transports themselves stay reactor-thread-only: this ring is the way
- * in to them from other threads.
+ * <p>Out of the reactor: {@link dev.peregrine.handoff.WorkerDemux}. It is the transport's handler; it copies each
+ * inbound message into the {@link dev.peregrine.handoff.WorkerRing} of the worker its key picks, so each key's
+ * messages keep their order, and a channel's open and close travel to the worker of its id. A full worker pauses a
+ * {@link dev.peregrine.handoff.ReadPausable} transport's channel (TCP) and drops and counts otherwise (UDP). A
+ * {@link dev.peregrine.handoff.WorkerAgent} delivers a ring to the application's
+ * {@link dev.peregrine.handoff.WorkerHandler}, on a {@link dev.peregrine.handoff.WorkerRunner} or a thread of the
+ * application's own. Its layout is {@link dev.peregrine.handoff.WorkerRingDescriptor}.
+ *
+ * <p>A worker answers through the command ring:
+ * <pre>{@code
+ * WorkerDemux demux = new WorkerDemux(reactor, 3, 1 << 16, KeyFunction.CHANNEL_ID, null);
+ * TcpTransport tcp = new TcpTransport(reactor, options, demux);
+ * demux.pauseWith(tcp);
+ * ReactorCommandRing commands = new ReactorCommandRing(reactor, new CommandRingOptions());
+ * int index = commands.register(tcp);
+ * WorkerHandler echo = (channelId, buffer, offset, length) ->
+ *     commands.offer(index, channelId, buffer, offset, length); // BACK_PRESSURED: the worker decides
+ * new WorkerRunner("worker-0", new WorkerAgent(demux.ring(0), echo, commands, index, errors, 64, 16),
+ *     new BackoffIdleStrategy(), -1).start();
+ * }</pre>
+ *
+ * <p>Threading:
+ * <ul>
+ *   <li>the command ring's producer methods are safe from any thread; its registration, drain and closing belong
+ *       to the reactor thread;</li>
+ *   <li>the demux is the reactor thread's (its counters may be read anywhere);</li>
+ *   <li>a worker ring has one producer, the reactor thread, and one consumer, its worker's thread;</li>
+ *   <li>a worker agent belongs to one worker thread.</li>
+ * </ul>
+ * Nothing allocates in steady state on either side. The transports stay reactor-thread-only: these rings are the
+ * way in and out.
  */
 package dev.peregrine.handoff;

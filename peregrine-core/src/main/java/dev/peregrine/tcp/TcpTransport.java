@@ -4,6 +4,7 @@ import dev.peregrine.channel.ChannelHandler;
 import dev.peregrine.channel.CloseReason;
 import dev.peregrine.channel.SendResult;
 import dev.peregrine.channel.Transport;
+import dev.peregrine.handoff.ReadPausable;
 import dev.peregrine.reactor.Pollable;
 import dev.peregrine.reactor.Reactor;
 
@@ -69,7 +70,7 @@ import java.nio.channels.SocketChannel;
  * <p>Ids encode a slot and its generation: a stale id gets {@link SendResult#NOT_CONNECTED}, never
  * another connection. Not thread-safe: use it on the reactor's thread only.
  */
-public final class TcpTransport implements Transport {
+public final class TcpTransport implements Transport, ReadPausable {
     /** The detail of a server's {@code onClosed} when the application closed it. */
     static final String SERVER_CLOSED = "server closed by the application";
     /** {@link #claimEnded} when the claimed channel closed under the claim: commit answers CLOSED. */

@@ -1,0 +1,91 @@
+package dev.peregrine.handoff;
+
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * Memory layout of a {@link WorkerRing}: one producer (the reactor thread), one consumer (a worker thread), in one
+ * off-heap segment. A header of {@link #HEADER_LENGTH} bytes, each party's words on a 128-byte slot of their own,
+ * then a data area of {@code capacity} bytes (a power of two).
+ *
+ * <pre>
+ *   0: TAIL slot  | tail position (8) | records written (8) | refused full (8) | to 128 |  producer
+ * 128: HEAD slot  | head position (8) | records read (8)                      | to 256 |  consumer
+ * 256: data area, capacity bytes of records aligned to 8:
+ *
+ *   0       4       8               16
+ *   +-------+-------+---------------+-------------------------------+--------+
+ *   |record |type   | channel id    | payload (record length - 16)  |to align|
+ *   |length |       |               |                               |        |
+ *   +-------+-------+---------------+-------------------------------+--------+
+ * </pre>
+ *
+ * <p>The producer writes the type, the channel id and the payload, then the record length with release semantics;
+ * the consumer reads the length with acquire and, once it sees one that is not zero, sees the rest. The consumer
+ * zeroes what it consumed before it releases the head, and the producer acquires the head before it writes, so the
+ * consumer always meets either a zero (nothing yet) or a length of this lap, never a stale one. A
+ * {@link #TYPE_PADDING} record (length and type only) fills the end of the data area when the next record does not
+ * fit before the wrap.
+ */
+public final class WorkerRingDescriptor {
+    /** Offset of the tail position: the next byte to write; producer only (released, informative). */
+    public static final int TAIL_OFFSET = 0;
+    /** Offset of the count of records written. */
+    public static final int WRITTEN_OFFSET = 8;
+    /** Offset of the count of writes refused because the ring was full. */
+    public static final int REFUSED_OFFSET = 16;
+    /** Offset of the head position: the next byte to read; consumer only. */
+    public static final int HEAD_OFFSET = 128;
+    /** Offset of the count of records read. */
+    public static final int READ_OFFSET = 136;
+    /** Length of the header; the data area starts here. */
+    public static final int HEADER_LENGTH = 256;
+    /** Offset of the record length in a record. */
+    public static final int LENGTH_OFFSET = 0;
+    /** Offset of the record type in a record. */
+    public static final int TYPE_OFFSET = 4;
+    /** Offset of the channel id in a record. */
+    public static final int CHANNEL_ID_OFFSET = 8;
+    /** Length of a record header; the payload starts here. */
+    public static final int RECORD_HEADER_LENGTH = 16;
+    /** Alignment of every record. */
+    public static final int ALIGNMENT = 8;
+    /** Record type: a message that arrived on the channel. */
+    public static final int TYPE_MESSAGE = 1;
+    /** Record type: the channel was accepted or connected (no payload). */
+    public static final int TYPE_OPENED = 2;
+    /** Record type: the channel closed; the payload is the {@code CloseReason} ordinal (4 bytes). */
+    public static final int TYPE_CLOSED = 3;
+    /** Record type: nothing; the end of the data area. */
+    public static final int TYPE_PADDING = 4;
+    /** Smallest data capacity. */
+    public static final int MIN_CAPACITY = 1024;
+    /** Largest data capacity. */
+    public static final int MAX_CAPACITY = 1 << 30;
+
+    static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+
+    private WorkerRingDescriptor() {
+    }
+
+    /**
+     * Largest payload a ring of this capacity takes: a record padded to the wrap must still fit an empty ring.
+     *
+     * @param capacity the data capacity
+     * @return bytes
+     */
+    public static int maxMessageLength(final int capacity) {
+        return capacity / 2 - RECORD_HEADER_LENGTH;
+    }
+
+    /**
+     * A record length rounded up to {@link #ALIGNMENT}.
+     *
+     * @param recordLength header plus payload
+     * @return the room it takes
+     */
+    public static int aligned(final int recordLength) {
+        return (recordLength + ALIGNMENT - 1) & -ALIGNMENT;
+    }
+}

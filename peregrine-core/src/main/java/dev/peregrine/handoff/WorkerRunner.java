@@ -1,0 +1,84 @@
+package dev.peregrine.handoff;
+
+import dev.peregrine.reactor.IdleStrategy;
+import dev.peregrine.reactor.ThreadAffinity;
+
+/**
+ * A thread that runs one {@link WorkerAgent}'s duty cycle with one of the reactor's {@link IdleStrategy}
+ * implementations, optionally pinned to a CPU. Not {@code BlockingSelectIdleStrategy}: it sleeps in a reactor's
+ * selector, and a worker has none.
+ *
+ * <p>Threading: {@link #start()} and {@link #close()} from any one controlling thread.
+ */
+public final class WorkerRunner implements AutoCloseable {
+    private final Thread thread;
+    private final WorkerAgent agent;
+    private final IdleStrategy idleStrategy;
+    private final int cpu;
+    private volatile boolean running = true;
+    private volatile String pinFailure;
+
+    /**
+     * Makes the (not yet started) thread.
+     *
+     * @param name the thread's name
+     * @param agent the agent it runs
+     * @param idleStrategy what it does when a cycle found nothing; one instance per runner
+     * @param cpu the CPU to pin the thread to, or -1 for none
+     */
+    public WorkerRunner(final String name, final WorkerAgent agent, final IdleStrategy idleStrategy, final int cpu) {
+        if (agent == null || idleStrategy == null) {
+            throw new IllegalArgumentException("agent=" + agent + ", idleStrategy=" + idleStrategy);
+        }
+        if (cpu < -1) {
+            throw new IllegalArgumentException("cpu=" + cpu);
+        }
+        this.agent = agent;
+        this.idleStrategy = idleStrategy;
+        this.cpu = cpu;
+        this.thread = new Thread(this::run, name);
+    }
+
+    /**
+     * Starts the thread.
+     *
+     * @return this
+     */
+    public WorkerRunner start() {
+        thread.start();
+        return this;
+    }
+
+    /**
+     * Why pinning failed, or null (pinned, not asked, or not yet tried).
+     *
+     * @return the reason
+     */
+    public String pinFailure() {
+        return pinFailure;
+    }
+
+    /**
+     * Stops the loop after its current cycle and waits for the thread to end.
+     */
+    @Override
+    public void close() {
+        running = false;
+        if (thread.isAlive() && thread != Thread.currentThread()) {
+            try {
+                thread.join();
+            } catch (final InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void run() {
+        if (cpu >= 0) {
+            pinFailure = ThreadAffinity.pinCurrentThread(cpu);
+        }
+        while (running) {
+            idleStrategy.idle(agent.doWork());
+        }
+    }
+}
