@@ -78,21 +78,7 @@ public final class AllocationMeter {
      * @return 0 if the steady state allocates nothing, otherwise the bytes of the windows that allocated
      */
     public static long steadyStateBytes(final int warmup, final int window, final int windows, final Runnable action) {
-        if (windows < 1) {
-            throw new IllegalArgumentException("windows=" + windows + " must be at least 1");
-        }
-        final Windows measured = new Windows(window);
-        for (int i = 0; i < warmup; i++) {
-            action.run();
-        }
-        for (int w = 0; w < windows; w++) {
-            measured.begin();
-            for (int i = 0; i < window; i++) {
-                action.run();
-            }
-            measured.end();
-        }
-        return measured.steadyStateBytes();
+        return windows(warmup, window, windows, action).steadyStateBytes();
     }
 
     /**
