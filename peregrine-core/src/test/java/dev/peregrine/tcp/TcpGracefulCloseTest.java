@@ -7,14 +7,11 @@ import dev.peregrine.channel.SendResult;
 
 import java.io.DataInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.Socket;
-import java.net.SocketException;
-import java.net.SocketTimeoutException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -44,10 +41,6 @@ class TcpGracefulCloseTest {
     /** How the close that cuts the stream comes. */
     enum Cut {
         LINGER_EXPIRY, TRANSPORT_CLOSE
-    }
-
-    /** What a peer reading everything after the close got: the bytes, and how its stream ended. */
-    private record Received(long bytes, String end) {
     }
 
     private static TcpOptions options(final boolean readPolling) {
@@ -122,25 +115,6 @@ class TcpGracefulCloseTest {
         }
     }
 
-    /** Reads to the end of the stream, however it ends; a bounded wait, so that a stream left open shows. */
-    private static Received readAll(final Socket peer) {
-        final byte[] sink = new byte[64 * 1024];
-        long bytes = 0;
-        try {
-            final InputStream in = peer.getInputStream();
-            for (int read = in.read(sink); read >= 0; read = in.read(sink)) {
-                bytes += read;
-            }
-            return new Received(bytes, "end of stream");
-        } catch (final SocketTimeoutException ex) {
-            return new Received(bytes, "still open");
-        } catch (final SocketException ex) {
-            return new Received(bytes, String.valueOf(ex.getMessage()).contains("reset") ? "reset" : "failed: " + ex);
-        } catch (final IOException ex) {
-            return new Received(bytes, "failed: " + ex);
-        }
-    }
-
     @ParameterizedTest
     @EnumSource(Cut.class)
     void shouldResetTheConnectionWhenACloseDiscardsUnsentBytes(final Cut cut) throws Exception {
@@ -160,7 +134,7 @@ class TcpGracefulCloseTest {
                 .filter(event -> event.channelId() == id).findFirst().orElseThrow(); // not the server's
             assertThat(closed.detail()).matches(".*; [1-9][0-9]* unsent bytes discarded");
             // the socket is released by the reactor's next select, once its key is gone
-            final CompletableFuture<Received> reader = CompletableFuture.supplyAsync(() -> readAll(peer));
+            final CompletableFuture<PeerStream.Received> reader = CompletableFuture.supplyAsync(() -> PeerStream.readAll(peer));
             rig.pollUntil(reader::isDone);
 
             final long discarded = Long.parseLong(closed.detail().replaceAll(".*; ([0-9]+) unsent bytes discarded", "$1"));
@@ -187,7 +161,7 @@ class TcpGracefulCloseTest {
                 "closed by the application; the linger timeout of 50 ms expired; [1-9][0-9]* unsent bytes discarded");
             final long discarded = Long.parseLong(closed.detail().replaceAll(".*; ([0-9]+) unsent bytes discarded", "$1"));
             final long sent = (long)FRAMES * (4 + PAYLOAD);
-            final CompletableFuture<Received> reader = CompletableFuture.supplyAsync(() -> readAll(peer));
+            final CompletableFuture<PeerStream.Received> reader = CompletableFuture.supplyAsync(() -> PeerStream.readAll(peer));
             rig.pollUntil(reader::isDone);
             assertThat(reader.get().bytes()).as("what the peer got and what was discarded")
                 .isLessThanOrEqualTo(sent - discarded);
@@ -218,7 +192,7 @@ class TcpGracefulCloseTest {
 
             assertThat(rig.first(ChannelEvent.Closed.class).detail())
                 .startsWith("closed by the application; the linger timeout of 1000 ms expired; ");
-            final CompletableFuture<Received> reader = CompletableFuture.supplyAsync(() -> readAll(peer));
+            final CompletableFuture<PeerStream.Received> reader = CompletableFuture.supplyAsync(() -> PeerStream.readAll(peer));
             rig.pollUntil(reader::isDone);
             assertThat(reader.get().end()).isEqualTo("reset");
             assertThat(rig.errors).isEmpty();
@@ -243,7 +217,7 @@ class TcpGracefulCloseTest {
 
             rig.transport.abort(id);
             assertThat(rig.first(ChannelEvent.Closed.class).detail()).startsWith("aborted by the application; ");
-            final CompletableFuture<Received> reader = CompletableFuture.supplyAsync(() -> readAll(peer));
+            final CompletableFuture<PeerStream.Received> reader = CompletableFuture.supplyAsync(() -> PeerStream.readAll(peer));
             rig.pollUntil(reader::isDone);
             assertThat(reader.get().end()).isEqualTo("reset");
             assertThat(rig.errors).isEmpty();

@@ -8,15 +8,11 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.Socket;
-import java.net.SocketException;
-import java.net.SocketTimeoutException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -39,28 +35,6 @@ class TcpResetAtPeerTest {
     /** The close that discards. */
     enum Discard {
         ABORT_WITH_PENDING_BYTES, ABORT_WITH_NOTHING_PENDING, HANDLER_FAILURE, MALFORMED_FRAME
-    }
-
-    /** What the peer read after the close: the bytes, and how its stream ended. */
-    private record Received(long bytes, String end) {
-    }
-
-    private static Received readAll(final Socket peer) {
-        final byte[] sink = new byte[64 * 1024];
-        long bytes = 0;
-        try {
-            final InputStream in = peer.getInputStream();
-            for (int read = in.read(sink); read >= 0; read = in.read(sink)) {
-                bytes += read;
-            }
-            return new Received(bytes, "end of stream");
-        } catch (final SocketTimeoutException ex) {
-            return new Received(bytes, "still open");
-        } catch (final SocketException ex) {
-            return new Received(bytes, "Connection reset".equals(ex.getMessage()) ? "reset" : "failed: " + ex);
-        } catch (final IOException ex) {
-            return new Received(bytes, "failed: " + ex);
-        }
     }
 
     private static void sendNumbered(final TcpTransport transport, final long id) {
@@ -127,7 +101,7 @@ class TcpResetAtPeerTest {
                 }
             }
             // the socket is released by the reactor's next select, once its key is gone
-            final CompletableFuture<Received> reader = CompletableFuture.supplyAsync(() -> readAll(peer));
+            final CompletableFuture<PeerStream.Received> reader = CompletableFuture.supplyAsync(() -> PeerStream.readAll(peer));
             rig.pollUntil(reader::isDone);
 
             assertThat(reader.get().end()).as("how the peer's stream ended after %s", closed.detail()).isEqualTo("reset");
