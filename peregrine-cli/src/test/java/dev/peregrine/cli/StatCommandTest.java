@@ -17,7 +17,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -36,20 +35,8 @@ class StatCommandTest {
     @TempDir
     Path dir;
 
-    /** What a command line printed and answered. */
-    record Outcome(int code, String out, String err) {
-    }
-
-    private Outcome stat(final String... args) {
-        final List<String> all = new ArrayList<>(List.of("stat", "--dir", dir.toString()));
-        all.addAll(List.of(args));
-        final CommandLine commandLine = Main.commandLine();
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-        commandLine.setOut(new PrintWriter(out, true));
-        commandLine.setErr(new PrintWriter(err, true));
-        final int code = commandLine.execute(all.toArray(String[]::new));
-        return new Outcome(code, out.toString(), err.toString());
+    private StatRun stat(final String... args) {
+        return StatRun.stat(dir, args);
     }
 
     private CountersManager selfFile() {
@@ -76,7 +63,7 @@ class StatCommandTest {
         final Path dead = deadFile();
         try (CountersManager counters = selfFile()) {
             counters.allocate(CounterTypes.REACTOR_DUTY_CYCLES, "reactor=r");
-            final Outcome outcome = stat();
+            final StatRun outcome = stat();
             assertThat(outcome.code()).as(outcome.err()).isZero();
             assertThat(outcome.out()).contains("removed " + dead + ": its process is no longer running");
             assertThat(outcome.out().lines().filter(line -> line.trim().startsWith(SELF + " ")).toList())
@@ -87,14 +74,14 @@ class StatCommandTest {
 
     @Test
     void shouldAnswerAPidWithoutAFileOrADeadOneWithOneLineAndExitCode2() throws Exception {
-        final Outcome missing = stat("999999999");
+        final StatRun missing = stat("999999999");
         assertThat(missing.code()).isEqualTo(2);
         assertThat(missing.err().lines().toList()).hasSize(1);
         assertThat(missing.err()).contains("no Peregrine process with pid 999999999");
 
         final Path dead = deadFile();
         final String pid = dead.getFileName().toString().replace(CountersManager.FILE_SUFFIX, "");
-        final Outcome gone = stat(pid, "--once");
+        final StatRun gone = stat(pid, "--once");
         assertThat(gone.code()).isEqualTo(2);
         assertThat(gone.err().lines().toList()).hasSize(1);
         assertThat(gone.err()).contains("process " + pid + " is not running");
@@ -105,7 +92,7 @@ class StatCommandTest {
     void shouldPrintOneReadingAsJson() {
         try (CountersManager counters = selfFile()) {
             counters.allocate(CounterTypes.TCP_BYTES_IN, "transport=tcp-1 \"quoted\"").add(42);
-            final Outcome outcome = stat(Long.toString(SELF), "--once", "--json");
+            final StatRun outcome = stat(Long.toString(SELF), "--once", "--json");
             assertThat(outcome.code()).as(outcome.err()).isZero();
             assertThat(outcome.out()).startsWith("{\"pid\":" + SELF + ",\"name\":")
                 .contains(",\"counters\":[{\"id\":0,\"type\":\"peregrine_tcp_bytes_in_total\",\"typeId\":10,"
@@ -120,7 +107,7 @@ class StatCommandTest {
             in.add(1234);
             counters.allocate(CounterTypes.TCP_BYTES_IN, "transport=tcp-1").add(5000);
             counters.allocate(CounterTypes.TCP_CONNECTIONS_OPEN, "transport=tcp-1").set(3);
-            final Outcome outcome = stat("--prometheus");
+            final StatRun outcome = stat("--prometheus");
             assertThat(outcome.code()).as(outcome.err()).isZero();
             final Map<String, StrictOpenMetrics.Family> families = StrictOpenMetrics.parse(outcome.out());
             assertThat(families).containsOnlyKeys("peregrine_tcp_bytes_in", "peregrine_tcp_connections_open");
@@ -161,7 +148,7 @@ class StatCommandTest {
     void shouldRefreshTheLiveViewWithRatesPerSecond() {
         try (CountersManager counters = selfFile()) {
             counters.allocate(CounterTypes.REACTOR_DUTY_CYCLES, "reactor=r").add(10);
-            final Outcome outcome = stat(Long.toString(SELF), "--iterations", "2", "--interval", "100");
+            final StatRun outcome = stat(Long.toString(SELF), "--iterations", "2", "--interval", "100");
             assertThat(outcome.code()).as(outcome.err()).isZero();
             assertThat(outcome.out().split("\033\\[H\033\\[2J", -1)).as(outcome.out()).hasSize(3);
             final List<String> rows = outcome.out().lines().filter(line -> line.contains("reactor=r")).toList();
@@ -212,7 +199,7 @@ class StatCommandTest {
         try (CountersManager counters = selfFile()) {
             counters.allocate(-7, "from a damaged or foreign file").add(1); // a type id is whatever the file holds
             counters.allocate(1000, "from a later version").add(2);
-            final Outcome outcome = stat("--prometheus");
+            final StatRun outcome = stat("--prometheus");
             assertThat(outcome.code()).as(outcome.err()).isZero();
 
             // one bad name and a scraper refuses every process's counters, not just this one

@@ -9,7 +9,6 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -18,7 +17,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -37,20 +35,8 @@ class StatServeTest {
     @TempDir
     Path dir;
 
-    /** What a command line printed and answered. */
-    record Outcome(int code, String out, String err) {
-    }
-
-    private Outcome stat(final String... args) {
-        final List<String> all = new ArrayList<>(List.of("stat", "--dir", dir.toString()));
-        all.addAll(List.of(args));
-        final CommandLine commandLine = Main.commandLine();
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-        commandLine.setOut(new PrintWriter(out, true));
-        commandLine.setErr(new PrintWriter(err, true));
-        final int code = commandLine.execute(all.toArray(String[]::new));
-        return new Outcome(code, out.toString(), err.toString());
+    private StatRun stat(final String... args) {
+        return StatRun.stat(dir, args);
     }
 
     @Test
@@ -103,13 +89,13 @@ class StatServeTest {
         for (final String[] args : List.of(new String[] {"--serve", "65536"}, new String[] {"--serve", "-1"},
             new String[] {"--serve", "http"}, new String[] {"--serve", "0", "--bind", "203.0.113.7"},
             new String[] {"--serve", "0", "--bind", "no-such-host.invalid"}, new String[] {"--serve", "0", "--json"})) {
-            final Outcome outcome = stat(args);
+            final StatRun outcome = stat(args);
             assertThat(outcome.code()).as(String.join(" ", args) + ": " + outcome.err()).isEqualTo(2);
             assertThat(outcome.err().lines().toList()).as(outcome.err()).hasSize(1);
             assertThat(outcome.out()).isEmpty();
         }
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            final Outcome outcome = stat("--serve", Integer.toString(taken.getLocalPort()));
+            final StatRun outcome = stat("--serve", Integer.toString(taken.getLocalPort()));
             assertThat(outcome.code()).as(outcome.err()).isEqualTo(2);
             assertThat(outcome.err().lines().toList()).as(outcome.err()).hasSize(1);
             assertThat(outcome.err()).contains("'--serve'", "127.0.0.1:" + taken.getLocalPort());
