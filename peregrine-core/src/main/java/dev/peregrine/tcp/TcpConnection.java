@@ -2,8 +2,6 @@ package dev.peregrine.tcp;
 
 import dev.peregrine.channel.ChannelHandler;
 import dev.peregrine.channel.CloseReason;
-import dev.peregrine.channel.SendResult;
-import dev.peregrine.internal.jfr.BackPressureEvent;
 import dev.peregrine.internal.jfr.ChannelClosedEvent;
 import dev.peregrine.internal.jfr.ChannelOpenedEvent;
 import dev.peregrine.internal.jfr.FrameRejectedEvent;
@@ -19,9 +17,10 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 
 /**
- * One pooled connection slot: its socket, an off-heap receive buffer that the codec decodes in place,
- * and a bounded outbound buffer. The buffers are made once per slot and reused by every connection the
- * slot later holds; nothing here allocates per message.
+ * One pooled connection slot: its socket and its life (connect, pause, graceful close, abort, reset), an
+ * off-heap receive buffer that the codec decodes in place, and its sending side ({@link TcpFrameSender}, with
+ * the bounded outbound buffer). The buffers are made once per slot and reused by every connection the slot
+ * later holds; nothing here allocates per message.
  */
 final class TcpConnection implements SelectHandler, FrameSink {
     static final int FREE = 0;
@@ -35,20 +34,10 @@ final class TcpConnection implements SelectHandler, FrameSink {
     private final ChannelHandler handler;
     private final int index;
     private final FrameCodec codec;
-    // the codec's fixed lengths, read once: the send path adds them for every frame
-    private final int headerLength;
-    private final int trailerLength;
-    private final int maxFrameLength;
     private final MemorySegment inbound;
     private final ByteBuffer inboundView;
     private final int inboundCapacity;
-    private final TcpOutboundBuffer outbound;
-    private final MemorySegment outboundSegment;
-    // what a claim or send may carry without a closer look: payload lengths from minPayloadLength on, up to
-    // payloadLengthRange more (one unsigned compare on the claim path; checkLength says why anything else fails)
-    private final int minPayloadLength;
-    private final int payloadLengthRange;
-    private final int halfOutbound;
+    private final TcpFrameSender sender;
     private final TcpReadPoller poller;
     private final int readInterest;
     private int pollIndex = -1;
@@ -61,32 +50,21 @@ final class TcpConnection implements SelectHandler, FrameSink {
     private long connectTimerId = -1;
     private int readStart;
     private int readEnd;
-    private boolean writePending;
     private boolean readingPaused;
     private boolean dispatching;
-    private boolean flushAfterDispatch;
-    private boolean dirty; // listed by the transport's TcpWriteFlusher for a write at the end of the cycle
-    private long socketWrites;
     private long deliveringDecodes;
     private boolean releaseAfterDispatch;
     private String failureBeforeSocket;
     private CloseReason closingReason;
     private String closingDetail;
     private long lingerTimerId = -1;
-    private BackPressureEvent backPressure; // a JFR recording's open back-pressured period, else null
-    // a send or claim was refused since the outbound buffer last emptied: its emptying owes the handler an onSent
-    private boolean refusedSinceDrained;
-    // a write outside OP_WRITE emptied the buffer after a refusal: the end-of-cycle flusher tells the handler
-    private boolean drainedEventDue;
-    private int drainedBytes;
     // bytes read before a pause wait in the receive buffer since the resume: decoded before the next read
     private boolean remainderDue;
     private TcpChannelCounters counters;
     private long pausedAtNs;
-    // messages are counted in plain fields and published to the counters once per read and once per write,
-    // not per message: a release store to the counters file per frame cost a stream of small frames ~15%
+    // messages are counted in a plain field and published to the counters once per read, not per message: a
+    // release store to the counters file per frame cost a stream of small frames ~15%
     private int framesDecoded;
-    private int framesQueued;
 
     TcpConnection(final TcpTransport transport, final int index, final FrameCodec codec, final Arena arena,
         final int receiveBufferSize, final int outboundBufferSize, final TcpReadPoller poller) {
@@ -94,18 +72,11 @@ final class TcpConnection implements SelectHandler, FrameSink {
         this.handler = transport.handler();
         this.index = index;
         this.codec = codec;
-        this.headerLength = codec.headerLength();
-        this.trailerLength = codec.trailerLength();
-        this.maxFrameLength = codec.maxFrameLength();
-        final int frameSpace = headerLength + maxFrameLength + trailerLength;
+        final int frameSpace = codec.headerLength() + codec.maxFrameLength() + codec.trailerLength();
         this.inboundCapacity = Math.max(receiveBufferSize, frameSpace);
         this.inbound = arena.allocate(inboundCapacity, 64);
         this.inboundView = inbound.asByteBuffer();
-        this.outbound = new TcpOutboundBuffer(arena, Math.max(outboundBufferSize, frameSpace));
-        this.outboundSegment = outbound.segment();
-        this.minPayloadLength = codec.minPayloadLength();
-        this.payloadLengthRange = maxFrameLength - minPayloadLength;
-        this.halfOutbound = outbound.capacity() / 2;
+        this.sender = new TcpFrameSender(this, transport, codec, arena, outboundBufferSize, frameSpace);
         this.poller = poller;
         // a polled connection never asks the selector for reads: the poller reads it every cycle
         this.readInterest = poller == null ? SelectionKey.OP_READ : 0;
@@ -127,9 +98,22 @@ final class TcpConnection implements SelectHandler, FrameSink {
         return state == CONNECTING || state == CONNECTED || state == CLOSING;
     }
 
-    /** Writes to the socket since the slot was made (for tests of write coalescing). */
-    long socketWrites() {
-        return socketWrites;
+    /** The sending side: its buffer, the frames into it and the writes out of it. */
+    TcpFrameSender sender() {
+        return sender;
+    }
+
+    SocketChannel channel() {
+        return channel;
+    }
+
+    TcpChannelCounters counters() {
+        return counters;
+    }
+
+    /** Whether this connection's frames are being delivered now: what the handlers send waits for the read's end. */
+    boolean dispatching() {
+        return dispatching;
     }
 
     /**
@@ -140,17 +124,6 @@ final class TcpConnection implements SelectHandler, FrameSink {
         return deliveringDecodes;
     }
 
-    int pendingBytes() {
-        return outbound.pending();
-    }
-
-    int outboundCapacity() {
-        return outbound.capacity();
-    }
-
-    MemorySegment outboundSegment() {
-        return outboundSegment;
-    }
 
     SocketAddress remoteAddress() {
         return remoteAddress;
@@ -166,42 +139,20 @@ final class TcpConnection implements SelectHandler, FrameSink {
         codec.reset();
         readStart = 0;
         readEnd = 0;
-        writePending = false;
         readingPaused = false;
-        flushAfterDispatch = false;
         releaseAfterDispatch = false;
-        outbound.clear();
+        sender.open();
         connectTimerId = -1;
         failureBeforeSocket = null;
         closingReason = null;
         closingDetail = null;
         lingerTimerId = -1;
-        backPressure = null;
-        refusedSinceDrained = false;
-        drainedEventDue = false;
         remainderDue = false;
         framesDecoded = 0;
-        framesQueued = 0;
         final TcpCounters totals = transport.counters();
         counters = new TcpChannelCounters(transport.reactor().counters(), totals, id, remoteAddress);
         totals.open.increment();
         return id;
-    }
-
-    int maxFrameLength() {
-        return maxFrameLength;
-    }
-
-    void checkPayloadLength(final int length) {
-        codec.checkPayloadLength(length);
-    }
-
-    /**
-     * Whether a payload of this length needs no closer look: the common case of a claim or send, in one
-     * unsigned compare. Anything else goes through the full check, which says what is wrong with it.
-     */
-    boolean fitsPayload(final int length) {
-        return Integer.compareUnsigned(length - minPayloadLength, payloadLengthRange) <= 0;
     }
 
     /** Remembers why a connect failed before it had a socket; the event follows on a later cycle. */
@@ -307,8 +258,8 @@ final class TcpConnection implements SelectHandler, FrameSink {
         }
         try {
             int work = 0;
-            if (writePending) {
-                work = onWritable() > 0 ? 1 : 0;
+            if (sender.writePending()) {
+                work = sender.onWritable() > 0 ? 1 : 0;
                 if (state != CONNECTED) {
                     return 1;
                 }
@@ -342,7 +293,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
                 onReadable();
             }
             if ((state == CONNECTED || state == CLOSING) && (ready & SelectionKey.OP_WRITE) != 0) {
-                onWritable();
+                sender.onWritable();
             }
         } catch (final Throwable ex) {
             transport.handlerFailed(this, ex);
@@ -429,12 +380,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
                 transport.release(this);
             }
         }
-        if (flushAfterDispatch) {
-            flushAfterDispatch = false;
-            if (state == CONNECTED) {
-                flush(); // what the handlers answered to this read, in one write
-            }
-        }
+        sender.flushAfterDispatch();
         if (state != CONNECTED) {
             return;
         }
@@ -458,12 +404,6 @@ final class TcpConnection implements SelectHandler, FrameSink {
         }
     }
 
-    /** Publishes the bytes of a write and the frames queued since the last one. */
-    private void countWritten(final int bytes) {
-        counters.written(bytes, framesQueued);
-        framesQueued = 0;
-    }
-
     private void reject(final String reason) {
         FrameRejectedEvent.emit("tcp", id, remoteAddress, null, reason);
         close(CloseReason.ERROR, reason);
@@ -476,236 +416,8 @@ final class TcpConnection implements SelectHandler, FrameSink {
         return state == CONNECTED && !readingPaused;
     }
 
-    /**
-     * Writes what waits for the socket, on OP_WRITE or when polled.
-     *
-     * @return the bytes written; 0 also when the write failed and closed the channel
-     */
-    private int onWritable() {
-        final int written;
-        socketWrites++;
-        try {
-            written = outbound.writeTo(channel, transport.isClaimOpenOn(this));
-        } catch (final IOException ex) {
-            closeOnFailure("write", ex);
-            return 0;
-        }
-        countWritten(written);
-        final int pending = outbound.pending();
-        if (pending == 0) {
-            refusedSinceDrained = false; // the onSent below says so
-            if (backPressure != null) {
-                leaveBackPressure("drained");
-            }
-        }
-        if (state == CLOSING) {
-            if (pending == 0) {
-                close(closingReason, closingDetail); // all written: the close that was waiting for it
-            }
-            return written;
-        }
-        if (pending == 0) {
-            writePending(false);
-        }
-        if (written > 0) { // a polled attempt may find the socket still full: no progress, no event
-            handler.onSent(id, written, pending);
-        }
-        return written;
-    }
-
-    /** Copies one frame into the outbound buffer and writes it at once unless bytes are already waiting. */
-    long send(final MemorySegment buffer, final long offset, final int length) {
-        final int frameLength = headerLength + length + trailerLength;
-        if (!outbound.reserve(frameLength)) {
-            return backPressured();
-        }
-        final MemorySegment out = outboundSegment;
-        final long at = outbound.tail();
-        codec.writeHeader(out, at, length);
-        MemorySegment.copy(buffer, offset, out, at + headerLength, length);
-        if (trailerLength != 0) {
-            codec.writeTrailer(out, at + headerLength + length);
-        }
-        outbound.advance(frameLength);
-        framesQueued++;
-        return flushAfterAppend();
-    }
-
-    /**
-     * Reserves room for one frame, writes its header, and returns where the payload goes. The bytes stay behind
-     * the tail until {@link #commit}; the transport knows that a claim is open ({@link TcpTransport#isClaimOpenOn}),
-     * so that a write meanwhile does not move them.
-     */
-    long claim(final int length) {
-        final TcpOutboundBuffer out = outbound;
-        if (!out.reserve(headerLength + length + trailerLength)) {
-            return backPressured();
-        }
-        final long at = out.tail();
-        codec.writeHeader(outboundSegment, at, length);
-        return at + headerLength;
-    }
-
-    /**
-     * Reserves room for a run of {@code count} frames of one payload length (its whole length checked against the
-     * buffer's capacity by the caller), writes every header and trailer, and returns where the first payload goes.
-     */
-    long claimRun(final int length, final int count) {
-        final int stride = framedLength(length);
-        if (!outbound.reserve(stride * count)) {
-            return backPressured();
-        }
-        final MemorySegment segment = outboundSegment;
-        final long start = outbound.tail();
-        final long end = start + (long)stride * count;
-        for (long at = start; at < end; at += stride) {
-            codec.writeHeader(segment, at, length);
-            if (trailerLength != 0) {
-                codec.writeTrailer(segment, at + headerLength + length);
-            }
-        }
-        return start + headerLength;
-    }
-
-    /** Appends a claimed run: its headers and trailers were written when it was claimed. */
-    long commitRun(final int runLength, final int frames) {
-        outbound.advance(runLength);
-        framesQueued += frames;
-        return flushAfterAppend();
-    }
-
-    /** The bytes a frame of this payload length takes in the stream: header, payload and trailer. */
-    int framedLength(final int length) {
-        return headerLength + length + trailerLength;
-    }
-
-    /** A send or claim refused for want of room: counted, and a JFR recording sees a back-pressured period begin. */
-    private long backPressured() {
-        refusedSinceDrained = true;
-        counters.backPressured();
-        if (backPressure != null) {
-            backPressure.refused();
-        } else {
-            backPressure = BackPressureEvent.begin("tcp", id, remoteAddress, outbound.capacity());
-        }
-        return SendResult.BACK_PRESSURED;
-    }
-
-    private void leaveBackPressure(final String endedBy) {
-        final BackPressureEvent period = backPressure;
-        backPressure = null;
-        period.finish(endedBy);
-    }
-
-    /** Appends the claimed frame; an aborted claim needs nothing here: its bytes behind the tail are not sent. */
-    long commit(final int length) {
-        final TcpOutboundBuffer out = outbound;
-        if (trailerLength != 0) {
-            codec.writeTrailer(outboundSegment, out.tail() + headerLength + length);
-        }
-        out.advance(headerLength + length + trailerLength);
-        framesQueued++;
-        return flushAfterAppend();
-    }
-
-    /**
-     * Decides when what was just appended is written. Nothing is written while bytes already wait for the
-     * socket (OP_WRITE writes them); once half the buffer is taken it is written at once, to keep the pipe
-     * full; otherwise the write waits: after the read's last frame if this connection's own frames are being
-     * delivered, else until the end of the duty cycle (the transport's {@link TcpWriteFlusher}), so that
-     * everything a cycle sends on a channel goes out in one syscall, not one per message.
-     */
-    private long flushAfterAppend() {
-        final int pending = outbound.pending();
-        if (writePending) {
-            return pending;
-        }
-        if (pending >= halfOutbound) {
-            return flush() ? outbound.pending() : SendResult.CLOSED;
-        }
-        if (dispatching) {
-            flushAfterDispatch = true;
-        } else if (!dirty) {
-            dirty = true;
-            transport.markDirty(this);
-        }
-        return pending;
-    }
-
-    /**
-     * The end-of-cycle write of a dirty connection ({@link TcpWriteFlusher}), and the {@code onSent} owed when a
-     * write outside OP_WRITE (this one, a flush after a read's frames, or the application's
-     * {@link TcpTransport#flush(long)}) emptied the buffer after a refused send: {@link SendResult#BACK_PRESSURED}
-     * promises one, and only OP_WRITE's writes tell the handler by themselves.
-     *
-     * @return 1 if it wrote or told the handler, else 0
-     */
-    int flushDirty() {
-        int work = 0;
-        if (state == CONNECTED && !writePending && outbound.pending() > 0) {
-            flush(); // still listed: an emptying after a refusal is told below, not listed again
-            work = 1;
-        }
-        dirty = false;
-        if (drainedEventDue) {
-            drainedEventDue = false;
-            if (state == CONNECTED) {
-                handler.onSent(id, drainedBytes, outbound.pending());
-                work = 1;
-            }
-        }
-        return work;
-    }
-
-    /**
-     * Writes what is buffered now, for {@link TcpTransport#flush(long)}.
-     *
-     * @return the bytes still buffered, or {@link SendResult#CLOSED} if the write failed
-     */
-    long flushNow() {
-        if (writePending || outbound.pending() == 0) {
-            return outbound.pending();
-        }
-        return flush() ? outbound.pending() : SendResult.CLOSED;
-    }
-
-    /** Writes what the socket takes now and asks for OP_WRITE if some is left; false if the write failed. */
-    private boolean flush() {
-        socketWrites++;
-        final int written;
-        try {
-            written = outbound.writeTo(channel, transport.isClaimOpenOn(this));
-        } catch (final IOException ex) {
-            closeOnFailure("write", ex);
-            return false;
-        }
-        countWritten(written);
-        if (outbound.pending() > 0) {
-            writePending(true);
-            return true;
-        }
-        if (refusedSinceDrained) { // its onSent comes at the end of the cycle, not from inside a send or a flush
-            refusedSinceDrained = false;
-            drainedEventDue = true;
-            drainedBytes = written;
-            if (!dirty) {
-                dirty = true;
-                transport.markDirty(this);
-            }
-        }
-        if (backPressure != null) {
-            leaveBackPressure("drained");
-        }
-        return true;
-    }
-
-    private void writePending(final boolean pending) {
-        writePending = pending;
-        updateInterest();
-    }
-
-    private void updateInterest() {
-        key.interestOps((readingPaused || state != CONNECTED ? 0 : readInterest) | (writePending ? SelectionKey.OP_WRITE : 0));
+    void updateInterest() {
+        key.interestOps((readingPaused || state != CONNECTED ? 0 : readInterest) | sender.writeInterest());
     }
 
     /**
@@ -718,13 +430,13 @@ final class TcpConnection implements SelectHandler, FrameSink {
             close(reason, detail); // connecting: nothing to write; closing already: abort() ends it at once
             return;
         }
-        transport.abandonClaim(this);
-        flushAfterDispatch = false;
-        if (!writePending && outbound.pending() > 0 && !flush()) {
+        transport.claim().abandon(this);
+        sender.closing();
+        if (!sender.writePending() && sender.pendingBytes() > 0 && !sender.flush()) {
             return; // the write failed and closed the channel
         }
         final long lingerNs = transport.options().lingerTimeoutNs();
-        if (outbound.pending() == 0 || lingerNs == 0) {
+        if (sender.pendingBytes() == 0 || lingerNs == 0) {
             close(reason, detail);
             return;
         }
@@ -734,8 +446,13 @@ final class TcpConnection implements SelectHandler, FrameSink {
         if (poller != null) {
             poller.remove(this);
         }
-        writePending(true);
+        sender.writePending(true);
         lingerTimerId = transport.timers().scheduleLinger(id, lingerNs);
+    }
+
+    /** A closing connection's buffer is written: the close that was waiting for it. */
+    void closeWhenWritten() {
+        close(closingReason, closingDetail);
     }
 
     /** The linger timer of a closing connection: what is still buffered is discarded. */
@@ -751,7 +468,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
     void abort(final String detail) {
         if (state == CONNECTED || state == CLOSING) {
             resetOnClose();
-            writePending = true; // nothing more is written
+            sender.stopWriting(); // nothing more is written
         }
         close(CloseReason.LOCAL, detail);
     }
@@ -771,7 +488,7 @@ final class TcpConnection implements SelectHandler, FrameSink {
         }
     }
 
-    private void closeOnFailure(final String operation, final IOException ex) {
+    void closeOnFailure(final String operation, final IOException ex) {
         final String message = String.valueOf(ex.getMessage());
         final boolean reset = message.contains("reset") || message.contains("Broken pipe");
         close(reset ? CloseReason.RESET : CloseReason.ERROR, operation + " failed: " + message);
@@ -788,30 +505,16 @@ final class TcpConnection implements SelectHandler, FrameSink {
             return;
         }
         final boolean wasConnecting = state == CONNECTING;
-        if (state == CONNECTED && !writePending && outbound.pending() > 0) {
-            // what is held for the end of this read or of this cycle goes out as it would have without
-            // batching: say, a last reply sent just before closing
-            flushAfterDispatch = false;
-            try {
-                socketWrites++;
-                countWritten(outbound.writeTo(channel, false)); // a claim on a closing channel is abandoned
-            } catch (final IOException ex) {
-                // closing anyway; the close is what gets reported
-            }
-        }
-        final int discarded = state == CONNECTING ? 0 : outbound.pending();
+        final int pendingAtClose = sender.close(state == CONNECTED); // after a last write, if connected
+        final int discarded = wasConnecting ? 0 : pendingAtClose;
         if (readingPaused) {
             counters.pausedReading(transport.reactor().nowNs() - pausedAtNs);
         }
         final TcpCounters totals = transport.counters();
         totals.closed(reason).increment();
         totals.open.add(-1);
-        countWritten(0); // frames queued since the last write count as queued, sent or discarded
         counters.close();
         state = CLOSED;
-        if (backPressure != null) {
-            leaveBackPressure("closed");
-        }
         final boolean connectFailed = wasConnecting && reason != CloseReason.LOCAL;
         final String closedDetail = connectFailed || discarded == 0 ? detail : detail + "; " + discarded + " unsent bytes discarded";
         if (!connectFailed) {
@@ -841,11 +544,10 @@ final class TcpConnection implements SelectHandler, FrameSink {
             }
             channel = null;
         }
-        outbound.clear();
-        writePending = false;
+        sender.closed();
         readStart = 0;
         readEnd = 0;
-        transport.abandonClaim(this);
+        transport.claim().abandon(this);
         final long closedId = id;
         if (dispatching) {
             releaseAfterDispatch = true; // the receive buffer is still being decoded; free the slot after

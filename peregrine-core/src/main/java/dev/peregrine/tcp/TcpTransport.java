@@ -73,8 +73,6 @@ import java.nio.channels.SocketChannel;
 public final class TcpTransport implements Transport, ReadPausable {
     /** The detail of a server's {@code onClosed} when the application closed it. */
     static final String SERVER_CLOSED = "server closed by the application";
-    /** {@link #claimEnded} when the claimed channel closed under the claim: commit answers CLOSED. */
-    private static final String CLAIM_ABANDONED = "the channel closed under the claim";
 
     private final Reactor reactor;
     private final TcpOptions options;
@@ -90,20 +88,7 @@ public final class TcpTransport implements Transport, ReadPausable {
     private final TcpConnectionOpener opener;
     private final Runnable releaseCounters = this::releaseCounters;
     private boolean flusherAdded;
-    /**
-     * The channel of the latest claim, and its outbound memory: a loop sending on one channel finds both without
-     * the lookup. A claim, when open, is always on this channel ({@link #claimOpen}): the claim path stores a
-     * flag and a length per frame, no reference.
-     */
-    private TcpConnection lastClaimed;
-    private MemorySegment lastClaimedSegment;
-    private boolean claimOpen;
-    // the payload length of a claim of one frame; of a run, ~(framed length of the whole run), so negative
-    private int claimedLength;
-    private int claimedRunFrames; // of a run: how many frames
-    // why the last claim ended without a commit (CLAIM_ABANDONED, or the reason it was aborted at the end of its
-    // duty cycle), for commit(); null otherwise
-    private String claimEnded;
+    private final TcpClaim claim;
     private boolean closed;
 
     /**
@@ -124,6 +109,7 @@ public final class TcpTransport implements Transport, ReadPausable {
         this.connections = new TcpConnectionPool(this, options, arena);
         this.flusher = new TcpWriteFlusher(this, connections);
         this.flusherAtCycleStart = flusher::doWorkAtCycleStart;
+        this.claim = new TcpClaim(this, connections);
         options.framing().newCodec(options.maxFrameLength()); // fail now, not on the first connection
         this.counters = new TcpCounters(reactor.counters());
         this.timers = new TcpTimers(this, reactor, options);
@@ -171,11 +157,11 @@ public final class TcpTransport implements Transport, ReadPausable {
         if (connection == null) {
             return connections.notConnected(channelId);
         }
-        final long refused = refusal(connection, length);
+        final long refused = claim.refusal(connection, length);
         if (refused < 0) {
             return refused;
         }
-        return connection.send(buffer, offset, length);
+        return connection.sender().send(buffer, offset, length);
     }
 
     /**
@@ -194,31 +180,7 @@ public final class TcpTransport implements Transport, ReadPausable {
      *     {@link SendResult} code (nothing claimed)
      */
     public long tryClaim(final long channelId, final int length) {
-        TcpConnection connection = lastClaimed;
-        if (connection == null || connection.id() != channelId || connection.state() != TcpConnection.CONNECTED) {
-            connection = connections.connected(channelId);
-            if (connection == null) {
-                return connections.notConnected(channelId);
-            }
-            if (claimOpen) {
-                throw claimStillOpen(); // before the switch: an open claim is always on lastClaimed
-            }
-            lastClaimed = connection;
-            lastClaimedSegment = connection.outboundSegment();
-        }
-        final long refused = refusal(connection, length);
-        if (refused < 0) {
-            return refused;
-        }
-        final long offset = connection.claim(length);
-        if (offset >= 0) {
-            claimOpen = true;
-            claimedLength = length;
-            if (claimEnded != null || !flusherAdded) {
-                claimStarted();
-            }
-        }
-        return offset;
+        return claim.tryClaim(channelId, length);
     }
 
     /**
@@ -242,33 +204,7 @@ public final class TcpTransport implements Transport, ReadPausable {
      *     the framing can carry
      */
     public long tryClaim(final long channelId, final int length, final int count) {
-        if (count < 1) {
-            throw new IllegalArgumentException("count=" + count + " must be at least 1");
-        }
-        final TcpConnection connection = connections.connected(channelId);
-        if (connection == null) {
-            return connections.notConnected(channelId);
-        }
-        final long refused = refusal(connection, length);
-        if (refused < 0) {
-            return refused;
-        }
-        final long runLength = (long)connection.framedLength(length) * count;
-        if (runLength > connection.outboundCapacity()) {
-            return SendResult.MESSAGE_TOO_LARGE;
-        }
-        lastClaimed = connection;
-        lastClaimedSegment = connection.outboundSegment();
-        final long offset = connection.claimRun(length, count);
-        if (offset >= 0) {
-            claimOpen = true;
-            claimedLength = ~(int)runLength; // negative: a run; commit() tells the two apart by the sign
-            claimedRunFrames = count;
-            if (claimEnded != null || !flusherAdded) {
-                claimStarted();
-            }
-        }
-        return offset;
+        return claim.tryClaim(channelId, length, count);
     }
 
     /**
@@ -280,18 +216,7 @@ public final class TcpTransport implements Transport, ReadPausable {
      * @throws IllegalStateException if no claim is open
      */
     public int claimStride() {
-        if (!claimOpen) {
-            throw new IllegalStateException("no claim is open");
-        }
-        return claimedLength >= 0 ? lastClaimed.framedLength(claimedLength) : ~claimedLength / claimedRunFrames;
-    }
-
-    /** The rare part of a claim: forgets how the previous one ended, and adds the flusher on the first. */
-    private void claimStarted() {
-        claimEnded = null;
-        if (!flusherAdded) {
-            addFlusher(); // it also ends claims left open past their duty cycle
-        }
+        return claim.stride();
     }
 
     /**
@@ -301,10 +226,7 @@ public final class TcpTransport implements Transport, ReadPausable {
      * @throws IllegalStateException if no claim is open
      */
     public MemorySegment claimBuffer() {
-        if (!claimOpen) {
-            throw new IllegalStateException("no claim is open");
-        }
-        return lastClaimedSegment;
+        return claim.buffer();
     }
 
     /**
@@ -318,28 +240,7 @@ public final class TcpTransport implements Transport, ReadPausable {
      *     left open past the end of its duty cycle (the message says so)
      */
     public long commit() {
-        if (!claimOpen) {
-            return commitWithoutClaim();
-        }
-        claimOpen = false;
-        final int length = claimedLength;
-        return length >= 0 ? lastClaimed.commit(length) : lastClaimed.commitRun(~length, claimedRunFrames);
-    }
-
-    // the rare paths of tryClaim and commit live in methods of their own, so that the common path stays
-    // small enough to be inlined into the caller's send loop
-
-    private long commitWithoutClaim() {
-        final String reason = claimEnded;
-        claimEnded = null;
-        if (reason == CLAIM_ABANDONED) {
-            return SendResult.CLOSED;
-        }
-        throw new IllegalStateException(reason != null ? reason : "no claim is open");
-    }
-
-    private IllegalStateException claimStillOpen() {
-        return new IllegalStateException("a claim on channel " + lastClaimed.id() + " is open; commit it or abortClaim() first");
+        return claim.commit();
     }
 
     /**
@@ -347,8 +248,7 @@ public final class TcpTransport implements Transport, ReadPausable {
      * Not to be mistaken for {@link #abort(long)}, which resets a connection.
      */
     public void abortClaim() {
-        claimOpen = false; // its bytes, behind the channel's tail, are simply not sent
-        claimEnded = null;
+        claim.abort();
     }
 
     /**
@@ -455,7 +355,7 @@ public final class TcpTransport implements Transport, ReadPausable {
         if (connection == null) {
             return connections.notConnected(channelId);
         }
-        return connection.flushNow();
+        return connection.sender().flushNow();
     }
 
     /**
@@ -476,7 +376,7 @@ public final class TcpTransport implements Transport, ReadPausable {
      */
     public long pendingBytes(final long channelId) {
         final TcpConnection connection = connections.connected(channelId);
-        return connection == null ? SendResult.NOT_CONNECTED : connection.pendingBytes();
+        return connection == null ? SendResult.NOT_CONNECTED : connection.sender().pendingBytes();
     }
 
     /**
@@ -556,7 +456,7 @@ public final class TcpTransport implements Transport, ReadPausable {
     /** Writes to the socket by the slot holding this channel so far, or -1 if it names none (for tests). */
     long socketWrites(final long channelId) {
         final TcpConnection connection = connections.connected(channelId);
-        return connection == null ? -1 : connection.socketWrites();
+        return connection == null ? -1 : connection.sender().socketWrites();
     }
 
     /** Decode passes that delivered a frame, by the slot holding this channel so far, or -1 if it names none (for tests). */
@@ -620,35 +520,16 @@ public final class TcpTransport implements Transport, ReadPausable {
         reactor.errorHandler().onError(error);
     }
 
-    /**
-     * Ends a claim still open when its duty cycle ends (called by the {@link TcpWriteFlusher}, the last thing
-     * the transport does in a cycle): a claim does not outlive the callback or cycle that opened it, so that
-     * nothing written around it can move its bytes. Reported to the reactor's error handler; the late
-     * {@link #commit()} throws with the same reason.
-     */
-    void abortClaimLeftOpen() {
-        if (!claimOpen) {
-            return;
-        }
-        claimOpen = false;
-        claimEnded = (claimedLength >= 0 ? "the claim of " + claimedLength + " bytes"
-            : "the claim of a run of " + claimedRunFrames + " frames (" + ~claimedLength + " bytes)")
-            + " on channel " + lastClaimed.id()
-            + " was still open at the end of the duty cycle that opened it and was aborted; nothing of it was sent"
-            + " (commit or abort a claim in the callback, or before the next doWork, that opened it)";
-        reportError(new IllegalStateException(claimEnded));
+    /** The transport's one claim: the flusher ends it when left open, a closing connection abandons it. */
+    TcpClaim claim() {
+        return claim;
     }
 
-    void abandonClaim(final TcpConnection connection) {
-        if (isClaimOpenOn(connection)) {
-            claimOpen = false;
-            claimEnded = CLAIM_ABANDONED;
+    /** Adds the flusher unless it is on the reactor already: a claim's first, which it ends if left open. */
+    void addFlusherOnce() {
+        if (!flusherAdded) {
+            addFlusher();
         }
-    }
-
-    /** Whether a claim is open on this connection: its bytes behind the tail must stay where they are. */
-    boolean isClaimOpenOn(final TcpConnection connection) {
-        return claimOpen && lastClaimed == connection;
     }
 
     /** Lists a connection for the end-of-cycle write; the flusher joins the reactor on the first one. */
@@ -673,33 +554,6 @@ public final class TcpTransport implements Transport, ReadPausable {
 
     TcpConnection connection(final long id) {
         return connections.find(id);
-    }
-
-    /**
-     * 0 if a payload of this length may be sent or claimed on the connection now, else the {@link SendResult}
-     * refusing it; throws while a claim is open, and for a length the framing cannot carry. The common case is
-     * two compares; the full length check, which says what is wrong, stays out of line.
-     */
-    private long refusal(final TcpConnection connection, final int length) {
-        if (claimOpen) {
-            throw claimStillOpen();
-        }
-        return connection.fitsPayload(length) ? 0 : checkLength(connection, length);
-    }
-
-    private static long checkLength(final TcpConnection connection, final int length) {
-        if (length < 0) {
-            throw negativeLength(length);
-        }
-        if (length > connection.maxFrameLength()) {
-            return SendResult.MESSAGE_TOO_LARGE;
-        }
-        connection.checkPayloadLength(length);
-        return 0;
-    }
-
-    private static IllegalArgumentException negativeLength(final int length) {
-        return new IllegalArgumentException("length=" + length);
     }
 
     private void checkOpen() {

@@ -49,7 +49,7 @@ final class TcpWriteFlusher implements Pollable {
      */
     @Override
     public int doWork(final long nowNs) {
-        transport.abortClaimLeftOpen();
+        transport.claim().abortLeftOpen();
         return writeListed();
     }
 
@@ -70,7 +70,7 @@ final class TcpWriteFlusher implements Pollable {
         for (int i = 0; i < count; i++) {
             final TcpConnection connection = connections.slot(dirty[i]);
             try {
-                work += connection.flushDirty();
+                work += connection.sender().flushDirty();
             } catch (final Throwable ex) {
                 transport.handlerFailed(connection, ex);
             }
