@@ -1,15 +1,11 @@
 package dev.peregrine.mold;
 
-import dev.peregrine.channel.CloseReason;
 import dev.peregrine.internal.jfr.FrameRejectedEvent;
 import dev.peregrine.internal.jfr.MoldGapDetectedEvent;
-import dev.peregrine.internal.jfr.MoldGapFilledEvent;
-import dev.peregrine.internal.jfr.MoldGapUnrecoverableEvent;
 import dev.peregrine.reactor.ErrorHandler;
 import dev.peregrine.reactor.NanoClock;
 import dev.peregrine.reactor.Pollable;
 import dev.peregrine.reactor.Reactor;
-import dev.peregrine.udp.DatagramHandler;
 import dev.peregrine.udp.UdpEndpoint;
 
 import java.lang.foreign.MemorySegment;
@@ -72,41 +68,42 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
 
     private final Reactor reactor;
     private final NanoClock clock;
-    private final MoldUDP64Listener listener;
-    private final ErrorHandler errorHandler;
+    final MoldUDP64Listener listener;
+    final ErrorHandler errorHandler;
     private final UdpEndpoint feed;
-    private final String feedLabel; // the feed's address as text, made once, for JFR events
+    final String feedLabel; // the feed's address as text, made once, for JFR events
     private final UdpEndpoint requests;
     /** The request side: which datagrams on {@link #requests} are answers, the requests and their timeouts. */
-    private final MoldUDP64Requester requester;
+    final MoldUDP64Requester requester;
     private final MemorySegment session = MemorySegment.ofArray(new byte[MoldUDP64Layout.SESSION_LENGTH]);
     private final boolean sessionFixed;
     private final long startSequence;
-    private final MoldUDP64ReorderBuffer reorder;
-    private final MoldUDP64Gaps gaps;
+    final MoldUDP64ReorderBuffer reorder;
+    final MoldUDP64Gaps gaps;
     private boolean sessionKnown;
     private boolean endOfSessionSeen;
-    private long nextExpected;
+    long nextExpected;
     private long highestSeen;
-    private MoldUDP64SubscriberState state = MoldUDP64SubscriberState.SYNCHRONISED;
-    private MoldUDP64GapReason unrecoverableReason;
-    private long delivered;
+    MoldUDP64SubscriberState state = MoldUDP64SubscriberState.SYNCHRONISED;
+    MoldUDP64GapReason unrecoverableReason;
+    long delivered;
     private long gapsDetected;
-    private long recovered;
-    private long duplicates;
+    long recovered;
+    long duplicates;
     private long malformed;
     private long otherSession;
     private long sessionsFollowed;
-    private long bufferOverflows;
-    private long unrecoverable;
-    private long handlerFailures;
+    long bufferOverflows;
+    long unrecoverable;
+    long handlerFailures;
     private String failure;
     private boolean released;
-    private boolean closed;
+    boolean closed;
     // a packet or a cycle is being handled: a close() from a listener callback leaves the reorder buffer's memory
     // to be released once it is done, as the rest of the packet or cycle may still read it
     private boolean handling;
     private final MoldUDP64SubscriberCounters counters;
+    private final MoldUDP64Delivery delivery = new MoldUDP64Delivery(this);
     private final Runnable releaseCounters;
 
     /**
@@ -154,11 +151,11 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             final InetSocketAddress requestServerAddress = options.requestServer();
             final InetAddress requestServerHost = requestServerAddress == null ? null : requestServerAddress.getAddress();
             opened = UdpEndpoint.open(reactor, options.feed(), options.group() != null ? options.group() : requestServerHost,
-                new PacketHandler(false));
+                new MoldUDP64PacketHandler(this, false));
             if (options.group() != null) {
                 opened.join(options.group(), options.groupInterface());
             }
-            this.requests = UdpEndpoint.open(reactor, options.request(), requestServerHost, new PacketHandler(true));
+            this.requests = UdpEndpoint.open(reactor, options.request(), requestServerHost, new MoldUDP64PacketHandler(this, true));
             final InetSocketAddress connected = requests.remoteAddress();
             if (connected != null && requestServer != null && !connected.equals(requestServer)) {
                 requests.close();
@@ -181,33 +178,6 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         this.releaseCounters = counters::close;
         reactor.addReleaseHook(releaseCounters); // a reactor closed first still gets the slots back
         reactor.add(this);
-    }
-
-    /** Hands a socket's datagrams to {@link #onPacket}; a socket closed by a failure ends the subscriber. */
-    private final class PacketHandler implements DatagramHandler {
-        private final boolean answer;
-
-        PacketHandler(final boolean answer) {
-            this.answer = answer;
-        }
-
-        @Override
-        public void onDatagram(final UdpEndpoint endpoint, final MemorySegment buffer, final long offset, final int length,
-            final InetSocketAddress sender, final long nowNs) {
-            if (answer && !requester.accepts(sender, length)) {
-                return; // a stranger's, counted by the requester
-            }
-            onPacket(buffer, offset, length, answer, nowNs);
-        }
-
-        @Override
-        public void onClosed(final UdpEndpoint endpoint, final CloseReason reason, final String detail) {
-            if (reason == CloseReason.ERROR && state != MoldUDP64SubscriberState.FAILED) {
-                // counted and reported by the endpoint; without its socket the subscriber cannot go on
-                fail((answer ? "request" : "feed") + " socket on " + endpoint.localAddress() + " closed: " + detail);
-                releaseMemory();
-            }
-        }
     }
 
     /**
@@ -266,7 +236,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             }
             adoptSession(buffer, offset);
             nextExpected = 1; // a new session after the old one ended: all of it is new, from message 1
-            changeState(MoldUDP64SubscriberState.SYNCHRONISED);
+            delivery.changeState(MoldUDP64SubscriberState.SYNCHRONISED);
             if (ended()) {
                 return 0;
             }
@@ -295,7 +265,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
                 if (end <= nextExpected) {
                     duplicates += count;
                 } else {
-                    deliveredNow = deliver(buffer, offset, sequence, count, answer);
+                    deliveredNow = delivery.deliver(buffer, offset, sequence, count, answer);
                 }
             } else {
                 // a message already held is no evidence: a gap may cover held messages (a full gap list merges new ground
@@ -304,14 +274,14 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
                     final int inside = gaps.strictlyInside(sequence);
                     if (inside >= 0) { // asked from the gap's start, answered from later: the server may lack the start
                         if (gaps.suspectTruncated[inside]) { // a second time, after a fresh request: believed
-                            giveUp(gaps.from[inside], sequence - gaps.from[inside], MoldUDP64GapReason.STORE_TRUNCATED);
+                            delivery.giveUp(gaps.from[inside], sequence - gaps.from[inside], MoldUDP64GapReason.STORE_TRUNCATED);
                         } else {
                             requester.suspectTruncated(inside);
                         }
                         return 0;
                     }
                 }
-                keep(buffer, offset, length, sequence, count, known, answer, eventNs);
+                delivery.keep(buffer, offset, length, sequence, count, known, answer, eventNs);
             }
             if (ended()) {
                 return deliveredNow;
@@ -324,7 +294,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             }
         }
         if (reorder.messages() > 0) {
-            deliveredNow += drain();
+            deliveredNow += delivery.drain();
         }
         if (gaps.count > 0 && !ended()) {
             gaps.trimBelow(nextExpected, eventNs);
@@ -333,9 +303,9 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             return deliveredNow;
         }
         if (nextExpected >= highestSeen) {
-            changeState(endOfSessionSeen ? MoldUDP64SubscriberState.END_OF_SESSION : MoldUDP64SubscriberState.SYNCHRONISED);
+            delivery.changeState(endOfSessionSeen ? MoldUDP64SubscriberState.END_OF_SESSION : MoldUDP64SubscriberState.SYNCHRONISED);
         } else {
-            changeState(MoldUDP64SubscriberState.RECOVERING);
+            delivery.changeState(MoldUDP64SubscriberState.RECOVERING);
             if (!ended()) {
                 requester.issueRequests();
             }
@@ -343,99 +313,7 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         return deliveredNow;
     }
 
-    /** Delivers a packet that starts at or before the next expected message. */
-    private int deliver(final MemorySegment buffer, final long offset, final long sequence, final int count, final boolean answer) {
-        long position = offset + MoldUDP64Layout.HEADER_LENGTH;
-        int deliveredNow = 0;
-        for (int i = 0; i < count; i++) {
-            final int messageLength = MoldUDP64Layout.messageLength(buffer, position);
-            final long messageSequence = sequence + i;
-            if (messageSequence < nextExpected) {
-                duplicates++;
-            } else {
-                if (reorder.contains(messageSequence)) {
-                    reorder.release(messageSequence); // delivered from this copy: the buffered one is a duplicate
-                    duplicates++;
-                }
-                nextExpected = messageSequence + 1; // first, so a throwing listener cannot cause a redelivery
-                delivered++;
-                deliveredNow++;
-                if (answer) {
-                    recovered++;
-                }
-                if (!onMessage(messageSequence, buffer, position + MoldUDP64Layout.BLOCK_HEADER_LENGTH, messageLength)) {
-                    break; // the listener failed or closed the subscriber: nothing more from this packet
-                }
-            }
-            position += MoldUDP64Layout.BLOCK_HEADER_LENGTH + messageLength;
-        }
-        return deliveredNow;
-    }
-
-    /** Delivers the buffered messages that follow on from the next expected one. */
-    private int drain() {
-        int deliveredNow = 0;
-        while (reorder.contains(nextExpected)) {
-            final long messageSequence = nextExpected;
-            nextExpected = messageSequence + 1;
-            delivered++;
-            deliveredNow++;
-            if (reorder.fromAnswer(messageSequence)) {
-                recovered++;
-            }
-            final boolean delivering = onMessage(messageSequence, reorder.segment(), reorder.dataOffset(messageSequence),
-                reorder.length(messageSequence));
-            reorder.release(messageSequence);
-            if (!delivering) {
-                break; // the listener failed or closed the subscriber: nothing more from the buffer
-            }
-        }
-        return deliveredNow;
-    }
-
-    /** Hands one message to the listener; false if it threw (the subscriber has failed) or closed the subscriber. */
-    private boolean onMessage(final long sequence, final MemorySegment buffer, final long offset, final int length) {
-        try {
-            listener.onMessage(sequence, buffer, offset, length);
-            return !closed;
-        } catch (final Throwable ex) {
-            listenerFailed("onMessage for message " + sequence, ex);
-            return false;
-        }
-    }
-
-    /** Reports a filled gap to the listener; the gap list calls this. */
-    void gapFilled(final long fromSequence, final long count, final long nanos) {
-        if (ended()) {
-            return;
-        }
-        MoldGapFilledEvent.emit(feedLabel, fromSequence, count, nanos);
-        try {
-            listener.onGapFilled(fromSequence, count, nanos);
-        } catch (final Throwable ex) {
-            listenerFailed("onGapFilled for " + count + " messages from " + fromSequence, ex);
-        }
-    }
-
-    /**
-     * The listener threw: count and report it, and end the subscriber (the first time): release both sockets,
-     * leave the reactor, become {@link MoldUDP64SubscriberState#FAILED} and say so to the listener.
-     */
-    private void listenerFailed(final String callback, final Throwable ex) {
-        handlerFailures++;
-        final boolean first = state != MoldUDP64SubscriberState.FAILED;
-        final String detail = "listener failed in " + callback + ": " + ex;
-        try {
-            errorHandler.onError(new IllegalStateException("MoldUDP64 " + detail
-                + (first ? "; the subscriber is FAILED, its sockets closed" : "") + ", the reactor goes on", ex));
-        } finally {
-            if (first) {
-                fail(detail);
-            }
-        }
-    }
-
-    private void fail(final String detail) {
+    void fail(final String detail) {
         failure = detail;
         state = MoldUDP64SubscriberState.FAILED;
         feed.close();
@@ -453,6 +331,16 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
         }
     }
 
+    /** Reports a filled gap to the listener; the gap list calls this. */
+    void gapFilled(final long fromSequence, final long count, final long nanos) {
+        delivery.gapFilled(fromSequence, count, nanos);
+    }
+
+    /** A gap cannot be filled: the requester calls this ({@link MoldUDP64Delivery#giveUp}). */
+    void giveUp(final long from, final long count, final MoldUDP64GapReason reason) {
+        delivery.giveUp(from, count, reason);
+    }
+
     void releaseMemory() {
         if (!released) {
             released = true;
@@ -461,62 +349,8 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
     }
 
     /** Whether the subscriber delivers nothing more: its listener failed, or it was closed (from a callback, say). */
-    private boolean ended() {
+    boolean ended() {
         return closed || state == MoldUDP64SubscriberState.FAILED;
-    }
-
-    /**
-     * Keeps a packet that starts past the next expected message in the reorder buffer, and takes the
-     * messages it brings out of the gaps; without room, drops it and makes its new ground a gap.
-     */
-    private void keep(final MemorySegment buffer, final long offset, final int length, final long sequence, final int count,
-        final long known, final boolean answer, final long nowNs) {
-        final long end = sequence + count;
-        final int slot = reorder.store(buffer, offset, length, answer);
-        if (slot < 0) {
-            overflow(Math.max(sequence, known), end, nowNs);
-            return;
-        }
-        // near the top of the sequence space the sum would wrap: nothing past a gap would be kept
-        final long limit = nextExpected > Long.MAX_VALUE - reorder.window() ? Long.MAX_VALUE : nextExpected + reorder.window();
-        long position = offset + MoldUDP64Layout.HEADER_LENGTH;
-        long runFrom = -1;
-        long runTo = -1;
-        long messageSequence = sequence;
-        for (; messageSequence < end && messageSequence < limit; messageSequence++) {
-            final int messageLength = MoldUDP64Layout.messageLength(buffer, position);
-            if (reorder.contains(messageSequence)) {
-                duplicates++;
-            } else {
-                reorder.put(messageSequence, slot, (int)(position - offset) + MoldUDP64Layout.BLOCK_HEADER_LENGTH, messageLength);
-            }
-            // old ground leaves the gaps, a message held already included: a full gap list merges new ground into its
-            // last gap over held messages, and a gap left on a held message alone would be asked for every round trip
-            if (messageSequence < known) {
-                if (runTo != messageSequence) {
-                    if (runFrom >= 0) {
-                        gaps.subtract(runFrom, runTo, nowNs);
-                    }
-                    runFrom = messageSequence;
-                }
-                runTo = messageSequence + 1;
-            }
-            position += MoldUDP64Layout.BLOCK_HEADER_LENGTH + messageLength;
-        }
-        if (runFrom >= 0) {
-            gaps.subtract(runFrom, runTo, nowNs);
-        }
-        reorder.seal(slot);
-        if (messageSequence < end) { // past the index's reach
-            overflow(Math.max(messageSequence, known), end, nowNs);
-        }
-    }
-
-    private void overflow(final long from, final long end, final long nowNs) {
-        bufferOverflows++;
-        if (from < end) {
-            gaps.add(from, end, nowNs);
-        }
     }
 
     @Override
@@ -529,20 +363,6 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             return 0; // a busy feed runs many cycles between two timeouts: they skip the scan
         }
         return requester.onTimeouts();
-    }
-
-    /** A gap cannot be filled: counted, reported to the listener, and the subscriber becomes UNRECOVERABLE. */
-    void giveUp(final long from, final long count, final MoldUDP64GapReason reason) {
-        unrecoverable++;
-        unrecoverableReason = reason;
-        MoldGapUnrecoverableEvent.emit(feedLabel, from, count, reason);
-        try {
-            listener.onUnrecoverable(from, count, reason);
-        } catch (final Throwable ex) {
-            listenerFailed("onUnrecoverable for " + count + " messages from " + from, ex);
-            return;
-        }
-        changeState(MoldUDP64SubscriberState.UNRECOVERABLE);
     }
 
     private static String malformedReason(final int count, final long sequence, final int length) {
@@ -566,17 +386,6 @@ public final class MoldUDP64Subscriber implements Pollable, AutoCloseable {
             requester.newSession(); // it may be served by another server, or with other packet sizes
         }
         sessionsFollowed++;
-    }
-
-    private void changeState(final MoldUDP64SubscriberState newState) {
-        if (state != newState) {
-            state = newState;
-            try {
-                listener.onStateChange(newState, nextExpected);
-            } catch (final Throwable ex) {
-                listenerFailed("onStateChange(" + newState + ")", ex);
-            }
-        }
     }
 
     /**
