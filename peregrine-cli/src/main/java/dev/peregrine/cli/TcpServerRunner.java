@@ -12,6 +12,7 @@ import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.PrintStream;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 
@@ -36,6 +37,16 @@ final class TcpServerRunner {
      */
     static int run(final CommandSpec spec, final String address, final ChannelHandler server, final TcpOptions options,
         final ToLongFunction<Transport> start, final Supplier<String> listenFailure, final PrintStream err, final String banner) {
+        return run(spec, address, server, options, start, listenFailure, err, banner, reactor -> { });
+    }
+
+    /**
+     * As {@link #run(CommandSpec, String, ChannelHandler, TcpOptions, ToLongFunction, Supplier, PrintStream, String)},
+     * telling {@code running} the reactor once the server listens (a test closes it to stop the server).
+     */
+    static int run(final CommandSpec spec, final String address, final ChannelHandler server, final TcpOptions options,
+        final ToLongFunction<Transport> start, final Supplier<String> listenFailure, final PrintStream err, final String banner,
+        final Consumer<Reactor> running) {
         final String name = spec.name();
         final Reactor reactor = new Reactor(new ReactorOptions().name(name)
             .idleStrategy(new BlockingSelectIdleStrategy())
@@ -57,6 +68,7 @@ final class TcpServerRunner {
             System.out.println(banner);
         }
         Runtime.getRuntime().addShutdownHook(new Thread(reactor::close, name + "-stop"));
+        running.accept(reactor);
         reactor.run();
         return 0;
     }

@@ -378,7 +378,9 @@ public final class ReactorCommandRing implements Pollable, AutoCloseable {
         long position = head;
         int work = 0;
         headRefused = false;
-        while (work < drainLimit) {
+        // at most one lap: what this drain consumed is zeroed only at its end, so a full ring's head record, met again
+        // a lap later, would be delivered twice
+        while (work < drainLimit && position - head < capacity) {
             final long offset = recordOffset(position);
             final long state = stateAcquire(segment, offset); // pairs with the producer's release or compare-and-set
             if (state == 0) {

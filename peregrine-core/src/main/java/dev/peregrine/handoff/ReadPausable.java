@@ -2,7 +2,7 @@ package dev.peregrine.handoff;
 
 /**
  * A transport that can stop reading one channel and start again, so that a {@link WorkerDemux} passes a full
- * worker's back-pressure on to the peer instead of dropping. {@code TcpTransport} is one.
+ * worker's back-pressure on to the peer instead of dropping. {@code TcpTransport} and {@code ShmTransport} are.
  *
  * <p>Reactor thread only, as the transport's other calls.
  */

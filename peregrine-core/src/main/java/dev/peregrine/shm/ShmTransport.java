@@ -5,6 +5,7 @@ import dev.peregrine.channel.CloseReason;
 import dev.peregrine.internal.jfr.ChannelClosedEvent;
 import dev.peregrine.channel.SendResult;
 import dev.peregrine.channel.Transport;
+import dev.peregrine.handoff.ReadPausable;
 import dev.peregrine.reactor.Pollable;
 import dev.peregrine.reactor.Reactor;
 
@@ -58,7 +59,7 @@ import java.util.Arrays;
  *
  * <p>Not thread-safe: the reactor's thread only.
  */
-public final class ShmTransport implements Transport, Pollable {
+public final class ShmTransport implements Transport, Pollable, ReadPausable {
     private static final long HEARTBEAT_INTERVAL_NS = 100_000_000L;
     private static final int POLL_LIMIT = 256;
     /**
@@ -226,6 +227,43 @@ public final class ShmTransport implements Transport, Pollable {
     }
 
     /**
+     * Stops delivering a channel's messages: its inbound ring is not read, so the peer's writes back up once it is
+     * full ({@link SendResult#BACK_PRESSURED} there). From {@code onMessage}, the message being delivered is the last.
+     * A paused channel whose peer went is closed only once resumed; heartbeats and sends go on.
+     *
+     * @param channelId the channel
+     * @return 0, or {@link SendResult#NOT_CONNECTED}
+     */
+    @Override
+    public long pauseReading(final long channelId) {
+        final ShmTransportChannel channel = find(channelId);
+        if (channel == null || channel.state != ShmTransportChannel.CONNECTED) {
+            return SendResult.NOT_CONNECTED;
+        }
+        channel.readingPaused = true;
+        if (polling == channel) {
+            channel.connection.reader().stopPoll();
+        }
+        return 0;
+    }
+
+    /**
+     * Reads a paused channel again, from the next poll of this transport (never from inside this call).
+     *
+     * @param channelId the channel
+     * @return 0, or {@link SendResult#NOT_CONNECTED}
+     */
+    @Override
+    public long resumeReading(final long channelId) {
+        final ShmTransportChannel channel = find(channelId);
+        if (channel == null || channel.state != ShmTransportChannel.CONNECTED) {
+            return SendResult.NOT_CONNECTED;
+        }
+        channel.readingPaused = false;
+        return 0;
+    }
+
+    /**
      * How many times a handler of this transport threw; each time its channel was closed and the exception went
      * to the reactor's error handler.
      *
@@ -287,7 +325,7 @@ public final class ShmTransport implements Transport, Pollable {
 
     private int pollChannel(final ShmTransportChannel channel, final long nowNs) {
         final ShmConnection connection = channel.connection;
-        final int polled = deliver(channel);
+        final int polled = channel.readingPaused ? 0 : deliver(channel);
         if (polled < 0) {
             peerFault(channel, "inbound ring corrupt: " + connection.reader().corruption());
             return 1;
@@ -346,6 +384,9 @@ public final class ShmTransport implements Transport, Pollable {
      */
     private int drain(final ShmTransportChannel channel) {
         final ShmConnection connection = channel.connection;
+        if (channel.readingPaused) {
+            return 0; // as TCP: a paused channel learns that its peer went once resumed
+        }
         int delivered = 0;
         for (int batch = 0; batch < DRAIN_BATCHES_PER_CYCLE; batch++) {
             final int polled = deliver(channel);

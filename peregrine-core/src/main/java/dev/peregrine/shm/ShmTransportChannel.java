@@ -32,6 +32,8 @@ final class ShmTransportChannel implements ShmMessageHandler {
     long inFlightAtBackPressure;
     long lastHeartbeatNs;
     boolean releasePending;
+    /** {@code ShmTransport.pauseReading}: the inbound ring is not polled until resumed. */
+    boolean readingPaused;
     /** Why an access to the channel's rings faulted outside a poll (in a send), for the next cycle to close it. */
     String faulted;
     /**
