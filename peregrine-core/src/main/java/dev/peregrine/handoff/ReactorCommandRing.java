@@ -378,7 +378,8 @@ public final class ReactorCommandRing implements Pollable, AutoCloseable {
         long position = head;
         int work = 0;
         headRefused = false;
-        while (work < drainLimit) {
+        // past a capacity from the head lies the lap before: its records are zeroed only after the loop
+        while (work < drainLimit && position - head < capacity) {
             final long offset = recordOffset(position);
             final long state = stateAcquire(segment, offset); // pairs with the producer's release or compare-and-set
             if (state == 0) {
