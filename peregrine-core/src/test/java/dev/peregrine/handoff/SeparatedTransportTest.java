@@ -165,4 +165,98 @@ class SeparatedTransportTest {
         assertThat(errors).hasSize(1);
         assertThat(drained()).containsExactly(new ChannelCommand.Close(10));
     }
+
+    /** A scripted transport that can pause a channel's reading, recording each pause and resume. */
+    private static final class PausableTransport implements dev.peregrine.channel.Transport, ReadPausable {
+        final List<String> calls = new ArrayList<>();
+        boolean paused;
+
+        @Override
+        public long pauseReading(final long channelId) {
+            calls.add("pause " + channelId);
+            paused = true;
+            return 0;
+        }
+
+        @Override
+        public long resumeReading(final long channelId) {
+            calls.add("resume " + channelId);
+            paused = false;
+            return 0;
+        }
+
+        @Override
+        public long listen(final java.net.SocketAddress localAddress) {
+            return 1;
+        }
+
+        @Override
+        public long connect(final java.net.SocketAddress remoteAddress) {
+            return 2;
+        }
+
+        @Override
+        public long send(final long channelId, final MemorySegment buffer, final long offset, final int length) {
+            return 0;
+        }
+
+        @Override
+        public void close(final long id) {
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    @Test
+    void shouldPauseAChannelWhoseEventsFindTheRingFullAndDeliverEverythingInOrderOnceResumed() {
+        final ReactorCommandRing otherRing = new ReactorCommandRing(reactor, new CommandRingOptions());
+        final SeparatedStack paused = new SeparatedStack(reactor, otherRing, 1 << 10);
+        final PausableTransport pausable = new PausableTransport();
+        paused.attach(pausable);
+        final List<Long> received = new ArrayList<>();
+        final SeparatedAgent reader = new SeparatedAgent(paused, (channelId, buffer, offset, length) ->
+            received.add(buffer.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, offset)), errors::add, 1000);
+        paused.onAccepted(1, 7, PEER);
+        final int messages = 200; // records of 24 bytes: a 1 KiB ring holds about 40
+        long next = 0;
+        while (next < messages && !pausable.paused) { // the application does not read yet
+            message.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, next++);
+            paused.onMessage(7, message, 0, 8);
+        }
+        assertThat(paused.paused()).isEqualTo(1);
+        assertThat(pausable.calls).containsExactly("pause 7");
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        while (received.size() < messages && System.nanoTime() < deadline) {
+            while (next < messages && !pausable.paused) { // as the transport reads: not while paused
+                message.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, next++);
+                paused.onMessage(7, message, 0, 8);
+            }
+            reader.doWork();
+            paused.doWork(reactor.nowNs());
+        }
+        assertThat(received).containsExactlyElementsOf(java.util.stream.LongStream.range(0, messages).boxed().toList());
+        assertThat(pausable.calls).contains("resume 7");
+        assertThat(paused.dropped() + paused.overflowed()).isZero();
+        paused.close();
+        otherRing.close();
+    }
+
+    @Test
+    void shouldDropAndCountAMessageThatFindsTheRingFullWhenTheTransportCannotPause() {
+        long sent = 0;
+        while (stack.dropped() == 0) {
+            stack.onMessage(10, message, 0, 64);
+            sent++;
+        }
+        assertThat(stack.paused()).isZero();
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        int delivered = 0;
+        while (delivered < sent - 1 && System.nanoTime() < deadline) {
+            delivered += agent.doWork();
+        }
+        assertThat(delivered).isEqualTo(sent - 1);
+        assertThat(agent.doWork()).isZero();
+    }
 }
