@@ -7,6 +7,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.SocketAddress;
+import java.util.Arrays;
 
 /**
  * The {@link Transport} an application handler is given on the application thread of a separated stack: every
@@ -195,8 +196,8 @@ public final class SeparatedTransport implements Transport {
 
     private void keep(final int kind, final long id) {
         if (pendingCount == pendingIds.length) {
-            pendingIds = java.util.Arrays.copyOf(pendingIds, pendingCount * 2);
-            pendingKinds = java.util.Arrays.copyOf(pendingKinds, pendingCount * 2);
+            pendingIds = Arrays.copyOf(pendingIds, pendingCount * 2);
+            pendingKinds = Arrays.copyOf(pendingKinds, pendingCount * 2);
         }
         pendingIds[pendingCount] = id;
         pendingKinds[pendingCount] = kind;
