@@ -9,6 +9,7 @@ import dev.peregrine.bench.run.FloorRunner;
 import dev.peregrine.bench.run.RunResult;
 import dev.peregrine.bench.run.RunSpec;
 import dev.peregrine.bench.session.BenchSession;
+import dev.peregrine.bench.transports.SeparatedBench;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import picocli.CommandLine.Command;
@@ -87,8 +88,29 @@ public final class PingPongCommand implements Callable<Integer>, Validated {
             + " ${DEFAULT-VALUE}).")
     int rounds;
 
+    @Option(names = "--stack", split = ",", defaultValue = "shared", paramLabel = "shared|separated[,...]",
+        description = "Where the responder's handler runs: shared (on the reactor thread) or separated (on an"
+            + " application thread of its own, yielding when idle, through the rings of dev.peregrine.handoff);"
+            + " a list measures both in one run, rows named e.g. peregrine-tcp[separated]. separated: peregrine-tcp"
+            + " and peregrine-shm only (default: ${DEFAULT-VALUE}).")
+    List<String> stacks;
+
     @Override
     public void validate() {
+        for (final String stack : stacks) {
+            if (!stack.equals("shared") && !stack.equals("separated")) {
+                throw Cli.invalid(spec.commandLine(), "--stack", "'" + stack + "' is not a stack; expected shared,"
+                    + " separated or both, comma-separated");
+            }
+        }
+        if (stacks.contains("separated")) {
+            for (final BenchTransport transport : CommonOptions.transports(transports)) {
+                if (!SeparatedBench.BASES.contains(transport.name())) {
+                    throw Cli.invalid(spec.commandLine(), "--stack", "separated runs with "
+                        + String.join(" and ", SeparatedBench.BASES) + " only, not --transport " + transport.name());
+                }
+            }
+        }
         unavailable(CommonOptions.transports(transports)).refuseIfNoneRuns(spec.commandLine());
     }
 
@@ -101,6 +123,9 @@ public final class PingPongCommand implements Callable<Integer>, Validated {
             return relaunched;
         }
         unavailable(chosen).print(out);
+        if (stacks.contains("separated")) {
+            out.println(SeparatedBench.NOTE);
+        }
         if (rounds > 1) {
             return inRounds(out, chosen);
         }
@@ -162,10 +187,24 @@ public final class PingPongCommand implements Callable<Integer>, Validated {
         }
     }
 
-    /** The runs asked for: every size of every transport, in that order. */
+    /** The transports with their stacks: each transport in every stack asked, shared first. */
+    private List<BenchTransport> stacked(final List<BenchTransport> chosen) {
+        final List<BenchTransport> stacked = new ArrayList<>();
+        for (final BenchTransport transport : chosen) {
+            if (stacks.contains("shared")) {
+                stacked.add(transport);
+            }
+            if (stacks.contains("separated")) {
+                stacked.add(SeparatedBench.of(transport));
+            }
+        }
+        return stacked;
+    }
+
+    /** The runs asked for: every size of every transport in every stack, in that order. */
     private List<RunSpec> runs(final List<BenchTransport> chosen) {
         final List<RunSpec> runs = new ArrayList<>();
-        for (final BenchTransport transport : chosen) {
+        for (final BenchTransport transport : stacked(chosen)) {
             for (final int size : sizes) {
                 runs.add(new RunSpec("pingpong", transport, size, messages, warmup, rate, 1, common.inProcess,
                     common.clientCpu(), common.responderCpu(), common.busySpin(true), common.host)

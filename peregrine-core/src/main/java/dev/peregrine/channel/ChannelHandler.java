@@ -4,7 +4,8 @@ import java.lang.foreign.MemorySegment;
 import java.net.SocketAddress;
 
 /**
- * Events a transport delivers to the application, all on the reactor thread.
+ * Events a transport delivers to the application, all on the reactor thread; or, under a separated stack
+ * ({@link dev.peregrine.handoff.SeparatedStack}), the same events in the same order on the application's own thread.
  *
  * <p>Only {@link #onMessage} is mandatory; the other events default to doing nothing. Channels and
  * servers are named by the {@code long} ids that {@link Transport#listen} and {@link Transport#connect}

@@ -7,7 +7,8 @@ import java.net.SocketAddress;
  * Commands an application issues to a transport; the results arrive as {@link ChannelHandler} events.
  *
  * <p>Not thread-safe: call only on the reactor thread that owns the transport. Other threads send, close and abort
- * through a {@link dev.peregrine.handoff.ReactorCommandRing} the transport is registered with.
+ * through a {@link dev.peregrine.handoff.ReactorCommandRing} the transport is registered with; a handler that runs on a
+ * thread of its own is given a {@link dev.peregrine.handoff.SeparatedTransport}, which does that for every command.
  */
 public interface Transport extends AutoCloseable {
     /**

@@ -160,6 +160,39 @@ public final class WorkerRing implements AutoCloseable {
         return count;
     }
 
+    /** What {@link #readRecords} hands each record to: its type, channel id and payload view. */
+    interface RecordReader {
+        void onRecord(int type, long channelId, MemorySegment buffer, long offset, int length);
+    }
+
+    /**
+     * Delivers up to {@code limit} records of any type, undecoded, in order; consumer thread. A reader that throws
+     * stops the read after that record (it counts as read) and the exception goes to the caller.
+     */
+    int readRecords(final RecordReader reader, final int limit) {
+        int count = 0;
+        while (count < limit) {
+            final long offset = HEADER_LENGTH + (head & mask);
+            final int recordLength = (int)INT.getAcquire(segment, offset); // pairs with tryWrite's release
+            if (recordLength == 0) {
+                break;
+            }
+            final int type = (int)INT.get(segment, offset + TYPE_OFFSET);
+            if (type == TYPE_PADDING) {
+                consume(recordLength);
+                continue;
+            }
+            count++;
+            try {
+                reader.onRecord(type, (long)LONG.get(segment, offset + CHANNEL_ID_OFFSET), segment,
+                    offset + RECORD_HEADER_LENGTH, recordLength - RECORD_HEADER_LENGTH);
+            } finally {
+                consume(aligned(recordLength));
+            }
+        }
+        return count;
+    }
+
     /** Whether nothing waits to be read; consumer thread. */
     boolean isEmpty() {
         return (int)INT.getAcquire(segment, HEADER_LENGTH + (head & mask)) == 0;

@@ -54,10 +54,32 @@ public final class WorkerRingDescriptor {
     public static final int TYPE_MESSAGE = 1;
     /** Record type: the channel was accepted or connected (no payload). */
     public static final int TYPE_OPENED = 2;
-    /** Record type: the channel closed; the payload is the {@code CloseReason} ordinal (4 bytes). */
+    /**
+     * Record type: the channel closed; the payload is the {@code CloseReason} ordinal (4 bytes), followed, from a
+     * {@link SeparatedStack}, by the detail ({@link #TYPE_LISTEN_FAILED}'s text encoding).
+     */
     public static final int TYPE_CLOSED = 3;
     /** Record type: nothing; the end of the data area. */
     public static final int TYPE_PADDING = 4;
+    /**
+     * Record type of a {@link SeparatedStack}: a server listens; the channel id is the server id, the payload its
+     * address (an int kind: 0 none, 1 an IP address, 2 an unresolved host name, 3 a Unix path; then for 1 the port
+     * and the address length and bytes, for 2 and 3 the port (2 only) and the text).
+     */
+    public static final int TYPE_LISTENING = 5;
+    /**
+     * Record type of a {@link SeparatedStack}: a server could not listen; the payload is the reason as text (an int
+     * count of UTF-16 chars, then the chars, cut to what the ring takes).
+     */
+    public static final int TYPE_LISTEN_FAILED = 6;
+    /** Record type of a {@link SeparatedStack}: a channel accepted; the payload is the server id (8), the address. */
+    public static final int TYPE_ACCEPTED = 7;
+    /** Record type of a {@link SeparatedStack}: a channel connected; the payload is the peer's address. */
+    public static final int TYPE_CONNECTED = 8;
+    /** Record type of a {@link SeparatedStack}: a connect failed; the payload is the reason as text. */
+    public static final int TYPE_CONNECT_FAILED = 9;
+    /** Record type of a {@link SeparatedStack}: bytes were flushed; the payload is bytes written (8), buffered (8). */
+    public static final int TYPE_SENT = 10;
     /** Smallest data capacity. */
     public static final int MIN_CAPACITY = 1024;
     /** Largest data capacity. */

@@ -3,8 +3,10 @@ package dev.peregrine.handoff;
 import dev.peregrine.reactor.IdleStrategy;
 import dev.peregrine.reactor.ThreadAffinity;
 
+import java.util.function.IntSupplier;
+
 /**
- * A thread that runs one {@link WorkerAgent}'s duty cycle with one of the reactor's {@link IdleStrategy}
+ * A thread that runs one {@link WorkerAgent}'s (or one {@link SeparatedAgent}'s) duty cycle with one of the reactor's {@link IdleStrategy}
  * implementations, optionally pinned to a CPU. Not {@code BlockingSelectIdleStrategy}: it sleeps in a reactor's
  * selector, and a worker has none.
  *
@@ -12,7 +14,7 @@ import dev.peregrine.reactor.ThreadAffinity;
  */
 public final class WorkerRunner implements AutoCloseable {
     private final Thread thread;
-    private final WorkerAgent agent;
+    private final IntSupplier duty;
     private final IdleStrategy idleStrategy;
     private final int cpu;
     private volatile boolean running = true;
@@ -27,13 +29,30 @@ public final class WorkerRunner implements AutoCloseable {
      * @param cpu the CPU to pin the thread to, or -1 for none
      */
     public WorkerRunner(final String name, final WorkerAgent agent, final IdleStrategy idleStrategy, final int cpu) {
-        if (agent == null || idleStrategy == null) {
+        this(name, agent == null ? null : agent::doWork, idleStrategy, cpu, agent);
+    }
+
+    /**
+     * Makes the (not yet started) application thread of a separated stack.
+     *
+     * @param name the thread's name
+     * @param agent the agent it runs
+     * @param idleStrategy what it does when a cycle found nothing; one instance per runner
+     * @param cpu the CPU to pin the thread to, or -1 for none
+     */
+    public WorkerRunner(final String name, final SeparatedAgent agent, final IdleStrategy idleStrategy, final int cpu) {
+        this(name, agent == null ? null : agent::doWork, idleStrategy, cpu, agent);
+    }
+
+    private WorkerRunner(final String name, final IntSupplier duty, final IdleStrategy idleStrategy, final int cpu,
+                         final Object agent) {
+        if (duty == null || idleStrategy == null) {
             throw new IllegalArgumentException("agent=" + agent + ", idleStrategy=" + idleStrategy);
         }
         if (cpu < -1) {
             throw new IllegalArgumentException("cpu=" + cpu);
         }
-        this.agent = agent;
+        this.duty = duty;
         this.idleStrategy = idleStrategy;
         this.cpu = cpu;
         this.thread = new Thread(this::run, name);
@@ -78,7 +97,7 @@ public final class WorkerRunner implements AutoCloseable {
             pinFailure = ThreadAffinity.pinCurrentThread(cpu);
         }
         while (running) {
-            idleStrategy.idle(agent.doWork());
+            idleStrategy.idle(duty.getAsInt());
         }
     }
 }

@@ -14,6 +14,15 @@
  * {@link dev.peregrine.handoff.WorkerHandler}, on a {@link dev.peregrine.handoff.WorkerRunner} or a thread of the
  * application's own. Its layout is {@link dev.peregrine.handoff.WorkerRingDescriptor}.
  *
+ * <p>Both ways at once, for one application thread: a separated stack (AsyncTCP's term). The transport stays on the
+ * reactor thread; the application's unchanged {@link dev.peregrine.channel.ChannelHandler} runs on a thread of its
+ * own. {@link dev.peregrine.handoff.SeparatedStack} is the transport's handler and encodes every event into a
+ * one-to-one {@link dev.peregrine.handoff.WorkerRing}; {@link dev.peregrine.handoff.SeparatedAgent} decodes them on
+ * the application thread; the handler's {@link dev.peregrine.handoff.SeparatedTransport} encodes its commands into
+ * the command ring, listen and connect included (they wait for the reactor's answer: the id is the transport's).
+ * It lives here, not in a package of its own, because it is these two rings put together and reads them through
+ * package-private methods that are not API.
+ *
  * <p>A worker answers through the command ring:
  * <pre>{@code
  * WorkerDemux demux = new WorkerDemux(reactor, 3, 1 << 16, KeyFunction.CHANNEL_ID, null);
@@ -33,7 +42,9 @@
  *       to the reactor thread;</li>
  *   <li>the demux is the reactor thread's (its counters may be read anywhere);</li>
  *   <li>a worker ring has one producer, the reactor thread, and one consumer, its worker's thread;</li>
- *   <li>a worker agent belongs to one worker thread.</li>
+ *   <li>a worker agent belongs to one worker thread;</li>
+ *   <li>a separated stack is the reactor thread's; its agent and its transport belong to one application thread (or
+ *       to the thread that sets them up before that one starts).</li>
  * </ul>
  * Nothing allocates in steady state on either side. The transports stay reactor-thread-only: these rings are the
  * way in and out.

@@ -135,6 +135,23 @@ class ReactorCommandRingTest {
     }
 
     @Test
+    void shouldDeliverEachCommandOnceWhenOneDrainTakesTheWholeRing() {
+        final ReactorCommandRing ring = new ReactorCommandRing(manualReactor(), new CommandRingOptions().capacity(1024));
+        final RecordingTransport transport = new RecordingTransport(1);
+        final int index = ring.register(transport);
+        long committed = 0;
+        while (RecordingTransport.offer(ring, index, 0, committed, 28) == 0) {
+            committed++;
+        }
+        assertThat(committed).as("records of 64 bytes fill 1024 exactly: the drain wraps onto where it began")
+            .isEqualTo(16);
+        reactor.doWork();
+        assertThat(transport.taken).as("taken once each, not again from the lap before").isEqualTo(committed);
+        assertThat(transport.outOfOrder).isZero();
+        assertThat(ring.delivered()).isEqualTo(committed);
+    }
+
+    @Test
     void shouldKeepACommandTheTransportRefusesAndFlagTheTransportUntilItIsTaken() {
         final ReactorCommandRing ring = new ReactorCommandRing(manualReactor(), new CommandRingOptions());
         final RecordingTransport transport = new RecordingTransport(1);

@@ -69,11 +69,15 @@ public final class Transports {
     /**
      * Finds a transport by name.
      *
-     * @param name the name, e.g. {@code peregrine-tcp}, or a short name, e.g. {@code tcp}
+     * @param name the name, e.g. {@code peregrine-tcp}, or a short name, e.g. {@code tcp}; with
+     *     {@link SeparatedBench#SUFFIX} its separated-stack variant, e.g. {@code peregrine-tcp[separated]}
      * @return the transport
      * @throws IllegalArgumentException naming the known transports if there is none by that name
      */
     public static BenchTransport byName(final String name) {
+        if (name.endsWith(SeparatedBench.SUFFIX)) {
+            return SeparatedBench.of(byName(name.substring(0, name.length() - SeparatedBench.SUFFIX.length())));
+        }
         final List<BenchTransport> all = all();
         for (final BenchTransport transport : all) {
             if (transport.name().equals(canonicalName(name))) {

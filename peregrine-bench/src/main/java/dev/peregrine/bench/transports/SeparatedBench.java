@@ -1,0 +1,100 @@
+package dev.peregrine.bench.transports;
+
+import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.BenchTransport;
+import dev.peregrine.peers.PingClient;
+import dev.peregrine.peers.Responder;
+import dev.peregrine.reactor.Reactor;
+import dev.peregrine.reactor.ReactorOptions;
+import dev.peregrine.shm.ShmTransport;
+import dev.peregrine.tcp.TcpTransport;
+
+import java.util.List;
+
+/**
+ * A Peregrine transport whose responder runs the separated stack ({@link SeparatedResponder}): the same echo
+ * handler on an application thread of its own, yielding when idle, the transport on the reactor thread as in the
+ * shared stack; the client is the base transport's, unchanged. Named {@code <base>[separated]}, so that its rows
+ * stand beside the base's in one run. Not in {@link Transports#all()}: {@code --stack separated} asks for it, and
+ * {@link Transports#byName} finds it by that name (the responder JVM does).
+ */
+public final class SeparatedBench implements BenchTransport {
+    /** What a separated variant's name ends with. */
+    public static final String SUFFIX = "[separated]";
+    /** The transports that have a separated variant. */
+    public static final List<String> BASES = List.of("peregrine-tcp", "peregrine-shm");
+
+    /** One line for the report: what the {@code [separated]} rows measure and how their third thread waits. */
+    public static final String NOTE = "[separated] rows: the responder's echo handler runs on an application thread of"
+        + " its own, which yields when idle (YieldingIdleStrategy: on 2 vCPUs a third spinning thread measures the"
+        + " scheduler); events reach it through a one-to-one ring, echoes leave through the reactor's command ring";
+
+    private final BenchTransport base;
+
+    private SeparatedBench(final BenchTransport base) {
+        this.base = base;
+    }
+
+    /**
+     * The separated variant of a transport.
+     *
+     * @param base {@code peregrine-tcp} or {@code peregrine-shm}
+     * @return the variant
+     * @throws IllegalArgumentException for any other transport, naming those that have one
+     */
+    public static SeparatedBench of(final BenchTransport base) {
+        if (!(base instanceof PeregrineTcpBench) && !(base instanceof PeregrineShmBench)) {
+            throw new IllegalArgumentException("transport=" + base.name() + " has no separated stack; only "
+                + String.join(", ", BASES) + " have one");
+        }
+        return new SeparatedBench(base);
+    }
+
+    @Override
+    public String name() {
+        return base.name() + SUFFIX;
+    }
+
+    @Override
+    public String description() {
+        return base.name() + " with the responder on the separated stack: its transport on the reactor thread, its"
+            + " echo handler on an application thread of its own that yields when idle (YieldingIdleStrategy: on 2"
+            + " vCPUs a third spinning thread measures the scheduler), events through a one-to-one off-heap ring,"
+            + " echoes through the reactor's command ring; reactor and client as in " + base.name();
+    }
+
+    @Override
+    public String path() {
+        return base.path();
+    }
+
+    @Override
+    public List<String> jvmArguments() {
+        return base.jvmArguments();
+    }
+
+    @Override
+    public String unavailableReason(final BenchConfig config) {
+        return base.unavailableReason(config);
+    }
+
+    @Override
+    public Responder startResponder(final BenchConfig config) throws Exception {
+        if (base instanceof PeregrineTcpBench) {
+            final Reactor reactor = new Reactor(PeregrineTcpBench.reactorOptions(config, "peregrine-tcp-separated"));
+            return SeparatedResponder.start(reactor,
+                handler -> new TcpTransport(reactor, PeregrineTcpBench.options(config), handler),
+                PeregrineTcpBench.address(config), config.largest());
+        }
+        final PeregrineShmBenchSupport shm = (PeregrineShmBenchSupport)base;
+        final Reactor reactor = new Reactor(new ReactorOptions().name("peregrine-shm-separated")
+            .idleStrategy(shm.sharedIdle(config)));
+        return SeparatedResponder.start(reactor, handler -> new ShmTransport(reactor, shm.options(config), handler),
+            PeregrineShmBenchSupport.address(config, "pp"), config.largest());
+    }
+
+    @Override
+    public PingClient connect(final BenchConfig config) throws Exception {
+        return base.connect(config);
+    }
+}

@@ -1,0 +1,69 @@
+package dev.peregrine.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.peregrine.bench.testing.Json;
+import dev.peregrine.cli.testing.CliRun;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code bench pingpong --stack}: the shared and the separated stack of Peregrine's TCP and shared memory measured
+ * in one run, each row named for its stack, the responders in a second JVM; any other transport or stack refused
+ * with one line and exit code 2.
+ */
+@Tag("slow")
+@Timeout(300)
+class PingPongStackTest {
+    @TempDir
+    Path folder;
+
+    @Test
+    void shouldMeasureBothStacksOfTcpAndSharedMemoryInOneRunWithRowsNamedForTheirStack() throws Exception {
+        final Path json = folder.resolve("stacks.json");
+
+        final CliRun cli = CliRun.execute("bench", "pingpong", "--transport", "tcp,shm", "--stack", "shared,separated",
+            "--size", "32", "--messages", "2000", "--warmup", "500", "--no-busy-spin", "--quiet", "--json",
+            json.toString());
+        final String out = cli.out();
+
+        assertThat(cli.code()).as(out + cli.err()).isZero();
+        final List<JsonNode> runs = Json.read(json).valueStream().toList();
+        assertThat(runs).extracting(r -> r.get("transport").asText()).containsExactly("peregrine-tcp",
+            "peregrine-tcp[separated]", "peregrine-shm", "peregrine-shm[separated]");
+        // ok means every echo carried the sequence sent: the clients check it
+        assertThat(runs).allSatisfy(r -> {
+            assertThat(r.get("status").asText()).isEqualTo("ok");
+            assertThat(r.get("messages").asLong()).isEqualTo(2000);
+        });
+        assertThat(out).containsPattern("peregrine-tcp\\[separated\\] \\* +32 ")
+            .containsPattern("peregrine-shm\\[separated\\] \\* +32 ").contains("YieldingIdleStrategy");
+    }
+
+    @Test
+    void shouldRefuseTheSeparatedStackForAnotherTransportWithOneLine() {
+        final CliRun cli = CliRun.execute("bench", "pingpong", "--transport", "tcp,udp", "--stack", "separated",
+            "--messages", "10", "--warmup", "0");
+
+        assertThat(cli.code()).isEqualTo(2);
+        assertThat(cli.err().lines().toList()).hasSize(1);
+        assertThat(cli.err()).contains("--stack", "separated runs with peregrine-tcp and peregrine-shm only, not"
+            + " --transport peregrine-udp");
+    }
+
+    @Test
+    void shouldRefuseAStackThatIsNotOneWithOneLine() {
+        final CliRun cli = CliRun.execute("bench", "pingpong", "--transport", "tcp", "--stack", "shared,seperated",
+            "--messages", "10", "--warmup", "0");
+
+        assertThat(cli.code()).isEqualTo(2);
+        assertThat(cli.err().lines().toList()).hasSize(1);
+        assertThat(cli.err()).contains("--stack", "'seperated' is not a stack; expected shared, separated or both");
+    }
+}
