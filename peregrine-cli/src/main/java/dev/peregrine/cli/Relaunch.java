@@ -31,13 +31,21 @@ public final class Relaunch {
      * @return the missing options, in order
      */
     public static List<String> missing(final List<BenchTransport> transports) {
+        return missingOf(transports.stream().flatMap(t -> t.jvmArguments().stream()).toList());
+    }
+
+    /**
+     * The options of a list that this JVM was not started with.
+     *
+     * @param arguments JVM options, as a command line gives them
+     * @return the missing options, in order
+     */
+    private static List<String> missingOf(final List<String> arguments) {
         final Set<String> have = new LinkedHashSet<>(normalize(ManagementFactory.getRuntimeMXBean().getInputArguments()));
         final Set<String> missing = new LinkedHashSet<>();
-        for (final BenchTransport transport : transports) {
-            for (final String argument : normalize(transport.jvmArguments())) {
-                if (!have.contains(argument)) {
-                    missing.add(argument);
-                }
+        for (final String argument : normalize(arguments)) {
+            if (!have.contains(argument)) {
+                missing.add(argument);
             }
         }
         return new ArrayList<>(missing);
@@ -72,7 +80,20 @@ public final class Relaunch {
      * @return the exit code of the relaunched JVM, or null if this JVM has what is needed (run here)
      */
     public static Integer ifNeeded(final CommandSpec spec, final List<BenchTransport> transports) {
-        final List<String> missing = missing(transports);
+        return ifNeeded(spec, transports.stream().flatMap(t -> t.jvmArguments().stream()).toList(),
+            transports.stream().filter(t -> !t.jvmArguments().isEmpty()).map(BenchTransport::name).toList());
+    }
+
+    /**
+     * Runs the command again in a JVM with the options some parts of it need, if this JVM lacks any.
+     *
+     * @param spec the running command (to find the original arguments)
+     * @param arguments the JVM options needed
+     * @param neededBy what needs them, for the line that says so
+     * @return the exit code of the relaunched JVM, or null if this JVM has what is needed (run here)
+     */
+    public static Integer ifNeeded(final CommandSpec spec, final List<String> arguments, final List<String> neededBy) {
+        final List<String> missing = missingOf(arguments);
         if (missing.isEmpty() || System.getenv(MARKER) != null) {
             if (!missing.isEmpty()) {
                 System.err.println("peregrine: this JVM lacks " + missing + "; some transports may fail");
@@ -92,8 +113,7 @@ public final class Relaunch {
         command.add(Main.class.getName());
         command.addAll(root.getParseResult().originalArgs());
         System.err.println("peregrine: running in a JVM with " + String.join(" ", missing)
-            + " (needed by " + String.join(", ", transports.stream().filter(t -> !t.jvmArguments().isEmpty())
-                .map(BenchTransport::name).toList()) + ")");
+            + " (needed by " + String.join(", ", neededBy) + ")");
         final ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
         builder.environment().put(MARKER, "1");
         try {

@@ -58,6 +58,7 @@ class CommandLineErrorsTest {
         Map.entry(Converters.SessionName.class, List.of("", "ELEVEN-CHAR", "two words")),
         Map.entry(FramingConverter.class, List.of("", "length:3xx", "bogus")),
         Map.entry(LoadCommand.TopologyConverter.class, List.of("", "one-server", "per_client")),
+        Map.entry(HandoffCommand.ImplementationName.class, List.of("", "disrupter", "peregrine")),
         Map.entry(Converters.BatchValue.class, List.of("", "0", "-5", "64kb", "2GiB", "1.5KiB")));
     private static final Set<Class<?>> INTEGRAL = Set.of(int.class, Integer.class, long.class, Long.class);
     private static final Set<Class<?>> DECIMAL = Set.of(double.class, Double.class, float.class, Float.class);

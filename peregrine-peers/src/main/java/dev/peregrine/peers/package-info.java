@@ -9,6 +9,10 @@
  * ({@link dev.peregrine.peers.BenchMessageLayout}); {@code support} holds helpers built on it, and each peer's
  * package builds on both. Nothing here uses {@code support} or a peer's package.
  *
+ * <p>{@code handoff} is apart: {@code bench handoff}'s queues, thread to thread in one JVM, with an interface of
+ * their own ({@link dev.peregrine.peers.handoff.HandoffImplementation}); it uses {@code aeron} only for the JVM
+ * options Agrona needs.
+ *
  * <p>Threading: a {@link dev.peregrine.peers.PingClient} or {@link dev.peregrine.peers.StreamSender} is used
  * by one thread; a {@link dev.peregrine.peers.Responder} runs on threads of its own.
  */
