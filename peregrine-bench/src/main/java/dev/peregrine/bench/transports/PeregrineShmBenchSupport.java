@@ -116,6 +116,25 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
         return true;
     }
 
+    /** The most shared memory the rings of one run may take, all clients together: two rings a client. */
+    static final long MAX_RUN_RING_BYTES = 512L << 20;
+
+    /**
+     * Refuses a run whose rings would take more than {@link #MAX_RUN_RING_BYTES} of shared memory: two rings a
+     * client, each of {@link #options(BenchConfig)}'s capacity (1 MiB at 256 B), so 256 clients at most.
+     */
+    @Override
+    public String clientsUnavailableReason(final BenchConfig config, final int clients) {
+        final long ring = options(config).ringCapacity();
+        final long most = MAX_RUN_RING_BYTES / (2 * ring);
+        if (clients <= most) {
+            return null;
+        }
+        return name() + " gives each client two rings of " + (ring >> 10) + " KiB: " + clients + " clients would map "
+            + (2 * ring * clients >> 20) + " MiB of shared memory; it runs at most " + most + " clients (of "
+            + (MAX_RUN_RING_BYTES >> 20) + " MiB)";
+    }
+
     /**
      * How the shared responder's reactor waits between cycles: it polls rings, so a strategy that polls, as the
      * adapter's own responder waits.
