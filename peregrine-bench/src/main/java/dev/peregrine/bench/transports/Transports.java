@@ -69,11 +69,20 @@ public final class Transports {
     /**
      * Finds a transport by name.
      *
-     * @param name the name, e.g. {@code peregrine-tcp}, or a short name, e.g. {@code tcp}
+     * @param name the name, e.g. {@code peregrine-tcp}, or a short name, e.g. {@code tcp}; a name with
+     *     {@link PeregrineWorkersBench#SUFFIX}, e.g. {@code peregrine-tcp+workers=2}, is that transport with workers
      * @return the transport
      * @throws IllegalArgumentException naming the known transports if there is none by that name
      */
     public static BenchTransport byName(final String name) {
+        final int workers = name.indexOf(PeregrineWorkersBench.SUFFIX);
+        if (workers > 0) { // peregrine-tcp+workers=2: the name a responder JVM is started with
+            final String count = name.substring(workers + PeregrineWorkersBench.SUFFIX.length());
+            if (!count.matches("[0-9]{1,4}")) {
+                throw new IllegalArgumentException("transport=" + name + " names no count of workers");
+            }
+            return PeregrineWorkersBench.of(byName(name.substring(0, workers)), Integer.parseInt(count));
+        }
         final List<BenchTransport> all = all();
         for (final BenchTransport transport : all) {
             if (transport.name().equals(canonicalName(name))) {

@@ -84,5 +84,7 @@ class PeregrineShmBenchTest {
         assertThat(shm.clientsUnavailableReason(config, 256)).isNull();
         assertThat(shm.clientsUnavailableReason(config, 257)).isEqualTo("peregrine-shm gives each client two rings"
             + " of 1024 KiB: 257 clients would map 514 MiB of shared memory; it runs at most 256 clients (of 512 MiB)");
+        assertThat(Transports.byName("peregrine-shm+workers=2").clientsUnavailableReason(config, 1000))
+            .as("with workers too").startsWith("peregrine-shm gives each client two rings of 1024 KiB: 1000 clients");
     }
 }
