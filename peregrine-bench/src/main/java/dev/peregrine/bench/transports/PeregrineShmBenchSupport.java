@@ -269,8 +269,13 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
         }
     }
 
-    /** Writes pings straight into the ring and polls echoes as views. */
+    /**
+     * Writes pings straight into the ring and polls echoes as views. An empty poll looks, one time in
+     * {@value #CLOSE_CHECK_MASK} + 1, whether the responder has closed the echo ring, and then throws: a run fails at
+     * once rather than at its wait for an echo that will not come.
+     */
     static final class Client implements PingClient, ShmMessageHandler {
+        static final int CLOSE_CHECK_MASK = 1023;
         private final ShmSocket socket;
         private final ShmRingWriter writer;
         private final ShmRingReader reader;
@@ -281,6 +286,7 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
         private long lastSent;
         private long received;
         private int receivedLength;
+        private int emptyPolls;
 
         Client(final ShmSocket socket, final BenchConfig config) {
             this.socket = socket;
@@ -309,7 +315,14 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
         public long poll() {
             received = -1;
             reader.poll(this, 1);
-            return received < 0 ? -1 : BenchMessageLayout.widen(ReplyLength.check(receivedLength, replySize, received),
+            if (received < 0) {
+                // now and then, off the path of an echo: a responder that closed the channel fails the run at once
+                if ((++emptyPolls & CLOSE_CHECK_MASK) == 0 && reader.isWriterClosed()) {
+                    throw new IllegalStateException("shared-memory channel closed by the responder");
+                }
+                return -1;
+            }
+            return BenchMessageLayout.widen(ReplyLength.check(receivedLength, replySize, received),
                 lastSent, sequenceLength);
         }
 

@@ -77,15 +77,16 @@ final class PeregrineWorkerResponder implements Responder, ChannelHandler {
      * @param transportOf makes the transport with its handler
      * @param workers how many workers
      * @param workerIdle makes each worker's idle strategy
+     * @param ringBytes bytes of each worker's ring
      */
     private PeregrineWorkerResponder(final Reactor reactor, final Function<ChannelHandler, Transport> transportOf,
-                                     final int workers, final Supplier<IdleStrategy> workerIdle) {
+                                     final int workers, final Supplier<IdleStrategy> workerIdle, final int ringBytes) {
         if (workers < 1) {
             throw new IllegalArgumentException("workers=" + workers);
         }
         this.reactor = reactor;
         this.transport = transportOf.apply(this);
-        this.demux = new WorkerDemux(reactor, workers, WORKER_RING_BYTES, KeyFunction.CHANNEL_ID, null);
+        this.demux = new WorkerDemux(reactor, workers, ringBytes, KeyFunction.CHANNEL_ID, null);
         if (transport instanceof ReadPausable pausable) {
             demux.pauseWith(pausable);
         }
@@ -116,9 +117,34 @@ final class PeregrineWorkerResponder implements Responder, ChannelHandler {
                                           final SocketAddress address, final int workers,
                                           final Supplier<IdleStrategy> workerIdle)
         throws IOException, InterruptedException {
-        final PeregrineWorkerResponder responder = new PeregrineWorkerResponder(reactor, transportOf, workers, workerIdle);
-        for (final WorkerRunner runner : responder.runners) {
-            runner.start();
+        return start(reactor, transportOf, address, workers, workerIdle, WORKER_RING_BYTES, true);
+    }
+
+    /**
+     * Starts a responder with rings of another size, and its workers or not (a test's worker that never reads).
+     *
+     * @param reactor the reactor, not started
+     * @param transportOf makes the transport with its handler
+     * @param address where to listen
+     * @param workers how many workers, at least 1
+     * @param workerIdle makes each worker's idle strategy
+     * @param ringBytes bytes of each worker's ring
+     * @param startWorkers false to leave the workers' threads unstarted
+     * @return the listening responder
+     * @throws IOException if it does not listen within 10 s (closed then)
+     * @throws InterruptedException if interrupted while waiting
+     */
+    static PeregrineWorkerResponder start(final Reactor reactor, final Function<ChannelHandler, Transport> transportOf,
+                                          final SocketAddress address, final int workers,
+                                          final Supplier<IdleStrategy> workerIdle, final int ringBytes,
+                                          final boolean startWorkers)
+        throws IOException, InterruptedException {
+        final PeregrineWorkerResponder responder = new PeregrineWorkerResponder(reactor, transportOf, workers, workerIdle,
+            ringBytes);
+        if (startWorkers) {
+            for (final WorkerRunner runner : responder.runners) {
+                runner.start();
+            }
         }
         responder.transport.listen(address); // before start(): the thread start publishes it
         reactor.start();

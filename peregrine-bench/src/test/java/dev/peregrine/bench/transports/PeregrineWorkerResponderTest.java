@@ -5,6 +5,11 @@ import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
+import dev.peregrine.reactor.BackoffIdleStrategy;
+import dev.peregrine.reactor.Reactor;
+import dev.peregrine.reactor.ReactorOptions;
+import dev.peregrine.reactor.YieldingIdleStrategy;
+import dev.peregrine.shm.ShmTransport;
 import dev.peregrine.testkit.AllocationMeter;
 import dev.peregrine.testkit.Needs;
 import org.junit.jupiter.api.Tag;
@@ -114,6 +119,42 @@ class PeregrineWorkerResponderTest {
                     client.close();
                 }
             }
+        }
+    }
+
+    @Test
+    void shouldCloseTheConnectionOfAMessageTheDemuxDroppedSoThatTheRunFailsInsteadOfWaiting() throws Exception {
+        final PeregrineShmBench shm = new PeregrineShmBench();
+        final BenchConfig config = config();
+        Needs.platform("peregrine-shm on Linux", () -> shm.unavailableReason(config));
+        final Reactor reactor = new Reactor(new ReactorOptions().name("drop-test").idleStrategy(new BackoffIdleStrategy()));
+        // one worker that never reads, its ring of 1 KiB: a few messages of 64 B fill it, and shared memory cannot pause
+        try (PeregrineWorkerResponder responder = PeregrineWorkerResponder.start(reactor,
+                 handler -> new ShmTransport(reactor, shm.options(config), handler),
+                 PeregrineShmBenchSupport.address(config, "pp"), 1, YieldingIdleStrategy::new, 1024, false);
+             PingClient client = shm.connect(config)) {
+            for (int n = 0; n < 100; n++) { // far more than the worker's ring holds, far fewer than the client's
+                client.send(n);
+            }
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (responder.failures() == 0 && System.nanoTime() < deadline) {
+                Thread.onSpinWait(); // the reactor reads them on its own thread
+            }
+
+            String closed = null;
+            while (closed == null && System.nanoTime() < deadline) {
+                try {
+                    assertThat(client.poll()).as("the worker never answers").isEqualTo(-1);
+                } catch (final IllegalStateException ex) {
+                    closed = ex.getMessage();
+                }
+            }
+
+            assertThat(closed).as("the client finds its connection closed").isEqualTo("shared-memory channel closed by"
+                + " the responder");
+            assertThat(responder.dropped()).isEqualTo(1);
+            assertThat(responder.failures()).isEqualTo(1);
+            assertThat(responder.messages()).isZero();
         }
     }
 
