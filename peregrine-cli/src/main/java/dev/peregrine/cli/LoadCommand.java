@@ -229,8 +229,10 @@ public final class LoadCommand implements Callable<Integer>, Validated {
     }
 
     /**
-     * Why this process cannot hold the sockets of a run, or null if it can: each client's connection is a file
-     * descriptor, and with the responder in this process each of its connections too.
+     * Why this process cannot hold the sockets of a run, or null if it can. Each client takes up to
+     * {@value #FILE_DESCRIPTORS_PER_CLIENT} file descriptors: its socket and, for the peers' clients (Netty, NIO), a
+     * selector of its own with its wake-up descriptor. With the responder in this process, each of its connections
+     * takes one more.
      *
      * @param clients the most clients of a run
      * @param inProcess whether the responder runs in this process
@@ -238,7 +240,7 @@ public final class LoadCommand implements Callable<Integer>, Validated {
      * @return one sentence, or null
      */
     static String fileDescriptorShortfall(final int clients, final boolean inProcess, final long limit) {
-        final long needed = (inProcess ? 2L : 1L) * clients + FILE_DESCRIPTOR_MARGIN;
+        final long needed = (FILE_DESCRIPTORS_PER_CLIENT + (inProcess ? 1L : 0L)) * clients + FILE_DESCRIPTOR_MARGIN;
         if (limit < 0 || needed <= limit) {
             return null;
         }
@@ -246,7 +248,10 @@ public final class LoadCommand implements Callable<Integer>, Validated {
             + " (ulimit -n); raise the limit or run fewer clients";
     }
 
-    /** Descriptors a bench JVM holds besides the clients' sockets: jars, selectors, pipes, the JIT's files. */
+    /** Descriptors a client may take: a socket, and a selector with its wake-up descriptor. */
+    static final int FILE_DESCRIPTORS_PER_CLIENT = 3;
+
+    /** Descriptors a bench JVM holds besides the clients': jars, its own selectors and pipes, the JIT's files. */
     static final int FILE_DESCRIPTOR_MARGIN = 256;
 
     /** The most file descriptors this process may open, or -1 if the platform does not say. */
