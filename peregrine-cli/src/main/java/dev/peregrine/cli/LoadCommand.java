@@ -1,6 +1,8 @@
 package dev.peregrine.cli;
 
+import dev.peregrine.bench.report.HtmlReport;
 import dev.peregrine.bench.report.JsonResults;
+import dev.peregrine.bench.report.MachineInfo;
 import dev.peregrine.bench.report.Summary;
 import dev.peregrine.bench.report.Table;
 import dev.peregrine.bench.run.BenchRunner;
@@ -25,6 +27,7 @@ import picocli.CommandLine.TypeConversionException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -176,6 +179,11 @@ public final class LoadCommand implements Callable<Integer>, Validated {
             + " (default: ${DEFAULT-VALUE}).")
     int rounds;
 
+    @Option(names = "--report", converter = Converters.WritableFile.class, paramLabel = "FILE",
+        description = "Also write an HTML report: the tables, latency against the offered rate, and with several"
+            + " --clients counts at one total rate, p50 and p99 against the connections.")
+    Path report;
+
     @Override
     public void validate() {
         final int most = clients.stream().mapToInt(Integer::intValue).max().orElse(1);
@@ -317,6 +325,10 @@ public final class LoadCommand implements Callable<Integer>, Validated {
                 summary.note(workersNote(measured));
             }
             out.print(summary.toText());
+            if (report != null) {
+                writeReport(measured, results, summary);
+                out.println("report: " + report.toAbsolutePath());
+            }
             if (rounds > 1) {
                 common.writeFiles(results, out, JsonResults.toJson(results, roundOf), roundOf);
             } else {
@@ -324,6 +336,25 @@ public final class LoadCommand implements Callable<Integer>, Validated {
             }
             return results.stream().allMatch(r -> r.status() == RunResult.Status.OK) ? 0 : 1;
         }
+    }
+
+    /** The HTML report of the run: its command line, the transports measured, every result and the table. */
+    private void writeReport(final List<BenchTransport> measured, final List<RunResult> results, final Table summary) {
+        final List<HtmlReport.TransportInfo> infos = new ArrayList<>();
+        for (final BenchTransport transport : measured) {
+            infos.add(new HtmlReport.TransportInfo(transport.name(), transport.path(),
+                dev.peregrine.bench.transports.Transports.isPeregrine(transport), transport.description(), null));
+        }
+        final List<String> args = spec.commandLine().getParseResult() == null ? List.of()
+            : spec.commandLine().getParseResult().originalArgs();
+        final java.util.Map<String, String> options = common.describe();
+        options.put("clients", clients.toString());
+        options.put(totalRates != null ? "total rates (msg/s, all clients)" : "rates (msg/s per client)",
+            offered().toString());
+        options.put("workers", workers.toString());
+        CommonOptions.write(report, HtmlReport.render(new HtmlReport.Data("./peregrine bench load "
+            + String.join(" ", args), options, MachineInfo.describe(), infos, results, List.of(summary), List.of(),
+            "bench load measures no floor; bench compare does.", List.of(topologyNote(topology, clients)), List.of())));
     }
 
     /**

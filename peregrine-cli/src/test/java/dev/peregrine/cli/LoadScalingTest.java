@@ -65,10 +65,11 @@ class LoadScalingTest {
     @Test
     void shouldRunEveryClientCountAtTheSameTotalRateWithAndWithoutWorkers() throws Exception {
         final Path json = folder.resolve("scale.json");
+        final Path report = folder.resolve("scale.html");
 
         final CliRun cli = CliRun.execute("bench", "load", "--transport", "peregrine-tcp,peregrine-shm", "--clients",
             "1,3", "--workers", "0,2", "--total-rates", "3000", "--size", "64", "--seconds", "0.05",
-            "--warmup-seconds", "0.01", "--in-process", "--no-busy-spin", "--quiet", "--json", json.toString());
+            "--warmup-seconds", "0.01", "--in-process", "--no-busy-spin", "--quiet", "--json", json.toString(), "--report", report.toString());
 
         assertThat(cli.code()).as(cli.out() + cli.err()).isZero();
         final List<String> rows = new ArrayList<>();
@@ -89,5 +90,18 @@ class LoadScalingTest {
             .contains("Topology shared: 1, 3 clients in turn")
             .contains("TRANSPORT+workers=N: the responder reactor hands each message to one of N worker threads")
             .contains("Workers idle with Thread.yield");
+        // the report's chart against the connections: the one total rate, each transport's p50 and p99
+        final String html = java.nio.file.Files.readString(report);
+        assertThat(html).contains("Load: latency against the number of connections, at one total rate")
+            .contains("load size=64, 3k msg/s in total: p50 and p99 round trip against connections");
+        for (final String transport : List.of("peregrine-tcp", "peregrine-tcp+workers=2", "peregrine-shm",
+            "peregrine-shm+workers=2")) {
+            for (final String percentile : List.of("50", "99")) {
+                assertThat(html).as(transport + " p" + percentile).containsPattern("data-transport=\""
+                    + java.util.regex.Pattern.quote(transport) + "\" data-percentile=\"" + percentile
+                    + "\"[^>]*><path [^>]*/><circle class=\"point\" data-clients=\"1\"[^>]*/><circle class=\"point\""
+                    + " data-clients=\"3\"");
+            }
+        }
     }
 }
