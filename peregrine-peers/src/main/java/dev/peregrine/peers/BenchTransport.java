@@ -60,6 +60,18 @@ public interface BenchTransport {
     }
 
     /**
+     * Why this transport cannot serve {@code clients} clients at once in one run, or {@code null} if it can: a
+     * transport whose every connection holds much memory (shared-memory rings) caps their number here.
+     *
+     * @param config the run's configuration
+     * @param clients how many clients the run connects
+     * @return the reason, in one sentence, or {@code null}
+     */
+    default String clientsUnavailableReason(final BenchConfig config, final int clients) {
+        return null;
+    }
+
+    /**
      * Starts the echo side; returns once it is ready for a client.
      *
      * @param config the run's configuration

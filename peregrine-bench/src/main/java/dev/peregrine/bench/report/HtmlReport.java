@@ -177,6 +177,11 @@ public final class HtmlReport {
             out.append("<h3>Load: latency against the offered rate</h3>\n");
             load.forEach(svg -> box(out, svg));
         }
+        final List<String> scaling = ScalingChart.charts(data.results());
+        if (!scaling.isEmpty()) {
+            out.append("<h3>Load: latency against the number of connections, at one total rate</h3>\n");
+            scaling.forEach(svg -> box(out, svg));
+        }
         if (!throughput.isEmpty()) {
             out.append("<h3>Throughput</h3>\n");
             throughput.forEach(svg -> box(out, svg));

@@ -132,6 +132,10 @@ public final class BenchRunner {
             return transport.name() + " has no responder that serves several clients on one thread (--topology"
                 + " per-client runs it with a responder per client)";
         }
+        final String tooMany = transport.clientsUnavailableReason(base, spec.clients());
+        if (tooMany != null) {
+            return tooMany;
+        }
         if (base.asymmetric() && !transport.supportsReplySize()) {
             return transport.name() + " cannot answer with a reply of another size than the message (--reply-size="
                 + spec.replySize() + ", --size=" + spec.size() + ")";

@@ -153,7 +153,8 @@ final class PeregrineMoldClientGroup {
         public long poll() {
             publisher.flush(); // what was sent since the last poll leaves in one packet
             if (received.isEmpty()) {
-                // the loop polls every member in turn: one cycle per pass reads every socket once
+                // the loop polls in turn every member that sent or awaits an echo: one cycle per pass reads every
+                // socket once
                 if (seenCycle == cycles) {
                     reactor.doWork();
                     cycles++;

@@ -116,6 +116,25 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
         return true;
     }
 
+    /** The most shared memory the rings of one run may take, all clients together: two rings a client. */
+    static final long MAX_RUN_RING_BYTES = 512L << 20;
+
+    /**
+     * Refuses a run whose rings would take more than {@link #MAX_RUN_RING_BYTES} of shared memory: two rings a
+     * client, each of {@link #options(BenchConfig)}'s capacity (1 MiB at 256 B), so 256 clients at most.
+     */
+    @Override
+    public String clientsUnavailableReason(final BenchConfig config, final int clients) {
+        final long ring = options(config).ringCapacity();
+        final long most = MAX_RUN_RING_BYTES / (2 * ring);
+        if (clients <= most) {
+            return null;
+        }
+        return name() + " gives each client two rings of " + (ring >> 10) + " KiB: " + clients + " clients would map "
+            + (2 * ring * clients >> 20) + " MiB of shared memory; it runs at most " + most + " clients (of "
+            + (MAX_RUN_RING_BYTES >> 20) + " MiB)";
+    }
+
     /**
      * How the shared responder's reactor waits between cycles: it polls rings, so a strategy that polls, as the
      * adapter's own responder waits.
@@ -250,8 +269,13 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
         }
     }
 
-    /** Writes pings straight into the ring and polls echoes as views. */
+    /**
+     * Writes pings straight into the ring and polls echoes as views. An empty poll looks, one time in
+     * {@value #CLOSE_CHECK_MASK} + 1, whether the responder has closed the echo ring, and then throws: a run fails at
+     * once rather than at its wait for an echo that will not come.
+     */
     static final class Client implements PingClient, ShmMessageHandler {
+        static final int CLOSE_CHECK_MASK = 1023;
         private final ShmSocket socket;
         private final ShmRingWriter writer;
         private final ShmRingReader reader;
@@ -262,6 +286,7 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
         private long lastSent;
         private long received;
         private int receivedLength;
+        private int emptyPolls;
 
         Client(final ShmSocket socket, final BenchConfig config) {
             this.socket = socket;
@@ -290,7 +315,14 @@ abstract class PeregrineShmBenchSupport implements BenchTransport {
         public long poll() {
             received = -1;
             reader.poll(this, 1);
-            return received < 0 ? -1 : BenchMessageLayout.widen(ReplyLength.check(receivedLength, replySize, received),
+            if (received < 0) {
+                // now and then, off the path of an echo: a responder that closed the channel fails the run at once
+                if ((++emptyPolls & CLOSE_CHECK_MASK) == 0 && reader.isWriterClosed()) {
+                    throw new IllegalStateException("shared-memory channel closed by the responder");
+                }
+                return -1;
+            }
+            return BenchMessageLayout.widen(ReplyLength.check(receivedLength, replySize, received),
                 lastSent, sequenceLength);
         }
 

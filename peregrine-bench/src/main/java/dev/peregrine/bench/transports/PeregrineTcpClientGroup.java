@@ -158,8 +158,9 @@ final class PeregrineTcpClientGroup implements ChannelHandler {
         @Override
         public long poll() {
             if (echoes.isEmpty()) {
-                // the loop polls every member in turn: one cycle per pass reads every connection once,
-                // where a cycle per member would read them all as many times as there are members
+                // the loop polls in turn every member that sent or awaits an echo: one cycle per pass reads every
+                // connection once, where a cycle per member would read them all as many times as members polled (a
+                // member first polled after others ran cycles waits one pass for its own)
                 if (seenCycle == cycles) {
                     reactor.doWork();
                     cycles++;

@@ -70,13 +70,22 @@ public final class Transports {
      * Finds a transport by name.
      *
      * @param name the name, e.g. {@code peregrine-tcp}, or a short name, e.g. {@code tcp}; with
-     *     {@link SeparatedBench#SUFFIX} its separated-stack variant, e.g. {@code peregrine-tcp[separated]}
+     *     {@link SeparatedBench#SUFFIX} its separated-stack variant, e.g. {@code peregrine-tcp[separated]}; a name with
+     *     {@link PeregrineWorkersBench#SUFFIX}, e.g. {@code peregrine-tcp+workers=2}, is that transport with workers
      * @return the transport
      * @throws IllegalArgumentException naming the known transports if there is none by that name
      */
     public static BenchTransport byName(final String name) {
         if (name.endsWith(SeparatedBench.SUFFIX)) {
             return SeparatedBench.of(byName(name.substring(0, name.length() - SeparatedBench.SUFFIX.length())));
+        }
+        final int workers = name.indexOf(PeregrineWorkersBench.SUFFIX);
+        if (workers > 0) { // peregrine-tcp+workers=2: the name a responder JVM is started with
+            final String count = name.substring(workers + PeregrineWorkersBench.SUFFIX.length());
+            if (!count.matches("[0-9]{1,4}")) {
+                throw new IllegalArgumentException("transport=" + name + " names no count of workers");
+            }
+            return PeregrineWorkersBench.of(byName(name.substring(0, workers)), Integer.parseInt(count));
         }
         final List<BenchTransport> all = all();
         for (final BenchTransport transport : all) {

@@ -159,4 +159,44 @@ class ReportChartGeometryTest {
         assertThat(chart).contains("data-rate=\"100000\" cx=\"" + ax2 + "\" cy=\"40.0\" r=\"3.5\" stroke=\""
             + ChartPalette.colour(0) + "\" stroke-width=\"2\" fill=\"#ffffff\"/>");
     }
+    // ScalingChart's frame is LoadChart's: x from 80 to 620 over log10 of the client counts with a quarter decade
+    // either side, y from 340 (the lowest decade) up to 40 (the highest).
+    @Test
+    void shouldPlotEachScalingPointAtItsConnectionsAndLatencyOnLogScalesWithP50Dashed() {
+        final List<ScalingChart.Line> lines = List.of(
+            new ScalingChart.Line("a", 50, List.of(new ScalingChart.Point(1, 10_000, false),
+                new ScalingChart.Point(1000, 100_000, false))),
+            new ScalingChart.Line("a", 99, List.of(new ScalingChart.Point(1, 100_000, false),
+                new ScalingChart.Point(1000, 1_000_000, true))),
+            new ScalingChart.Line("b", 99, List.of(new ScalingChart.Point(10, 100_000, false))));
+
+        final String chart = ScalingChart.svg("t", lines);
+
+        // connections 1 to 1000: log10 0 to 3, a quarter decade either side; latencies 10 us to 1000 us: decades 1 to 3
+        final String x1 = f1(80 + (0 + 0.25) / 3.5 * 540);
+        final String x10 = f1(80 + (1 + 0.25) / 3.5 * 540);
+        final String x1000 = f1(80 + (3 + 0.25) / 3.5 * 540);
+        assertThat(List.of(x1, x10, x1000)).containsExactly("118.6", "272.9", "581.4");
+        assertThat(all("<g class=\"series\" data-transport=\"a\" data-percentile=\"50\"[^>]*><path [^>]*"
+            + "stroke-dasharray=\"6 4\" d=\"([^\"]+)\"", chart)).containsExactly("M" + x1 + ",340.0 L" + x1000 + ",190.0");
+        assertThat(all("<g class=\"series\" data-transport=\"a\" data-percentile=\"99\"[^>]*><path [^>]*"
+            + "stroke-width=\"2\" d=\"([^\"]+)\"", chart)).containsExactly("M" + x1 + ",190.0 L" + x1000 + ",40.0");
+        assertThat(all("<circle class=\"point\" data-clients=\"\\d+\" cx=\"[\\d.]+\" cy=\"[\\d.]+\"", chart))
+            .containsExactly(
+                "<circle class=\"point\" data-clients=\"1\" cx=\"" + x1 + "\" cy=\"340.0\"",
+                "<circle class=\"point\" data-clients=\"1000\" cx=\"" + x1000 + "\" cy=\"190.0\"",
+                "<circle class=\"point\" data-clients=\"1\" cx=\"" + x1 + "\" cy=\"190.0\"",
+                "<circle class=\"point\" data-clients=\"1000\" cx=\"" + x1000 + "\" cy=\"40.0\"",
+                "<circle class=\"point\" data-clients=\"10\" cx=\"" + x10 + "\" cy=\"190.0\"");
+        // a transport keeps one colour for both its lines; the partial run's point is hollow
+        assertThat(all("data-transport=\"(\\w)\" data-percentile=\"\\d+\" data-colour=\"([^\"]+)\"", chart)).hasSize(3);
+        assertThat(chart).contains("data-transport=\"a\" data-percentile=\"50\" data-colour=\"" + ChartPalette.colour(0))
+            .contains("data-transport=\"a\" data-percentile=\"99\" data-colour=\"" + ChartPalette.colour(0))
+            .contains("data-transport=\"b\" data-percentile=\"99\" data-colour=\"" + ChartPalette.colour(1))
+            .contains("data-clients=\"1000\" cx=\"" + x1000 + "\" cy=\"40.0\" r=\"3.5\" stroke=\""
+                + ChartPalette.colour(0) + "\" stroke-width=\"2\" fill=\"#ffffff\"/>");
+        // the tick of each client count, the grid of each decade
+        assertThat(all("class=\"tick\">(\\d+)</text>", chart)).containsExactly("1", "10", "1000");
+        assertThat(all("<line class=\"grid\" x1=\"80\" y1=\"([\\d.]+)\"", chart)).containsExactly("340.0", "190.0", "40.0");
+    }
 }

@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class SharedClientLoopTest {
     /** Answers each message at once, to itself or to another client (cross-wired), and remembers what it sent. */
     private static final class ImmediateEcho implements PingClient {
-        private final long[] ring = new long[1 << 16];
+        private final long[] ring;
         private long head;
         private long tail;
         ImmediateEcho answerTo = this;
@@ -27,6 +27,15 @@ class SharedClientLoopTest {
         long every = 1;
         /** A message to answer although it is not a multiple of {@link #every}, or to answer twice if it is. */
         long extraSequence = -1;
+
+        ImmediateEcho() {
+            this(1 << 16);
+        }
+
+        /** With room for {@code capacity} echoes, a power of two. */
+        ImmediateEcho(final int capacity) {
+            this.ring = new long[capacity];
+        }
 
         @Override
         public void send(final long sequence) {
@@ -201,5 +210,27 @@ class SharedClientLoopTest {
             () -> loop.run(0, 1000, histograms, 0));
 
         assertThat(allocated).as("fewest bytes in 100 runs of 5 x 1000 messages").isZero();
+    }
+
+    @Test
+    void shouldPollOnlyTheClientsThatSentOrAwaitAnEchoWhateverTheirNumber() {
+        // a thousand clients at 200 msg/s each, 4 messages each: 4 000 messages over some 20 ms, in which a loop that
+        // polled every client in every pass would make tens of passes of a thousand polls, warm or cold
+        final int n = 1000;
+        final ImmediateEcho[] clients = new ImmediateEcho[n];
+        for (int k = 0; k < n; k++) {
+            clients[k] = new ImmediateEcho(16); // a thousand of the default 512 KiB rings would fill the test's heap
+        }
+        final long[] rates = new long[n];
+        java.util.Arrays.fill(rates, 200);
+        final SharedClientLoop loop = new SharedClientLoop(clients, rates, 4, null, true, false);
+        assertThat(loop.run(0, 4, null, 0)).as("warm-up").isEqualTo(4 * n);
+        final long before = loop.polls();
+
+        assertThat(loop.run(4, 4, null, 0)).isEqualTo(4 * n);
+
+        // each echo waits as soon as its message is sent: a client's turn polls once per echo and once more to find
+        // none, so at most two polls a message (fewer when a late client sends two at once)
+        assertThat(loop.polls() - before).isBetween(4L * n + 1, 2L * 4 * n);
     }
 }

@@ -8,6 +8,7 @@ import dev.peregrine.peers.Responder;
 import dev.peregrine.peers.StreamReceiver;
 import dev.peregrine.peers.StreamSender;
 import dev.peregrine.testkit.AllocationMeter;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -73,5 +74,17 @@ class PeregrineShmBenchTest {
             assertThat(ordered[0]).isTrue();
             assertThat(next[0]).isEqualTo(200_000);
         }
+    }
+
+    @Test
+    void shouldRefuseMoreClientsThanTheirRingsFitInTheRunsSharedMemory() {
+        final PeregrineShmBench shm = new PeregrineShmBench();
+        final BenchConfig config = new BenchConfig("127.0.0.1", 17004, 256, dir, false);
+
+        assertThat(shm.clientsUnavailableReason(config, 256)).isNull();
+        assertThat(shm.clientsUnavailableReason(config, 257)).isEqualTo("peregrine-shm gives each client two rings"
+            + " of 1024 KiB: 257 clients would map 514 MiB of shared memory; it runs at most 256 clients (of 512 MiB)");
+        assertThat(Transports.byName("peregrine-shm+workers=2").clientsUnavailableReason(config, 1000))
+            .as("with workers too").startsWith("peregrine-shm gives each client two rings of 1024 KiB: 1000 clients");
     }
 }
