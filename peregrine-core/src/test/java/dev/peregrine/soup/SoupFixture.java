@@ -84,8 +84,17 @@ final class SoupFixture {
         boolean closed;
 
         RawClient(final SocketAddress address) {
+            this(address, 0);
+        }
+
+        /** With a small kernel receive buffer, for a slow reader: 0 leaves the system's choice. */
+        RawClient(final SocketAddress address, final int receiveBuffer) {
             try {
-                channel = SocketChannel.open(address);
+                channel = SocketChannel.open();
+                if (receiveBuffer > 0) {
+                    channel.setOption(java.net.StandardSocketOptions.SO_RCVBUF, receiveBuffer);
+                }
+                channel.connect(address);
                 channel.configureBlocking(false);
             } catch (final IOException ex) {
                 throw new UncheckedIOException(ex);
