@@ -56,6 +56,7 @@ public final class SoupBinTcpServer implements AutoCloseable {
     private final long timerScanIntervalNs;
     private long nextTimerScanNs;
     private long serverId;
+    private String listenFailure;
     private long protocolErrors;
     private long timeouts;
     private long rejectedLogins;
@@ -142,6 +143,15 @@ public final class SoupBinTcpServer implements AutoCloseable {
      */
     public SocketAddress localAddress() {
         return serverId == 0 ? null : transport.localAddress(serverId);
+    }
+
+    /**
+     * Why {@link #listen} failed (the address is in use, say), reported on a duty cycle after it.
+     *
+     * @return the reason, naming the address, or null
+     */
+    public String listenFailure() {
+        return listenFailure;
     }
 
     /**
@@ -476,6 +486,11 @@ public final class SoupBinTcpServer implements AutoCloseable {
 
     /** The transport's events, kept off the server's public face. */
     private final class Channels implements ChannelHandler {
+        @Override
+        public void onListenFailed(final long id, final String reason) {
+            listenFailure = reason;
+        }
+
         @Override
         public void onAccepted(final long serverChannelId, final long channelId, final SocketAddress remoteAddress) {
             final SoupServerConnection client = new SoupServerConnection(channelId, reactor.nowNs());
