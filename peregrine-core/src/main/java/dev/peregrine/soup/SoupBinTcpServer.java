@@ -311,6 +311,12 @@ public final class SoupBinTcpServer implements AutoCloseable {
                     + " ms (receive timeout)");
                 work++;
             } else if (client.state == SoupServerConnection.LOGGED_IN
+                && client.nextSequence < client.session.store().firstSequence()) {
+                // found here too, not only when its socket drains: a client that reads nothing holds its buffer
+                fail(client, CloseReason.ERROR, "fell behind the store: next sequence " + client.nextSequence
+                    + " is older than the oldest kept, " + client.session.store().firstSequence());
+                work++;
+            } else if (client.state == SoupServerConnection.LOGGED_IN
                 && nowNs - client.lastSentNs >= options.heartbeatIntervalNs()) {
                 if (sendEmpty(client, SoupBinTcpLayout.SERVER_HEARTBEAT)) {
                     work++;

@@ -107,4 +107,42 @@ class SoupBinTcpServerFlowTest {
             server.close();
         }
     }
+    @Test
+    void shouldCloseAClientThatFellBehindWhatTheStoreStillHolds() throws Exception {
+        final SoupFixture.ManualClock clock = new SoupFixture.ManualClock();
+        final java.util.List<String> closes = new java.util.ArrayList<>();
+        try (Reactor reactor = SoupFixture.reactor(clock);
+             MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory("FEED", 256, 1 << 16)) {
+            final SoupBinTcpSession[] feed = new SoupBinTcpSession[1];
+            final SoupBinTcpServer server = new SoupBinTcpServer(reactor, new SoupBinTcpServerOptions()
+                .tcp(new TcpOptions().outboundBufferSize(4096).socketSendBufferSize(4096)),
+                (user, password, session) -> SoupLoginDecision.accept(feed[0]), new SoupBinTcpServerHandler() {
+                    @Override
+                    public void onUnsequencedData(final long id, final SoupBinTcpSession session, final MemorySegment buffer,
+                        final long offset, final int length) {
+                    }
+
+                    @Override
+                    public void onClosed(final long id, final dev.peregrine.channel.CloseReason reason, final String detail) {
+                        closes.add(reason + " " + detail);
+                    }
+                });
+            feed[0] = server.addSession("FEED", store);
+            final SocketAddress address = SoupFixture.listen(reactor, server);
+            final MemorySegment message = Arena.ofAuto().allocate(1000);
+            try (SoupFixture.RawClient slow = new SoupFixture.RawClient(address, 4096)) {
+                slow.send(login("slow", "pw", "FEED", "0"));
+                pump(reactor, () -> feed[0].clientCount() == 1);
+                // 1 000-byte messages while it reads nothing: the store keeps 65 of them, far less than the stream
+                pump(reactor, () -> {
+                    feed[0].publish(message, 0, 1000);
+                    clock.advanceMillis(1); // the timer scan, every 100 ms, finds it even while its socket is full
+                    return !closes.isEmpty();
+                });
+                assertThat(closes.getFirst()).startsWith("ERROR fell behind the store: next sequence ");
+                assertThat(server.protocolErrors()).isEqualTo(1);
+            }
+            server.close();
+        }
+    }
 }
