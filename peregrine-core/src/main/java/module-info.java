@@ -16,6 +16,7 @@ module dev.peregrine.core {
     exports dev.peregrine.tcp;
     exports dev.peregrine.udp;
     exports dev.peregrine.mold;
+    exports dev.peregrine.soup;
     exports dev.peregrine.shm;
     exports dev.peregrine.counters;
     exports dev.peregrine.handoff;

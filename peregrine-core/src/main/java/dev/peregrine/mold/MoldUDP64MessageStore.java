@@ -326,6 +326,38 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
     }
 
     /**
+     * The length of one message kept in the store; allocates nothing. With {@link #copyMessage} it serves a
+     * protocol that frames messages its own way (SoupBinTCP's Sequenced Data).
+     *
+     * @param sequence the message
+     * @return its length, or -1 if the store does not hold it
+     */
+    public int messageLength(final long sequence) {
+        if (sequence < firstSequence || sequence >= nextSequence) {
+            return -1;
+        }
+        return segment.get(INT, entryOf(sequence) + 8);
+    }
+
+    /**
+     * Copies one message, bare (no length field); allocates nothing.
+     *
+     * @param sequence the message
+     * @param buffer where to write it; it must have room for {@link #messageLength(long)} bytes
+     * @param offset where it goes
+     * @return its length, or -1 if the store does not hold it (nothing written)
+     */
+    public int copyMessage(final long sequence, final MemorySegment buffer, final long offset) {
+        if (sequence < firstSequence || sequence >= nextSequence) {
+            return -1;
+        }
+        final long entry = entryOf(sequence);
+        final int length = segment.get(INT, entry + 8);
+        MemorySegment.copy(segment, dataBase + segment.get(LONG, entry) % dataCapacity, buffer, offset, length);
+        return length;
+    }
+
+    /**
      * Bytes written by the last {@link #copyBlocks}.
      *
      * @return bytes

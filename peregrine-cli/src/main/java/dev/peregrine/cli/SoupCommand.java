@@ -1,0 +1,271 @@
+package dev.peregrine.cli;
+
+import dev.peregrine.mold.MoldUDP64MessageStore;
+import dev.peregrine.reactor.Reactor;
+import dev.peregrine.soup.SoupBinTcpClient;
+import dev.peregrine.soup.SoupBinTcpClientListener;
+import dev.peregrine.soup.SoupBinTcpClientOptions;
+import dev.peregrine.soup.SoupBinTcpServer;
+import dev.peregrine.soup.SoupBinTcpServerOptions;
+import dev.peregrine.soup.SoupBinTcpSession;
+import dev.peregrine.soup.SoupLoginDecision;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * {@code ./peregrine soup serve|connect}: a SoupBinTCP test feed, and a client that follows it across reconnects.
+ */
+@Command(name = "soup", mixinStandardHelpOptions = true,
+    description = {"SoupBinTCP 3.00 server and client: run 'soup serve --count 100000' in one terminal and"
+        + " 'soup connect --verify' in another; stop and restart either, the client goes on where it was."},
+    subcommands = {SoupCommand.Serve.class, SoupCommand.Connect.class})
+public final class SoupCommand implements Callable<Integer> {
+    /** The session of the test feed. */
+    static final String SESSION = "PEREGRINE";
+    /** Length of a test feed message: its sequence number, then a value derived from it, both big-endian. */
+    static final int MESSAGE_LENGTH = 16;
+    private static final long MIX = 0x9E37_79B9_7F4A_7C15L;
+    private static final ValueLayout.OfLong BE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final long SECOND_NS = 1_000_000_000L;
+
+    @Spec
+    CommandSpec spec;
+
+    /** Creates the command (picocli). */
+    public SoupCommand() {
+    }
+
+    @Override
+    public Integer call() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: serve or connect");
+    }
+
+    /** Writes test feed message {@code sequence}. */
+    static void feedMessage(final MemorySegment buffer, final long sequence) {
+        buffer.set(BE, 0, sequence);
+        buffer.set(BE, 8, sequence * MIX);
+    }
+
+    /** Whether a message is test feed message {@code sequence}. */
+    static boolean isFeedMessage(final MemorySegment buffer, final long offset, final int length, final long sequence) {
+        return length == MESSAGE_LENGTH && buffer.get(BE, offset) == sequence && buffer.get(BE, offset + 8) == sequence * MIX;
+    }
+
+    /** Runs duty cycles until {@code done} or an interrupt, parking briefly when idle; calls {@code second} each second. */
+    static void loop(final Reactor reactor, final long seconds, final java.util.function.BooleanSupplier done,
+        final Runnable second) {
+        final long start = System.nanoTime();
+        long nextLine = start + SECOND_NS;
+        while (!done.getAsBoolean() && !Thread.currentThread().isInterrupted()) {
+            if (reactor.doWork() == 0) {
+                LockSupport.parkNanos(20_000);
+            }
+            final long now = System.nanoTime();
+            if (now - nextLine >= 0) {
+                nextLine += SECOND_NS;
+                second.run();
+            }
+            if (seconds > 0 && now - start >= seconds * SECOND_NS) {
+                break;
+            }
+        }
+    }
+
+    /** {@code soup serve}. */
+    @Command(name = "serve", mixinStandardHelpOptions = true,
+        description = "Serve a test feed over SoupBinTCP: --count messages at --rate, then End of Session.")
+    public static final class Serve implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Range(min = 1, max = 65535)
+        @Option(names = "--port", description = "port to listen on (default ${DEFAULT-VALUE})", defaultValue = "6000")
+        int port;
+        @Option(names = "--bind", converter = Converters.LocalAddress.class,
+            description = "address to listen on (default ${DEFAULT-VALUE})", defaultValue = "127.0.0.1")
+        String bind;
+        @Range(note = "0 for no end")
+        @Option(names = "--count", description = "messages in the session, then End of Session; 0 for no end (default ${DEFAULT-VALUE})",
+            defaultValue = "0")
+        long count;
+        @Range(min = 1, max = Range.PER_NANOSECOND)
+        @Option(names = "--rate", description = "messages per second (default ${DEFAULT-VALUE})", defaultValue = "1000")
+        long rate;
+        @Option(names = "--store", converter = Converters.StoreFile.class,
+            description = "keep the session in this file, so that a restarted server goes on where it stopped")
+        Path store;
+        @Range(max = Range.DAY, note = "0 for never")
+        @Option(names = "--seconds", description = "stop after this long, 0 for never (default ${DEFAULT-VALUE})", defaultValue = "0")
+        int seconds;
+
+        /** Creates the command (picocli). */
+        public Serve() {
+        }
+
+        @Override
+        public Integer call() {
+            return run(System.out);
+        }
+
+        int run(final PrintStream out) {
+            try (Reactor reactor = new Reactor();
+                 MoldUDP64MessageStore messages = store != null ? MoldUDP64MessageStore.mapped(store, SESSION, 1 << 20, 1L << 26)
+                     : MoldUDP64MessageStore.inMemory(SESSION, 1 << 20, 1L << 26)) {
+                final SoupBinTcpSession[] session = new SoupBinTcpSession[1];
+                final long[] unsequenced = new long[1];
+                final SoupBinTcpServer server = new SoupBinTcpServer(reactor, new SoupBinTcpServerOptions(),
+                    (user, password, requested) -> requested.isEmpty() || requested.equals(SESSION)
+                        ? SoupLoginDecision.accept(session[0]) : SoupLoginDecision.SESSION_NOT_AVAILABLE,
+                    (id, s, buffer, offset, length) -> unsequenced[0]++);
+                session[0] = server.addSession(SESSION, messages);
+                server.listen(new InetSocketAddress(MoldCommand.address(bind), port));
+                while (server.localAddress() == null && server.listenFailure() == null) {
+                    reactor.doWork();
+                }
+                if (server.listenFailure() != null) {
+                    server.close();
+                    throw Cli.invalid(spec.commandLine(), "--port", port + " cannot be used: " + server.listenFailure()
+                        + "; expected a free TCP port (another server may be running)");
+                }
+                out.println("soup serve: session " + SESSION + " on " + server.localAddress() + ", next sequence "
+                    + messages.nextSequence() + (count > 0 ? ", " + count + " messages" : "") + " at " + rate + "/s");
+                final MemorySegment message = Arena.ofAuto().allocate(MESSAGE_LENGTH);
+                final long startNs = reactor.nowNs();
+                final long firstNew = messages.nextSequence();
+                reactor.add(nowNs -> {
+                    int work = 0;
+                    final long due = firstNew + (long)((nowNs - startNs) / 1e9 * rate);
+                    while (!session[0].isEnded() && messages.nextSequence() <= due && work < 1024) {
+                        if (count > 0 && messages.nextSequence() > count) {
+                            session[0].end();
+                            break;
+                        }
+                        feedMessage(message, messages.nextSequence());
+                        session[0].publish(message, 0, MESSAGE_LENGTH);
+                        work++;
+                    }
+                    if (count > 0 && messages.nextSequence() > count && !session[0].isEnded()) {
+                        session[0].end();
+                    }
+                    return work;
+                });
+                loop(reactor, seconds, () -> false, () -> out.println("soup serve: next=" + messages.nextSequence()
+                    + " clients=" + session[0].clientCount() + (session[0].isEnded() ? " ended" : "")
+                    + " logins=" + server.acceptedLogins() + " faults=" + server.protocolErrors()
+                    + " timeouts=" + server.timeouts() + " unsequenced=" + unsequenced[0]));
+                server.close();
+            }
+            return 0;
+        }
+    }
+
+    /** {@code soup connect}. */
+    @Command(name = "connect", mixinStandardHelpOptions = true,
+        description = "Log in to a SoupBinTCP server and follow its session, reconnecting by itself; a summary line a second.")
+    public static final class Connect implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Option(names = "--host", converter = Converters.Host.class,
+            description = "server host (default ${DEFAULT-VALUE})", defaultValue = "127.0.0.1")
+        String host;
+        @Range(min = 1, max = 65535)
+        @Option(names = "--port", description = "server port (default ${DEFAULT-VALUE})", defaultValue = "6000")
+        int port;
+        @Range(note = "0: the next message published, 1: the whole session")
+        @Option(names = "--from", description = "first sequence number wanted (default ${DEFAULT-VALUE})", defaultValue = "1")
+        long from;
+        @Range(note = "0 for the whole session")
+        @Option(names = "--count", description = "stop after this many messages; 0: at End of Session (default ${DEFAULT-VALUE})",
+            defaultValue = "0")
+        long count;
+        @Option(names = "--verify", description = "exit 1 on any gap, repeat or message that is not the test feed's")
+        boolean verify;
+        @Range(max = Range.DAY, note = "0 for never")
+        @Option(names = "--seconds", description = "stop after this long, 0 for never (default ${DEFAULT-VALUE})", defaultValue = "0")
+        int seconds;
+
+        /** Creates the command (picocli). */
+        public Connect() {
+        }
+
+        @Override
+        public Integer call() {
+            return run(System.out);
+        }
+
+        int run(final PrintStream out) {
+            final long[] received = new long[1];
+            final long[] expected = {from};
+            final long[] problems = new long[1];
+            final String[] firstProblem = new String[1];
+            final InetAddress address = MoldCommand.address(host);
+            try (Reactor reactor = new Reactor()) {
+                final SoupBinTcpClient client = new SoupBinTcpClient(reactor, new SoupBinTcpClientOptions()
+                    .addresses(new InetSocketAddress(address, port)).fromSequence(from), new SoupBinTcpClientListener() {
+                        @Override
+                        public void onSequencedData(final long sequence, final MemorySegment buffer, final long offset, final int length) {
+                            received[0]++;
+                            if (expected[0] != 0 && sequence != expected[0]) {
+                                problem("sequence " + sequence + " where " + expected[0] + " was next");
+                            } else if (!isFeedMessage(buffer, offset, length, sequence)) {
+                                problem("message " + sequence + " is not the test feed's");
+                            }
+                            expected[0] = sequence + 1;
+                        }
+
+                        @Override
+                        public void onGap(final long gapFrom, final long accepted) {
+                            problem("gap: messages " + gapFrom + " to " + (accepted - 1) + " will not come");
+                            expected[0] = accepted;
+                        }
+
+                        @Override
+                        public void onLoginAccepted(final String session, final long sequence) {
+                            out.println("soup connect: logged in to session " + session + " at " + sequence);
+                            if (expected[0] == 0) {
+                                expected[0] = sequence;
+                            }
+                        }
+
+                        @Override
+                        public void onConnectionLost(final String reason) {
+                            out.println("soup connect: connection lost (" + reason + "); reconnecting");
+                        }
+
+                        @Override
+                        public void onStopped(final String reason) {
+                            out.println("soup connect: stopped: " + reason);
+                        }
+
+                        private void problem(final String text) {
+                            if (problems[0]++ == 0) {
+                                firstProblem[0] = text;
+                                out.println("soup connect: " + text);
+                            }
+                        }
+                    });
+                client.start();
+                loop(reactor, seconds, () -> client.isStopped() || count > 0 && received[0] >= count,
+                    () -> out.println("soup connect: received=" + received[0] + " next=" + client.nextSequence()
+                        + " connects=" + client.connects() + " problems=" + problems[0]));
+                out.println("soup connect: received=" + received[0] + " next=" + client.nextSequence() + " connects="
+                    + client.connects() + " problems=" + problems[0] + (problems[0] > 0 ? " first: " + firstProblem[0] : ""));
+                client.close();
+            }
+            return verify && problems[0] > 0 ? Cli.FAILURE : 0;
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package dev.peregrine.cli;
+
+import dev.peregrine.mold.MoldUDP64MessageStore;
+import dev.peregrine.reactor.Reactor;
+import dev.peregrine.soup.SoupBinTcpServer;
+import dev.peregrine.soup.SoupBinTcpServerOptions;
+import dev.peregrine.soup.SoupBinTcpSession;
+import dev.peregrine.soup.SoupLoginDecision;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code soup serve} and {@code soup connect} in process, over loopback. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class SoupCommandTest {
+    private static int freePort() throws Exception {
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return probe.getLocalPort();
+        }
+    }
+
+    private static int execute(final StringWriter err, final String... args) {
+        final CommandLine commandLine = Main.commandLine();
+        commandLine.setErr(new PrintWriter(err, true));
+        return commandLine.execute(args);
+    }
+
+    @Test
+    void shouldFollowTheTestFeedToItsEndAndVerifyIt() throws Exception {
+        final String port = String.valueOf(freePort());
+        final AtomicInteger served = new AtomicInteger(-1);
+        final Thread server = Thread.ofPlatform().start(() -> served.set(execute(new StringWriter(),
+            "soup", "serve", "--port", port, "--count", "3000", "--rate", "50000")));
+        try {
+            // the client reconnects until the server is listening, then follows the session to End of Session
+            final int code = execute(new StringWriter(), "soup", "connect", "--port", port, "--verify", "--seconds", "60");
+            assertThat(code).isZero();
+        } finally {
+            server.interrupt();
+            server.join(30_000);
+        }
+        assertThat(served.get()).isZero();
+    }
+
+    @Test
+    void shouldExitOneWhenTheFeedIsNotTheTestFeeds() throws Exception {
+        final int[] port = new int[1];
+        final Thread thread;
+        try (Reactor reactor = new Reactor(); MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory("X", 64, 1 << 16)) {
+            final SoupBinTcpSession[] session = new SoupBinTcpSession[1];
+            final SoupBinTcpServer server = new SoupBinTcpServer(reactor, new SoupBinTcpServerOptions(),
+                (u, p, s) -> SoupLoginDecision.accept(session[0]), (id, s, b, o, l) -> { });
+            session[0] = server.addSession("PEREGRINE", store);
+            final MemorySegment message = Arena.ofAuto().allocate(SoupCommand.MESSAGE_LENGTH);
+            SoupCommand.feedMessage(message, 1);
+            session[0].publish(message, 0, SoupCommand.MESSAGE_LENGTH);
+            SoupCommand.feedMessage(message, 7); // message 2 carries the test feed's message 7
+            session[0].publish(message, 0, SoupCommand.MESSAGE_LENGTH);
+            session[0].end();
+            server.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            while (server.localAddress() == null) {
+                reactor.doWork();
+            }
+            port[0] = ((InetSocketAddress)server.localAddress()).getPort();
+            final AtomicInteger code = new AtomicInteger(-1);
+            thread = Thread.ofPlatform().start(() -> code.set(execute(new StringWriter(), "soup", "connect", "--port",
+                String.valueOf(port[0]), "--verify", "--seconds", "60")));
+            while (thread.isAlive()) {
+                reactor.doWork();
+            }
+            server.close();
+            assertThat(code.get()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void shouldRefuseAPortInUseWithOneLineAndExitCode2() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            final StringWriter err = new StringWriter();
+            final int code = execute(err, "soup", "serve", "--port", String.valueOf(taken.getLocalPort()), "--seconds", "5");
+            assertThat(code).isEqualTo(2);
+            assertThat(err.toString().strip().lines()).hasSize(1);
+            assertThat(err.toString()).contains("--port").contains("cannot be used");
+        }
+    }
+}

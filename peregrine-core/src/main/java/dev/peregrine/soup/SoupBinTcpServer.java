@@ -1,0 +1,557 @@
+package dev.peregrine.soup;
+
+import dev.peregrine.channel.ChannelHandler;
+import dev.peregrine.channel.CloseReason;
+import dev.peregrine.mold.MoldUDP64MessageStore;
+import dev.peregrine.reactor.Pollable;
+import dev.peregrine.reactor.Reactor;
+import dev.peregrine.tcp.TcpTransport;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.SocketAddress;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * A SoupBinTCP 3.00 server: many clients on one reactor, each logged into a {@link SoupBinTcpSession} that a
+ * {@link SoupAuthenticator} picks, and served its session's sequenced messages from the requested number on.
+ *
+ * <ul>
+ *   <li>Login: a Login Request must come within {@link SoupBinTcpServerOptions#loginTimeout}; it is parsed
+ *       strictly (padding on its side only, digits only in the number). A requested sequence number older than
+ *       the store holds, or past the next one to be published, is refused with Login Rejected {@code S}: a
+ *       client that has seen more than this server holds (failover to a server that lags) must not be told
+ *       that messages it has were never sent, nor skip any; it can try another server. {@code 0} starts with
+ *       the next message published.</li>
+ *   <li>Serving: the replay comes from the store as fast as the client's socket takes it (at most
+ *       {@link SoupBinTcpServerOptions#replayBurst} messages a duty cycle, paused while the connection's outbound
+ *       buffer is full), then the live stream; a client that is caught up gets each message inside
+ *       {@link SoupBinTcpSession#publish}. A client so slow that the store forgets what it still needs is
+ *       closed with the reason.</li>
+ *   <li>Faults: a second login, data before login, an unknown type, a packet of length 0 or longer than
+ *       {@link SoupBinTcpServerOptions#maxPacketLength}, a malformed login, a handler that throws: that
+ *       connection is closed with {@link CloseReason#ERROR} and the reason, and counted
+ *       ({@link #protocolErrors()}); the others go on, and the store is never touched.</li>
+ *   <li>Time: a Server Heartbeat after {@link SoupBinTcpServerOptions#heartbeatInterval} without sending; a
+ *       connection silent for {@link SoupBinTcpServerOptions#receiveTimeout} is closed. All on the reactor's
+ *       clock ({@link dev.peregrine.reactor.ReactorOptions#clock}), so a test can drive it.</li>
+ * </ul>
+ * Nothing allocates in steady state (live, replay, heartbeats). Not thread-safe: use it on the reactor's thread.
+ */
+public final class SoupBinTcpServer implements AutoCloseable {
+    private final Reactor reactor;
+    private final SoupBinTcpServerOptions options;
+    private final SoupAuthenticator authenticator;
+    private final SoupBinTcpServerHandler handler;
+    private final TcpTransport transport;
+    private final Pollable poller = this::doWork;
+    private final Map<String, SoupBinTcpSession> sessions = new HashMap<>();
+    /** Connections by the slot of their channel id (its low 30 bits, see TcpTransport's ids). */
+    private final SoupServerConnection[] bySlot;
+    private final int slotMask;
+    private SoupServerConnection[] active = new SoupServerConnection[16];
+    private int activeCount;
+    private final long timerScanIntervalNs;
+    private long nextTimerScanNs;
+    private long serverId;
+    private String listenFailure;
+    private long protocolErrors;
+    private long timeouts;
+    private long rejectedLogins;
+    private long acceptedLogins;
+    private boolean closed;
+
+    /**
+     * Creates a server; it accepts once {@link #listen} is called.
+     *
+     * @param reactor the reactor whose thread runs everything
+     * @param options settings
+     * @param authenticator decides logins
+     * @param handler receives unsequenced data and connection events
+     */
+    public SoupBinTcpServer(final Reactor reactor, final SoupBinTcpServerOptions options,
+        final SoupAuthenticator authenticator, final SoupBinTcpServerHandler handler) {
+        if (reactor == null || options == null || authenticator == null || handler == null) {
+            throw new IllegalArgumentException("reactor=" + reactor + " options=" + options + " authenticator="
+                + authenticator + " handler=" + handler);
+        }
+        this.reactor = reactor;
+        this.options = options;
+        this.authenticator = authenticator;
+        this.handler = handler;
+        this.transport = new TcpTransport(reactor, options.tcp(), new Channels());
+        final int slots = Integer.highestOneBit(Math.max(1, options.tcp().maxConnections() - 1)) << 1;
+        this.bySlot = new SoupServerConnection[slots];
+        this.slotMask = slots - 1;
+        this.timerScanIntervalNs = Math.max(1, Math.min(options.heartbeatIntervalNs(),
+            Math.min(options.loginTimeoutNs(), options.receiveTimeoutNs())) / 10);
+        this.nextTimerScanNs = reactor.nowNs();
+        reactor.add(poller);
+    }
+
+    /**
+     * Adds a session served from a store.
+     *
+     * @param name 1 to 10 letters and digits, unique on this server
+     * @param store the store; the server reads it, and {@link SoupBinTcpSession#publish} appends to it
+     * @return the session
+     */
+    public SoupBinTcpSession addSession(final String name, final MoldUDP64MessageStore store) {
+        if (name == null || name.isEmpty() || name.length() > SoupBinTcpLayout.SESSION_LENGTH
+            || !name.chars().allMatch(c -> c < 0x80 && Character.isLetterOrDigit(c))) {
+            throw new IllegalArgumentException("name=" + name + " must be 1 to 10 letters and digits");
+        }
+        if (store == null) {
+            throw new IllegalArgumentException("store=null");
+        }
+        if (sessions.containsKey(name)) {
+            throw new IllegalStateException("name=" + name + " is already a session of this server");
+        }
+        final SoupBinTcpSession session = new SoupBinTcpSession(this, name, store);
+        sessions.put(name, session);
+        return session;
+    }
+
+    /**
+     * A session added by {@link #addSession}, for an authenticator to look up.
+     *
+     * @param name its name
+     * @return the session, or null
+     */
+    public SoupBinTcpSession session(final String name) {
+        return sessions.get(name);
+    }
+
+    /**
+     * Starts accepting on an address; the bound address is {@link #localAddress()} from the next duty cycle on.
+     *
+     * @param address where to listen, port 0 for any
+     * @return the server's channel id
+     */
+    public long listen(final SocketAddress address) {
+        checkOpen();
+        serverId = transport.listen(address);
+        return serverId;
+    }
+
+    /**
+     * The bound address.
+     *
+     * @return the address, or null before the server is listening
+     */
+    public SocketAddress localAddress() {
+        return serverId == 0 ? null : transport.localAddress(serverId);
+    }
+
+    /**
+     * Why {@link #listen} failed (the address is in use, say), reported on a duty cycle after it.
+     *
+     * @return the reason, naming the address, or null
+     */
+    public String listenFailure() {
+        return listenFailure;
+    }
+
+    /**
+     * Closes one client's connection, gracefully (what is buffered is written first).
+     *
+     * @param channelId the connection
+     */
+    public void disconnect(final long channelId) {
+        transport.close(channelId);
+    }
+
+    /**
+     * Resets one client's connection at once, discarding what is buffered (as a crash would).
+     *
+     * @param channelId the connection
+     */
+    public void abort(final long channelId) {
+        transport.abort(channelId);
+    }
+
+    /**
+     * Connections closed for a protocol fault (bad packet, bad login, data before login, a handler failure).
+     *
+     * @return the count
+     */
+    public long protocolErrors() {
+        return protocolErrors;
+    }
+
+    /**
+     * Connections closed for silence: no login in time, or nothing received within the receive timeout.
+     *
+     * @return the count
+     */
+    public long timeouts() {
+        return timeouts;
+    }
+
+    /**
+     * Logins answered with Login Rejected.
+     *
+     * @return the count
+     */
+    public long rejectedLogins() {
+        return rejectedLogins;
+    }
+
+    /**
+     * Logins answered with Login Accepted.
+     *
+     * @return the count
+     */
+    public long acceptedLogins() {
+        return acceptedLogins;
+    }
+
+    /**
+     * Connections open now, logged in or not.
+     *
+     * @return the count
+     */
+    public int connectionCount() {
+        return activeCount;
+    }
+
+    /** Closes every connection and the listening socket; the stores stay open (they are the caller's). */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        transport.close();
+        reactor.remove(poller);
+    }
+
+    private int doWork(final long nowNs) {
+        int work = 0;
+        final int burst = options.replayBurst();
+        for (int i = 0; i < activeCount; i++) {
+            final SoupServerConnection client = active[i];
+            if (client.state == SoupServerConnection.LOGGED_IN && !client.backPressured && behind(client)) {
+                work += serve(client, burst);
+            }
+        }
+        if (nowNs - nextTimerScanNs >= 0) {
+            nextTimerScanNs = nowNs + timerScanIntervalNs;
+            work += scanTimers(nowNs);
+        }
+        return work;
+    }
+
+    private static boolean behind(final SoupServerConnection client) {
+        final SoupBinTcpSession session = client.session;
+        return client.nextSequence < session.store().nextSequence() || session.isEnded() && !client.endOfSessionSent;
+    }
+
+    /**
+     * Sends a client up to {@code limit} messages from the store, then End of Session if the session ended and the
+     * client has everything. Stops when the outbound buffer is full; progress clears that.
+     *
+     * @return messages (and End of Session) sent
+     */
+    int serve(final SoupServerConnection client, final int limit) {
+        final MoldUDP64MessageStore store = client.session.store();
+        int sent = 0;
+        while (sent < limit && client.nextSequence < store.nextSequence()) {
+            final long sequence = client.nextSequence;
+            final int length = store.messageLength(sequence);
+            if (length < 0 || length > SoupBinTcpLayout.MAX_MESSAGE_LENGTH) {
+                fail(client, CloseReason.ERROR, length < 0
+                    ? "fell behind the store: next sequence " + sequence + " is older than the oldest kept, "
+                        + store.firstSequence()
+                    : "message " + sequence + " of " + length + " bytes does not fit a Sequenced Data packet");
+                return sent;
+            }
+            final long offset = transport.tryClaim(client.channelId, length + 1);
+            if (offset < 0) {
+                client.backPressured = true;
+                return sent;
+            }
+            final MemorySegment claim = transport.claimBuffer();
+            claim.set(ValueLayout.JAVA_BYTE, offset, SoupBinTcpLayout.SEQUENCED_DATA);
+            store.copyMessage(sequence, claim, offset + 1);
+            client.nextSequence = sequence + 1;
+            if (transport.commit() < 0) {
+                return sent; // closed under the write: onClosed has been or will be delivered
+            }
+            client.lastSentNs = reactor.nowNs();
+            sent++;
+        }
+        if (client.session.isEnded() && !client.endOfSessionSent && client.nextSequence == store.nextSequence()) {
+            if (sendEmpty(client, SoupBinTcpLayout.END_OF_SESSION)) {
+                client.endOfSessionSent = true;
+                sent++;
+            } else {
+                client.backPressured = true;
+            }
+        }
+        return sent;
+    }
+
+    private int scanTimers(final long nowNs) {
+        int work = 0;
+        for (int i = activeCount - 1; i >= 0; i--) { // from the end: a close swaps the last one into i
+            final SoupServerConnection client = active[i];
+            if (client.state == SoupServerConnection.CLOSING) {
+                continue;
+            }
+            if (client.state == SoupServerConnection.AWAITING_LOGIN && nowNs - client.connectedNs >= options.loginTimeoutNs()) {
+                timeouts++;
+                close(client, CloseReason.ERROR, "no Login Request within " + options.loginTimeoutNs() / 1_000_000 + " ms");
+                work++;
+            } else if (nowNs - client.lastReceivedNs >= options.receiveTimeoutNs()) {
+                timeouts++;
+                close(client, CloseReason.ERROR, "nothing received for " + options.receiveTimeoutNs() / 1_000_000
+                    + " ms (receive timeout)");
+                work++;
+            } else if (client.state == SoupServerConnection.LOGGED_IN
+                && client.nextSequence < client.session.store().firstSequence()) {
+                // found here too, not only when its socket drains: a client that reads nothing holds its buffer
+                fail(client, CloseReason.ERROR, "fell behind the store: next sequence " + client.nextSequence
+                    + " is older than the oldest kept, " + client.session.store().firstSequence());
+                work++;
+            } else if (client.state == SoupServerConnection.LOGGED_IN
+                && nowNs - client.lastSentNs >= options.heartbeatIntervalNs()) {
+                if (sendEmpty(client, SoupBinTcpLayout.SERVER_HEARTBEAT)) {
+                    work++;
+                }
+            }
+        }
+        return work;
+    }
+
+    private boolean sendEmpty(final SoupServerConnection client, final byte type) {
+        final long offset = transport.tryClaim(client.channelId, 1);
+        if (offset < 0) {
+            return false;
+        }
+        transport.claimBuffer().set(ValueLayout.JAVA_BYTE, offset, type);
+        if (transport.commit() < 0) {
+            return false;
+        }
+        client.lastSentNs = reactor.nowNs();
+        return true;
+    }
+
+    private void onPacket(final SoupServerConnection client, final MemorySegment buffer, final long offset, final int length) {
+        client.lastReceivedNs = reactor.nowNs();
+        if (length == 0) {
+            fail(client, CloseReason.ERROR, "a packet of length 0 (no packet type)");
+            return;
+        }
+        final byte type = buffer.get(ValueLayout.JAVA_BYTE, offset);
+        switch (type) {
+            case SoupBinTcpLayout.UNSEQUENCED_DATA -> {
+                if (client.state != SoupServerConnection.LOGGED_IN) {
+                    fail(client, CloseReason.ERROR, "Unsequenced Data before login");
+                    return;
+                }
+                try {
+                    handler.onUnsequencedData(client.channelId, client.session, buffer, offset + 1, length - 1);
+                } catch (final RuntimeException | Error ex) { // this connection only; the loop goes on
+                    reactor.errorHandler().onError(new IllegalStateException("SoupBinTCP handler failed on channel "
+                        + client.channelId + "; the channel is closed", ex));
+                    fail(client, CloseReason.ERROR, "handler failed: " + ex);
+                }
+            }
+            case SoupBinTcpLayout.CLIENT_HEARTBEAT, SoupBinTcpLayout.DEBUG -> {
+                // lastReceivedNs is all a heartbeat does; debug text may be ignored (spec)
+            }
+            case SoupBinTcpLayout.LOGIN_REQUEST -> login(client, buffer, offset + 1, length - 1);
+            case SoupBinTcpLayout.LOGOUT_REQUEST -> close(client, CloseReason.LOCAL, "Logout Request");
+            default -> fail(client, CloseReason.ERROR, "unknown packet type " + SoupBinTcpLayout.typeName(type)
+                + " from a client");
+        }
+    }
+
+    private void login(final SoupServerConnection client, final MemorySegment buffer, final long offset, final int length) {
+        if (client.state != SoupServerConnection.AWAITING_LOGIN) {
+            fail(client, CloseReason.ERROR, "a second Login Request on one connection");
+            return;
+        }
+        final String fault = SoupLoginRequest.fault(buffer, offset, length);
+        if (fault != null) {
+            fail(client, CloseReason.ERROR, "malformed Login Request: " + fault);
+            return;
+        }
+        final String username = SoupBinTcpLayout.text(buffer, offset + SoupBinTcpLayout.LOGIN_USERNAME_OFFSET,
+            SoupBinTcpLayout.USERNAME_LENGTH);
+        final String password = SoupBinTcpLayout.text(buffer, offset + SoupBinTcpLayout.LOGIN_PASSWORD_OFFSET,
+            SoupBinTcpLayout.PASSWORD_LENGTH);
+        final String requested = SoupBinTcpLayout.text(buffer, offset + SoupBinTcpLayout.LOGIN_SESSION_OFFSET,
+            SoupBinTcpLayout.SESSION_LENGTH);
+        final long sequence = SoupBinTcpLayout.parseSequence(buffer, offset + SoupBinTcpLayout.LOGIN_SEQUENCE_OFFSET);
+        final SoupLoginDecision decision;
+        try {
+            decision = authenticator.authenticate(username, password, requested);
+        } catch (final RuntimeException | Error ex) {
+            reactor.errorHandler().onError(new IllegalStateException("SoupBinTCP authenticator failed on channel "
+                + client.channelId + "; the channel is closed", ex));
+            fail(client, CloseReason.ERROR, "authenticator failed: " + ex);
+            return;
+        }
+        if (decision == null || decision.session() != null && decision.session().server() != this) {
+            fail(client, CloseReason.ERROR, "authenticator answered " + decision + ", not a decision with a session of"
+                + " this server");
+            return;
+        }
+        if (decision.session() == null) {
+            reject(client, decision.rejectCode(), "login of user '" + username + "' to session '" + requested
+                + "' rejected by the authenticator");
+            return;
+        }
+        final SoupBinTcpSession session = decision.session();
+        final MoldUDP64MessageStore store = session.store();
+        if (sequence != 0 && (sequence < store.firstSequence() || sequence > store.nextSequence())) {
+            reject(client, SoupBinTcpLayout.REJECT_SESSION_NOT_AVAILABLE, "login of user '" + username
+                + "': requested sequence " + sequence + " is outside what session " + session.name()
+                + " can serve, [" + store.firstSequence() + ", " + store.nextSequence() + "]");
+            return;
+        }
+        final long next = sequence == 0 ? store.nextSequence() : sequence;
+        final long claim = transport.tryClaim(client.channelId, 1 + SoupBinTcpLayout.LOGIN_ACCEPTED_LENGTH);
+        if (claim < 0) {
+            fail(client, CloseReason.ERROR, "Login Accepted could not be sent: " + claim);
+            return;
+        }
+        final MemorySegment out = transport.claimBuffer();
+        out.set(ValueLayout.JAVA_BYTE, claim, SoupBinTcpLayout.LOGIN_ACCEPTED);
+        SoupBinTcpLayout.putRight(out, claim + 1 + SoupBinTcpLayout.ACCEPTED_SESSION_OFFSET,
+            SoupBinTcpLayout.SESSION_LENGTH, session.name());
+        SoupBinTcpLayout.putSequence(out, claim + 1 + SoupBinTcpLayout.ACCEPTED_SEQUENCE_OFFSET, next);
+        if (transport.commit() < 0) {
+            return;
+        }
+        client.lastSentNs = reactor.nowNs();
+        client.state = SoupServerConnection.LOGGED_IN;
+        client.session = session;
+        client.nextSequence = next;
+        session.add(client);
+        acceptedLogins++;
+        try {
+            handler.onLoggedIn(client.channelId, session, username, next);
+        } catch (final RuntimeException | Error ex) {
+            reactor.errorHandler().onError(new IllegalStateException("SoupBinTCP handler failed on channel "
+                + client.channelId + "; the channel is closed", ex));
+            fail(client, CloseReason.ERROR, "handler failed: " + ex);
+            return;
+        }
+        serve(client, options.replayBurst());
+    }
+
+    private void reject(final SoupServerConnection client, final byte code, final String detail) {
+        rejectedLogins++;
+        final long claim = transport.tryClaim(client.channelId, 2);
+        if (claim >= 0) {
+            transport.claimBuffer().set(ValueLayout.JAVA_BYTE, claim, SoupBinTcpLayout.LOGIN_REJECTED);
+            transport.claimBuffer().set(ValueLayout.JAVA_BYTE, claim + 1, code);
+            transport.commit();
+        }
+        close(client, CloseReason.LOCAL, "Login Rejected " + (code == SoupBinTcpLayout.REJECT_NOT_AUTHORIZED
+            ? "'A' (not authorized): " : "'S' (session not available): ") + detail);
+    }
+
+    private void fail(final SoupServerConnection client, final CloseReason reason, final String detail) {
+        protocolErrors++;
+        close(client, reason, detail);
+    }
+
+    private void close(final SoupServerConnection client, final CloseReason reason, final String detail) {
+        if (client.state == SoupServerConnection.CLOSING) {
+            return;
+        }
+        leaveSession(client);
+        client.state = SoupServerConnection.CLOSING;
+        client.closeReason = reason;
+        client.closeDetail = detail;
+        transport.close(client.channelId); // onClosed may come inside this call
+    }
+
+    private static void leaveSession(final SoupServerConnection client) {
+        if (client.session != null) {
+            client.session.remove(client);
+        }
+    }
+
+    private SoupServerConnection find(final long channelId) {
+        final SoupServerConnection client = bySlot[(int)channelId & slotMask];
+        return client != null && client.channelId == channelId ? client : null;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("server is closed");
+        }
+    }
+
+    /** The transport's events, kept off the server's public face. */
+    private final class Channels implements ChannelHandler {
+        @Override
+        public void onListenFailed(final long id, final String reason) {
+            listenFailure = reason;
+        }
+
+        @Override
+        public void onAccepted(final long serverChannelId, final long channelId, final SocketAddress remoteAddress) {
+            final SoupServerConnection client = new SoupServerConnection(channelId, reactor.nowNs());
+            bySlot[(int)channelId & slotMask] = client;
+            if (activeCount == active.length) {
+                active = Arrays.copyOf(active, activeCount * 2);
+            }
+            active[activeCount++] = client;
+        }
+
+        @Override
+        public void onMessage(final long channelId, final MemorySegment buffer, final long offset, final int length) {
+            final SoupServerConnection client = find(channelId);
+            if (client != null && client.state != SoupServerConnection.CLOSING) {
+                onPacket(client, buffer, offset, length);
+            }
+        }
+
+        @Override
+        public void onSent(final long channelId, final long bytesWritten, final long bytesBuffered) {
+            final SoupServerConnection client = find(channelId);
+            if (client != null && client.backPressured) {
+                client.backPressured = false;
+                if (client.state == SoupServerConnection.LOGGED_IN) {
+                    serve(client, options.replayBurst());
+                }
+            }
+        }
+
+        @Override
+        public void onClosed(final long channelId, final CloseReason reason, final String detail) {
+            final SoupServerConnection client = find(channelId);
+            if (client == null) {
+                return; // the listening socket
+            }
+            bySlot[(int)channelId & slotMask] = null;
+            for (int i = 0; i < activeCount; i++) {
+                if (active[i] == client) {
+                    active[i] = active[--activeCount];
+                    active[activeCount] = null;
+                    break;
+                }
+            }
+            leaveSession(client);
+            final boolean ours = client.closeReason != null;
+            if (!ours && reason == CloseReason.ERROR) {
+                protocolErrors++; // the transport's own: a packet over the maximum
+            }
+            client.state = SoupServerConnection.CLOSING;
+            try {
+                handler.onClosed(channelId, ours ? client.closeReason : reason, ours ? client.closeDetail : detail);
+            } catch (final RuntimeException | Error ex) {
+                reactor.errorHandler().onError(new IllegalStateException("SoupBinTCP handler failed in onClosed of"
+                    + " channel " + channelId, ex));
+            }
+        }
+    }
+}

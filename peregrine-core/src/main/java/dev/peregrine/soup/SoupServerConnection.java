@@ -1,0 +1,32 @@
+package dev.peregrine.soup;
+
+import dev.peregrine.channel.CloseReason;
+
+/** What the server knows of one connection: its login state, its place in the session, its clocks. */
+final class SoupServerConnection {
+    static final int AWAITING_LOGIN = 0;
+    static final int LOGGED_IN = 1;
+    static final int CLOSING = 2;
+
+    final long channelId;
+    int state = AWAITING_LOGIN;
+    SoupBinTcpSession session;
+    /** The sequence number of the next Sequenced Data to send. */
+    long nextSequence;
+    /** Whether the outbound buffer refused a packet; cleared when the transport reports progress. */
+    boolean backPressured;
+    boolean endOfSessionSent;
+    final long connectedNs;
+    long lastReceivedNs;
+    long lastSentNs;
+    /** The server's own reason for closing it, or null when the transport or the peer closed it. */
+    CloseReason closeReason;
+    String closeDetail;
+
+    SoupServerConnection(final long channelId, final long nowNs) {
+        this.channelId = channelId;
+        this.connectedNs = nowNs;
+        this.lastReceivedNs = nowNs;
+        this.lastSentNs = nowNs;
+    }
+}
