@@ -19,4 +19,5 @@ module dev.peregrine.core {
     exports dev.peregrine.shm;
     exports dev.peregrine.counters;
     exports dev.peregrine.handoff;
+    exports dev.peregrine.broadcast;
 }
