@@ -311,15 +311,25 @@ public final class BroadcastReader implements AutoCloseable {
         return log.get(ValueLayout.JAVA_LONG, slot + RECORD_SEQUENCE_OFFSET);
     }
 
+    /**
+     * The record at the position is gone: the tail is more than a ring ahead, or the slot's sequence changed. Reading
+     * resumes at the oldest record held; when the tail is exactly a ring ahead, the writer is overwriting this very
+     * record now, so the oldest held is the next one.
+     */
     private void lapped(final BroadcastHandler handler) {
         final long tail = (long)LONG.getAcquire(log, (long)TAIL_OFFSET);
-        final long resume = oldestHeld(tail);
-        final long lost = resume - position;
-        if (lost <= 0) {
+        final long ahead = tail - position;
+        final long resume;
+        if (ahead > capacity) {
+            resume = oldestHeld(tail);
+        } else if (ahead == capacity) {
+            resume = position + 1;
+        } else {
             fail(handler, "record at position=" + position + " changed under the reader with tail=" + tail
-                + " not past it");
+                + " less than a ring ahead");
             return;
         }
+        final long lost = resume - position;
         missed += lost;
         laps++;
         position = resume;
