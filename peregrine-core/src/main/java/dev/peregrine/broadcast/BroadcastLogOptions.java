@@ -29,6 +29,16 @@ public record BroadcastLogOptions(int capacity, int maxRecordLength, int readers
     }
 
     /**
+     * Where logs go by default: {@code broadcast} in this user's counters directory
+     * ({@link dev.peregrine.counters.CountersDirectory#defaultDirectory()}).
+     *
+     * @return the directory (maybe not made yet)
+     */
+    public static java.nio.file.Path defaultDirectory() {
+        return dev.peregrine.counters.CountersDirectory.defaultDirectory().resolve("broadcast");
+    }
+
+    /**
      * Options with no idle eviction, starting at position 0.
      *
      * @param capacity records
