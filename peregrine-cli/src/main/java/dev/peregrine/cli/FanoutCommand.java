@@ -74,7 +74,8 @@ public final class FanoutCommand implements Callable<Integer> {
     public static final class Tail implements Callable<Integer> {
         @Spec
         CommandSpec spec;
-        @Parameters(index = "0", paramLabel = "NAME", converter = LogName.class, description = "the log's name")
+        @Parameters(index = "0", arity = "0..1", paramLabel = "NAME", converter = LogName.class,
+            description = "the log's name (required)")
         String name;
         @Range(note = "0 for no end")
         @Option(names = "--count", description = "end after this many messages, 0 for no end (default ${DEFAULT-VALUE})",
@@ -98,6 +99,10 @@ public final class FanoutCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
+            if (name == null) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "Missing required parameter: 'NAME', the"
+                    + " broadcast log to read (as given to 'mold listen --fanout NAME')");
+            }
             final Path dir = directory(directory);
             if (!Files.exists(dir.resolve(name + ".bcast"))) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "Invalid value for parameter 'NAME': no"

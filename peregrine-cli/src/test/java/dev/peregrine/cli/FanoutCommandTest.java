@@ -34,6 +34,7 @@ class FanoutCommandTest {
         final Path dir = temp.resolve("logs");
         for (final String[] args : new String[][] {
             {"fanout", "tail", "nothing-here", "--dir", dir.toString()},
+            {"fanout", "tail"},
             {"fanout", "tail", "../up", "--dir", dir.toString()},
             {"fanout", "tail", "feed", "--from", "sideways"},
             {"fanout", "tail", "feed", "--count", "-1"},
