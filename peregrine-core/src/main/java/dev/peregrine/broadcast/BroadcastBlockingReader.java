@@ -9,11 +9,13 @@ import dev.peregrine.shm.ShmFutex;
  */
 public final class BroadcastBlockingReader implements AutoCloseable {
     private static final int FUTEX_SPINS = 200;
-    private static final long LONGEST_SLEEP_NS = 10_000_000L;
+    /** The longest single wait by default: how often a waiting reader looks at the writer's liveness. */
+    public static final long DEFAULT_LONGEST_SLEEP_NS = 10_000_000L;
 
     private final BroadcastReader reader;
     private final BroadcastWait wait;
     private final BackoffIdleStrategy backoff;
+    private final long longestSleepNs;
     private int spins;
 
     /**
@@ -23,9 +25,22 @@ public final class BroadcastBlockingReader implements AutoCloseable {
      * @param wait how to wait; {@link BroadcastWait#FUTEX} where futex is unavailable waits as {@code BACKOFF}
      */
     public BroadcastBlockingReader(final BroadcastReader reader, final BroadcastWait wait) {
-        if (reader == null || wait == null) {
-            throw new IllegalArgumentException("reader=" + reader + ", wait=" + wait);
+        this(reader, wait, DEFAULT_LONGEST_SLEEP_NS);
+    }
+
+    /**
+     * Wraps a reader, with a longest single wait of its own.
+     *
+     * @param reader the reader, now owned by this
+     * @param wait how to wait
+     * @param longestSleepNs the longest single sleep; the writer's liveness is looked at no more often than this
+     */
+    public BroadcastBlockingReader(final BroadcastReader reader, final BroadcastWait wait, final long longestSleepNs) {
+        if (reader == null || wait == null || longestSleepNs <= 0) {
+            throw new IllegalArgumentException("reader=" + reader + ", wait=" + wait + ", longestSleepNs="
+                + longestSleepNs);
         }
+        this.longestSleepNs = longestSleepNs;
         this.reader = reader;
         this.wait = wait == BroadcastWait.FUTEX && !ShmFutex.isAvailable() ? BroadcastWait.BACKOFF : wait;
         this.backoff = new BackoffIdleStrategy(100, 10, 1_000, 1_000_000);
@@ -52,7 +67,7 @@ public final class BroadcastBlockingReader implements AutoCloseable {
             if (left <= 0) {
                 return 0;
             }
-            idle(Math.min(left, LONGEST_SLEEP_NS));
+            idle(Math.min(left, longestSleepNs));
         }
     }
 

@@ -176,6 +176,15 @@ public final class BroadcastWriter implements AutoCloseable {
     }
 
     /**
+     * Readers asleep, or about to be, on the log's futex word, as the file says now; for monitors and tests.
+     *
+     * @return the count
+     */
+    public int sleepers() {
+        return (int)INT.getVolatile(log, (long)SLEEPERS_OFFSET);
+    }
+
+    /**
      * The log's longest record.
      *
      * @return bytes
