@@ -42,14 +42,18 @@ class BroadcastMultiProcessTest {
 
     private Process start(final String log, final String name, final long count, final String mode)
         throws IOException {
+        return startMain(BroadcastReaderProcess.class, dir().toString(), log, name, Long.toString(count), mode);
+    }
+
+    private Process startMain(final Class<?> main, final String... args) throws IOException {
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElseThrow());
         command.add("--enable-native-access=ALL-UNNAMED");
         command.add("-Xmx64m");
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
-        command.add(BroadcastReaderProcess.class.getName());
-        command.addAll(List.of(dir().toString(), log, name, Long.toString(count), mode));
+        command.add(main.getName());
+        command.addAll(List.of(args));
         final Process child = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         children.add(child);
         return child;
@@ -140,6 +144,36 @@ class BroadcastMultiProcessTest {
                 assertThat(events.values.get(i)).isEqualTo(i);
             }
             assertThat(events.events).doesNotContain("evicted", "lapped");
+        } finally {
+            children.forEach(Process::destroyForcibly);
+        }
+    }
+
+    @Test
+    void shouldTellReadersAWriterKilledWithSigkillIsGoneAndLetANewOneGoOn() throws Exception {
+        BroadcastWriter.create(dir(), "handover", BroadcastLogOptions.of(64, 16, 2, BroadcastPolicy.DROP)).close();
+        try (BroadcastReader reader = BroadcastReader.attach(dir(), "handover", "r", BroadcastStart.OLDEST)) {
+            final RecordingHandler events = new RecordingHandler();
+            reader.poll(events, 10);
+            assertThat(events.take()).as("the creator closed: an orderly close is told")
+                .containsExactly("joined 0", "writer gone closed");
+            final Process writer = startMain(BroadcastWriterProcess.class, dir().toString(), "handover", "10");
+            assertThat(out(writer).readLine()).isEqualTo("written 10");
+            assertThat(reader.poll(events, 100)).isEqualTo(10);
+            writer.destroyForcibly(); // SIGKILL: the writer state stays ACTIVE, only its lock goes
+            writer.waitFor();
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!events.events.contains("writer gone died (its lock was free)") && System.nanoTime() < deadline) {
+                reader.poll(events, 100);
+                Thread.sleep(5);
+            }
+            assertThat(events.events).endsWith("writer gone died (its lock was free)");
+            try (BroadcastWriter next = BroadcastWriter.open(dir(), "handover")) {
+                assertThat(next.position()).isEqualTo(10);
+                assertThat(next.offer(new byte[8], 0, 8)).isEqualTo(BroadcastWriter.OFFERED);
+                assertThat(reader.poll(events, 100)).isEqualTo(1);
+            }
+            assertThat(reader.missed()).isZero();
         } finally {
             children.forEach(Process::destroyForcibly);
         }
