@@ -21,4 +21,5 @@ module dev.peregrine.core {
     exports dev.peregrine.counters;
     exports dev.peregrine.handoff;
     exports dev.peregrine.log;
+    exports dev.peregrine.broadcast;
 }

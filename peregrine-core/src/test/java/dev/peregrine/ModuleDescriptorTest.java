@@ -28,7 +28,7 @@ class ModuleDescriptorTest {
             .collect(Collectors.toSet());
         assertThat(exports).containsExactlyInAnyOrder("dev.peregrine.channel", "dev.peregrine.reactor",
             "dev.peregrine.tcp", "dev.peregrine.udp", "dev.peregrine.mold", "dev.peregrine.shm", "dev.peregrine.counters",
-            "dev.peregrine.handoff", "dev.peregrine.soup");
+            "dev.peregrine.handoff", "dev.peregrine.soup", "dev.peregrine.broadcast", "dev.peregrine.log");
         // an internal package may be exported only to the project's own modules, never to everyone
         assertThat(descriptor.exports()).allMatch(export -> !export.source().contains("internal")
             || export.isQualified() && export.targets().stream().allMatch(target -> target.startsWith("dev.peregrine.")));

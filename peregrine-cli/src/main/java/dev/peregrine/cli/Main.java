@@ -18,7 +18,8 @@ import picocli.CommandLine.ScopeType;
         "  mvn      run Maven on the project with that JDK"},
     subcommands = {CommandLine.HelpCommand.class, BenchCommand.class,
         dev.peregrine.cli.HelloCommand.class, dev.peregrine.cli.EchoCommand.class,
-        dev.peregrine.cli.MoldCommand.class, StatCommand.class, SoupCommand.class})
+        dev.peregrine.cli.MoldCommand.class, StatCommand.class, SoupCommand.class,
+        FanoutCommand.class})
 public final class Main {
     @Option(names = Cli.VERBOSE, scope = ScopeType.INHERIT, description = "On a failure, print the stack trace too.")
     boolean verbose;

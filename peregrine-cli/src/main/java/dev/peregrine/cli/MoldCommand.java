@@ -196,6 +196,13 @@ public final class MoldCommand implements Callable<Integer> {
         @Range(max = Range.DAY, note = "0 for never")
         @Option(names = "--seconds", description = "stop after this long, 0 for never (default ${DEFAULT-VALUE})", defaultValue = "0")
         int seconds;
+        @Option(names = "--fanout", converter = FanoutCommand.LogName.class,
+            description = "republish every recovered, in-order message into this broadcast log, for local readers"
+                + " ('fanout tail NAME'); made if missing, else written on from where it stopped")
+        String fanout;
+        @Option(names = "--fanout-dir", description = "directory of broadcast logs (default: broadcast in the counters"
+            + " directory)")
+        Path fanoutDirectory;
 
         /** Creates the command (picocli). */
         public Listen() {
@@ -219,16 +226,25 @@ public final class MoldCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            final long problems = app().run(System.out);
-            return problems == 0 ? 0 : 1;
+            if (fanout == null) {
+                return app(null).run(System.out) == 0 ? 0 : 1;
+            }
+            try (FanoutSink sink = FanoutCommand.openSink(spec, fanoutDirectory, fanout)) {
+                System.out.println("fan-out into broadcast log " + sink.path());
+                return app(sink).run(System.out) == 0 ? 0 : 1;
+            }
         }
 
         /** The listener these options describe. */
         MoldListenerApp app() {
+            return app(null);
+        }
+
+        private MoldListenerApp app(final MoldListenerApp.MessageSink sink) {
             final InetAddress joined = joined();
             return new MoldListenerApp(joined, port, multicastInterface(spec, joined, interfaceName),
                 new InetSocketAddress(address(requestHost), requestPort(spec, port, requestPort)), start, seconds,
-                new RecoveryPerLine(), answersOnlyFromRequestServer);
+                new RecoveryPerLine(), answersOnlyFromRequestServer, sink);
         }
     }
 

@@ -38,11 +38,15 @@ class CommandLineErrorsTest {
         "peregrine bench compare --floor", "a shell command run as given: any text is a command line",
         "peregrine bench pingpong --floor", "a shell command run as given: any text is a command line",
         "peregrine bench throughput --stream-floor", "a shell command run as given: any text is a command line",
-        "peregrine stat --dir", "a folder to look in: a missing or empty one has no processes, and says so");
+        "peregrine stat --dir", "a folder to look in: a missing or empty one has no processes, and says so",
+        "peregrine fanout tail --dir", "a folder of logs: a missing log in it is answered by FanoutCommandTest",
+        "peregrine mold listen --fanout-dir", "a folder made 0700 if missing; one refused (mode, owner) is answered"
+            + " when the log is made");
     /** Positional parameters with no meaningful invalid value. */
     private static final Map<String, String> EXEMPT_POSITIONAL = Map.of(
         "peregrine help", "picocli's help command: any name is looked up, an unknown one answered (shouldAnswerAMistyped...)",
-        "peregrine stat", "a pid: picocli refuses a non-number; one with no counters file is answered by StatCommandTest");
+        "peregrine stat", "a pid: picocli refuses a non-number; one with no counters file is answered by StatCommandTest",
+        "peregrine fanout tail", "a log name: FanoutCommand.LogName refuses a bad one, FanoutCommandTest a missing one");
     /** Valid values for required options, so that only the option under test is wrong. */
     private static final Map<String, String> REQUIRED_VALUES = Map.of(
         "--transport", "peregrine-tcp", "--port", "40000", "--size", "64", "--dir", "target");
@@ -59,7 +63,9 @@ class CommandLineErrorsTest {
         Map.entry(FramingConverter.class, List.of("", "length:3xx", "bogus")),
         Map.entry(LoadCommand.TopologyConverter.class, List.of("", "one-server", "per_client")),
         Map.entry(HandoffCommand.ImplementationName.class, List.of("", "disrupter", "peregrine")),
-        Map.entry(Converters.BatchValue.class, List.of("", "0", "-5", "64kb", "2GiB", "1.5KiB")));
+        Map.entry(Converters.BatchValue.class, List.of("", "0", "-5", "64kb", "2GiB", "1.5KiB")),
+        Map.entry(FanoutCommand.LogName.class, List.of("", "../up", ".hidden")),
+        Map.entry(FanoutCommand.StartConverter.class, List.of("", "sideways")));
     private static final Set<Class<?>> INTEGRAL = Set.of(int.class, Integer.class, long.class, Long.class);
     private static final Set<Class<?>> DECIMAL = Set.of(double.class, Double.class, float.class, Float.class);
 

@@ -31,9 +31,45 @@ import java.nio.ByteOrder;
  * @param recovery where each gap's recovery latency goes and what the counters line says of them, or null
  * @param answersOnlyFromRequestServer whether answers are taken from the request server's address and port only
  *     ({@link MoldUDP64SubscriberOptions#acceptAnswersOnlyFromRequestServer})
+ * @param sink receives every message delivered, or null
  */
 public record MoldListenerApp(InetAddress group, int port, NetworkInterface networkInterface, InetSocketAddress requestServer,
-    long startSequence, int seconds, RecoveryLatencies recovery, boolean answersOnlyFromRequestServer) {
+    long startSequence, int seconds, RecoveryLatencies recovery, boolean answersOnlyFromRequestServer, MessageSink sink) {
+
+    /**
+     * A listener without a sink for its messages.
+     *
+     * @param group the multicast group to join, or null for a unicast feed
+     * @param port the feed's port
+     * @param networkInterface where to join the group
+     * @param requestServer the re-request server
+     * @param startSequence 0 for the next message, 1 for the whole session, or a sequence number
+     * @param seconds how long to run, 0 for no limit
+     * @param recovery where each gap's recovery latency goes, or null
+     * @param answersOnlyFromRequestServer whether answers are taken from the request server only
+     */
+    public MoldListenerApp(final InetAddress group, final int port, final NetworkInterface networkInterface,
+        final InetSocketAddress requestServer, final long startSequence, final int seconds, final RecoveryLatencies recovery,
+        final boolean answersOnlyFromRequestServer) {
+        this(group, port, networkInterface, requestServer, startSequence, seconds, recovery, answersOnlyFromRequestServer,
+            null);
+    }
+
+    /**
+     * Receives every message the listener delivers, recovered and in order (e.g. to republish it on this host).
+     */
+    @FunctionalInterface
+    public interface MessageSink {
+        /**
+         * One message, on the listener's thread; the view is valid during the call only.
+         *
+         * @param sequence its MoldUDP64 sequence number
+         * @param buffer the bytes
+         * @param offset where it starts
+         * @param length its length
+         */
+        void onMessage(long sequence, MemorySegment buffer, long offset, int length);
+    }
 
     /**
      * A listener that takes answers from any sender, as by default.
@@ -48,7 +84,7 @@ public record MoldListenerApp(InetAddress group, int port, NetworkInterface netw
      */
     public MoldListenerApp(final InetAddress group, final int port, final NetworkInterface networkInterface,
         final InetSocketAddress requestServer, final long startSequence, final int seconds, final RecoveryLatencies recovery) {
-        this(group, port, networkInterface, requestServer, startSequence, seconds, recovery, false);
+        this(group, port, networkInterface, requestServer, startSequence, seconds, recovery, false, null);
     }
 
     /**
@@ -63,7 +99,7 @@ public record MoldListenerApp(InetAddress group, int port, NetworkInterface netw
      */
     public MoldListenerApp(final InetAddress group, final int port, final NetworkInterface networkInterface,
         final InetSocketAddress requestServer, final long startSequence, final int seconds) {
-        this(group, port, networkInterface, requestServer, startSequence, seconds, null, false);
+        this(group, port, networkInterface, requestServer, startSequence, seconds, null, false, null);
     }
 
     /**
@@ -103,6 +139,9 @@ public record MoldListenerApp(InetAddress group, int port, NetworkInterface netw
                     problems[0]++;
                 }
                 lastSequence[0] = sequence;
+                if (sink != null) {
+                    sink.onMessage(sequence, buffer, offset, length);
+                }
             }
 
             @Override

@@ -1,0 +1,77 @@
+package dev.peregrine.cli;
+
+import dev.peregrine.broadcast.BroadcastLogOptions;
+import dev.peregrine.broadcast.BroadcastPolicy;
+import dev.peregrine.broadcast.BroadcastWriter;
+import dev.peregrine.examples.mold.MoldListenerApp;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * {@code mold listen --fanout NAME}: republishes each recovered, in-order message into a broadcast log as one record,
+ * {@code [MoldUDP64 sequence, 8 bytes little-endian][the message]}. The log is {@code DROP}, so a slow local reader
+ * never holds the network subscriber back; one that falls a ring behind is told what it missed.
+ */
+final class FanoutSink implements MoldListenerApp.MessageSink, AutoCloseable {
+    /** Records the log holds. */
+    static final int CAPACITY = 16_384;
+    /** Readers at once. */
+    static final int READERS = 64;
+    /** The sequence before each message. */
+    static final int HEADER = 8;
+
+    private final BroadcastWriter writer;
+    private final MemorySegment record;
+    private long dropped;
+
+    private FanoutSink(final BroadcastWriter writer) {
+        this.writer = writer;
+        this.record = MemorySegment.ofArray(new byte[writer.maxRecordLength()]);
+    }
+
+    /** Creates the log, or opens it (a new writer goes on where the last stopped). */
+    static FanoutSink open(final Path directory, final String name) {
+        final Path file = directory.resolve(name + ".bcast");
+        if (Files.exists(file)) {
+            return new FanoutSink(BroadcastWriter.open(directory, name));
+        }
+        return new FanoutSink(BroadcastWriter.create(directory, name, BroadcastLogOptions.of(CAPACITY,
+            HEADER + MoldCommand.MAX_MESSAGE, READERS, BroadcastPolicy.DROP)));
+    }
+
+    @Override
+    public void onMessage(final long sequence, final MemorySegment buffer, final long offset, final int length) {
+        final int copied = Math.min(length, writer.maxRecordLength() - HEADER);
+        record.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, sequence);
+        MemorySegment.copy(buffer, offset, record, HEADER, copied);
+        if (writer.offer(record, 0, HEADER + copied) != BroadcastWriter.OFFERED) {
+            dropped++;
+        }
+    }
+
+    /**
+     * Records not written (the writer was closed).
+     *
+     * @return the count
+     */
+    long dropped() {
+        return dropped;
+    }
+
+    /**
+     * The log's file.
+     *
+     * @return the path
+     */
+    Path path() {
+        return writer.path();
+    }
+
+    @Override
+    public void close() {
+        writer.close();
+    }
+}

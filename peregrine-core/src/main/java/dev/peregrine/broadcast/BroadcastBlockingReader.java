@@ -1,0 +1,104 @@
+package dev.peregrine.broadcast;
+
+import dev.peregrine.reactor.BackoffIdleStrategy;
+import dev.peregrine.shm.ShmFutex;
+
+/**
+ * A broadcast reader for a thread of its own: {@link #read} polls, and waits as configured while nothing is ready.
+ * Not thread-safe: one thread reads. {@link #read} allocates nothing.
+ */
+public final class BroadcastBlockingReader implements AutoCloseable {
+    private static final int FUTEX_SPINS = 200;
+    /** The longest single wait by default: how often a waiting reader looks at the writer's liveness. */
+    public static final long DEFAULT_LONGEST_SLEEP_NS = 10_000_000L;
+
+    private final BroadcastReader reader;
+    private final BroadcastWait wait;
+    private final BackoffIdleStrategy backoff;
+    private final long longestSleepNs;
+    private int spins;
+
+    /**
+     * Wraps a reader.
+     *
+     * @param reader the reader, now owned by this
+     * @param wait how to wait; {@link BroadcastWait#FUTEX} where futex is unavailable waits as {@code BACKOFF}
+     */
+    public BroadcastBlockingReader(final BroadcastReader reader, final BroadcastWait wait) {
+        this(reader, wait, DEFAULT_LONGEST_SLEEP_NS);
+    }
+
+    /**
+     * Wraps a reader, with a longest single wait of its own.
+     *
+     * @param reader the reader, now owned by this
+     * @param wait how to wait
+     * @param longestSleepNs the longest single sleep; the writer's liveness is looked at no more often than this
+     */
+    public BroadcastBlockingReader(final BroadcastReader reader, final BroadcastWait wait, final long longestSleepNs) {
+        if (reader == null || wait == null || longestSleepNs <= 0) {
+            throw new IllegalArgumentException("reader=" + reader + ", wait=" + wait + ", longestSleepNs="
+                + longestSleepNs);
+        }
+        this.longestSleepNs = longestSleepNs;
+        this.reader = reader;
+        this.wait = wait == BroadcastWait.FUTEX && !ShmFutex.isAvailable() ? BroadcastWait.BACKOFF : wait;
+        this.backoff = new BackoffIdleStrategy(100, 10, 1_000, 1_000_000);
+    }
+
+    /**
+     * Delivers up to {@code limit} records, waiting up to {@code timeoutNs} for the first.
+     *
+     * @param handler receives records and events
+     * @param limit most records
+     * @param timeoutNs the longest wait
+     * @return records delivered; 0 after the timeout, or once the reader is done ({@link BroadcastReader#isDone()})
+     */
+    public int read(final BroadcastHandler handler, final int limit, final long timeoutNs) {
+        final long deadline = System.nanoTime() + timeoutNs;
+        while (true) {
+            final int count = reader.poll(handler, limit);
+            if (count > 0 || reader.isDone()) {
+                spins = 0;
+                backoff.idle(1, 0);
+                return count;
+            }
+            final long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return 0;
+            }
+            idle(Math.min(left, longestSleepNs));
+        }
+    }
+
+    private void idle(final long maxWaitNs) {
+        switch (wait) {
+            case BUSY_SPIN -> Thread.onSpinWait();
+            case BACKOFF -> backoff.idle(0, maxWaitNs);
+            case FUTEX -> {
+                if (spins < FUTEX_SPINS) {
+                    spins++;
+                    Thread.onSpinWait();
+                } else {
+                    reader.sleep(maxWaitNs);
+                }
+            }
+            default -> throw new IllegalStateException("wait=" + wait);
+        }
+    }
+
+    /**
+     * The reader underneath.
+     *
+     * @return the reader
+     */
+    public BroadcastReader reader() {
+        return reader;
+    }
+
+    /** Closes the reader. */
+    @Override
+    public void close() {
+        reader.close();
+    }
+}

@@ -1,0 +1,110 @@
+package dev.peregrine.broadcast;
+
+import dev.peregrine.shm.ShmFutex;
+import dev.peregrine.testkit.Needs;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The reader as a reactor pollable and as a blocking reader on futex: one commit wakes every sleeping reader. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class BroadcastReaderWaysTest {
+    @TempDir
+    Path temp;
+
+    private Path dir() {
+        return temp.resolve("logs");
+    }
+
+    @Test
+    void shouldDeliverThroughAPollableAndFailOnlyThatReaderWhenItsHandlerThrows() {
+        try (BroadcastWriter writer = BroadcastWriter.create(dir(), "pollable",
+            BroadcastLogOptions.of(16, 16, 2, BroadcastPolicy.BLOCK))) {
+            final RecordingHandler events = new RecordingHandler();
+            final List<Throwable> errors = new ArrayList<>();
+            final BroadcastHandler throwing = new BroadcastHandler() {
+                @Override
+                public void onRecord(final MemorySegment buffer, final long offset, final int length,
+                    final long position) {
+                    events.onRecord(buffer, offset, length, position);
+                    if (position == 2) {
+                        throw new IllegalStateException("handler failure at 2");
+                    }
+                }
+
+                @Override
+                public void onJoined(final long startPosition) {
+                    events.onJoined(startPosition);
+                }
+            };
+            try (BroadcastPollable pollable = new BroadcastPollable(
+                BroadcastReader.attach(dir(), "pollable", "p", BroadcastStart.LIVE), throwing, errors::add, 2)) {
+                final byte[] bytes = new byte[8];
+                for (long i = 0; i < 5; i++) {
+                    MemorySegment.ofArray(bytes).set(ValueLayout.JAVA_LONG_UNALIGNED, 0, i);
+                    assertThat(writer.offer(bytes, 0, 8)).isEqualTo(BroadcastWriter.OFFERED);
+                }
+                assertThat(pollable.doWork(0)).isEqualTo(2);
+                assertThat(pollable.doWork(0)).as("the throw is caught and counted as work").isEqualTo(1);
+                assertThat(pollable.doWork(0)).isZero();
+                assertThat(events.take()).containsExactly("joined 0", "r 0 0", "r 1 1", "r 2 2");
+                assertThat(errors).hasSize(1);
+                assertThat(pollable.handlerErrors()).isEqualTo(1);
+                assertThat(pollable.reader().failure()).contains("handler threw").contains("handler failure at 2");
+            }
+        }
+    }
+
+    @Test
+    void shouldWakeEveryReaderSleepingOnTheFutexWithOneCommit() throws Exception {
+        Needs.platform("futex", ShmFutex.isAvailable(), ShmFutex.unavailableReason());
+        final int readers = 3;
+        try (BroadcastWriter writer = BroadcastWriter.create(dir(), "futex",
+            BroadcastLogOptions.of(16, 16, readers, BroadcastPolicy.DROP))) {
+            final CountDownLatch attached = new CountDownLatch(readers);
+            final AtomicLong received = new AtomicLong();
+            final List<Thread> threads = new ArrayList<>();
+            for (int r = 0; r < readers; r++) {
+                final String name = "sleeper-" + r;
+                final Thread thread = new Thread(() -> {
+                    try (BroadcastBlockingReader reader = new BroadcastBlockingReader(
+                        BroadcastReader.attach(dir(), "futex", name, BroadcastStart.LIVE), BroadcastWait.FUTEX,
+                        TimeUnit.SECONDS.toNanos(60))) {
+                        attached.countDown();
+                        final BroadcastHandler handler = (buffer, offset, length, position) ->
+                            received.incrementAndGet();
+                        // one read, one sleep of up to a minute: only the writer's wake-up ends it within the test
+                        reader.read(handler, 16, TimeUnit.SECONDS.toNanos(60));
+                    }
+                }, name);
+                thread.start();
+                threads.add(thread);
+            }
+            assertThat(attached.await(20, TimeUnit.SECONDS)).isTrue();
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            // every reader asleep in the kernel: the sleepers count the writer reads before it wakes them
+            while (writer.sleepers() < readers && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertThat(writer.sleepers()).isEqualTo(readers);
+            assertThat(writer.offer(new byte[8], 0, 8)).isEqualTo(BroadcastWriter.OFFERED);
+            for (final Thread thread : threads) {
+                thread.join(TimeUnit.SECONDS.toMillis(20));
+                assertThat(thread.isAlive()).as(thread.getName() + " woken").isFalse();
+            }
+            assertThat(received.get()).isEqualTo(readers);
+        }
+    }
+}
