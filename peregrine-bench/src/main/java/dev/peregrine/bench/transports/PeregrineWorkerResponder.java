@@ -36,9 +36,9 @@ import java.util.function.Supplier;
  *
  * <p>Nothing is lost silently:
  * <ul>
- *   <li>TCP pauses a connection whose worker is full ({@link WorkerDemux#pauseWith}); a message the demux still
+ *   <li>TCP and shared memory pause a connection whose worker is full ({@link WorkerDemux#pauseWith}); a message the demux still
  *       could not keep (its backlog full) closes that connection;</li>
- *   <li>shared memory cannot pause yet, so a message the demux drops for a full worker ring closes that connection.
+ *   <li>a transport that cannot pause (not {@link ReadPausable}): a message the demux drops for a full worker ring closes that connection.
  *       The rings are sized ({@value #WORKER_RING_BYTES} bytes each) so that a load run does not fill them;</li>
  *   <li>a worker that finds the command ring full for {@value #OFFER_LIMIT_MS} ms throws, and its
  *       {@link WorkerAgent} closes that connection.</li>

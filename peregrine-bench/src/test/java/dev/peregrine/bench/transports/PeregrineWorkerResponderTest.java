@@ -128,9 +128,11 @@ class PeregrineWorkerResponderTest {
         final BenchConfig config = config();
         Needs.platform("peregrine-shm on Linux", () -> shm.unavailableReason(config));
         final Reactor reactor = new Reactor(new ReactorOptions().name("drop-test").idleStrategy(new BackoffIdleStrategy()));
-        // one worker that never reads, its ring of 1 KiB: a few messages of 64 B fill it, and shared memory cannot pause
+        // one worker that never reads, its ring of 1 KiB: a few messages of 64 B fill it; the transport is shared
+        // memory seen only as a Transport, so the demux cannot pause it and must drop: the path of any transport
+        // that is not ReadPausable
         try (PeregrineWorkerResponder responder = PeregrineWorkerResponder.start(reactor,
-                 handler -> new ShmTransport(reactor, shm.options(config), handler),
+                 handler -> new UnpausableTransport(new ShmTransport(reactor, shm.options(config), handler)),
                  PeregrineShmBenchSupport.address(config, "pp"), 1, YieldingIdleStrategy::new, 1024, false);
              PingClient client = shm.connect(config)) {
             for (int n = 0; n < 100; n++) { // far more than the worker's ring holds, far fewer than the client's
@@ -164,5 +166,39 @@ class PeregrineWorkerResponderTest {
             sum += AllocationMeter.allocatedBytes(id);
         }
         return sum;
+    }
+
+    /** A transport seen only through {@link dev.peregrine.channel.Transport}: not {@code ReadPausable}. */
+    private record UnpausableTransport(dev.peregrine.channel.Transport delegate) implements dev.peregrine.channel.Transport {
+        @Override
+        public long listen(final java.net.SocketAddress localAddress) {
+            return delegate.listen(localAddress);
+        }
+
+        @Override
+        public long connect(final java.net.SocketAddress remoteAddress) {
+            return delegate.connect(remoteAddress);
+        }
+
+        @Override
+        public long send(final long channelId, final java.lang.foreign.MemorySegment buffer, final long offset,
+                         final int length) {
+            return delegate.send(channelId, buffer, offset, length);
+        }
+
+        @Override
+        public void close(final long id) {
+            delegate.close(id);
+        }
+
+        @Override
+        public void abort(final long id) {
+            delegate.abort(id);
+        }
+
+        @Override
+        public void close() {
+            delegate.close();
+        }
     }
 }
