@@ -39,6 +39,8 @@ class CommandLineErrorsTest {
         "peregrine bench pingpong --floor", "a shell command run as given: any text is a command line",
         "peregrine bench throughput --stream-floor", "a shell command run as given: any text is a command line",
         "peregrine stat --dir", "a folder to look in: a missing or empty one has no processes, and says so",
+        "peregrine bench pingpong --stack", "shared|separated, checked against --transport after parsing: PingPongStackTest"
+            + " answers a bad value and a transport without a separated stack in one line, exit 2",
         "peregrine fanout tail --dir", "a folder of logs: a missing log in it is answered by FanoutCommandTest",
         "peregrine mold listen --fanout-dir", "a folder made 0700 if missing; one refused (mode, owner) is answered"
             + " when the log is made");
