@@ -21,7 +21,9 @@ import java.lang.invoke.VarHandle;
  * </pre>
  *
  * <p>The producer writes the type, the channel id and the payload, then the record length with release semantics;
- * the consumer reads the length with acquire and, once it sees one that is not zero, sees the rest. The consumer
+ * the consumer reads the length with acquire and, once it sees one that is not zero, sees the rest. A batch (records
+ * appended, then published) holds back only its first record's length and releases it last: the lengths after it
+ * are plain stores that the release orders. The consumer zeroes and releases once per read, not per record. The consumer
  * zeroes what it consumed before it releases the head, and the producer acquires the head before it writes, so the
  * consumer always meets either a zero (nothing yet) or a length of this lap, never a stale one. A
  * {@link #TYPE_PADDING} record (length and type only) fills the end of the data area when the next record does not

@@ -18,7 +18,8 @@ import java.lang.foreign.ValueLayout;
 /**
  * Peregrine's {@link WorkerRing} ({@code peregrine-spsc}), the reactor-to-worker ring: the producer writes each
  * message with {@code tryWrite} (a copy from its own off-heap buffer, the ring's only write), the consumer reads with
- * {@code read(handler, limit)}. The ring has no batch write: a producer's batch is a write per message.
+ * {@code read(handler, limit)}. A producer's batch is appended record by record ({@code tryAppend}) and published
+ * once ({@code publish}).
  */
 public final class PeregrineSpscHandoff implements HandoffImplementation {
     /** The name on the command line. */
@@ -36,7 +37,7 @@ public final class PeregrineSpscHandoff implements HandoffImplementation {
 
     @Override
     public String description() {
-        return "WorkerRing (off-heap), tryWrite per message, read(handler, limit)";
+        return "WorkerRing (off-heap), tryWrite per message, a batch appended then published once, read(limit)";
     }
 
     @Override
@@ -109,9 +110,15 @@ public final class PeregrineSpscHandoff implements HandoffImplementation {
         @Override
         public int offerBatch(final long firstSequence, final int count) {
             int taken = 0;
-            while (taken < count && offer(firstSequence + taken, 0)) {
+            while (taken < count) {
+                source.set(ValueLayout.JAVA_LONG_UNALIGNED, HandoffMessage.SEQUENCE_OFFSET, firstSequence + taken);
+                source.set(ValueLayout.JAVA_LONG_UNALIGNED, HandoffMessage.TIMESTAMP_OFFSET, 0L);
+                if (!ring.tryAppend(WorkerRingDescriptor.TYPE_MESSAGE, 0, source, 0, size)) {
+                    break;
+                }
                 taken++;
             }
+            ring.publish(); // the batch shows at once, as a Disruptor batch does with one cursor update
             return taken;
         }
     }
