@@ -40,6 +40,29 @@ import static dev.peregrine.handoff.CommandRingDescriptor.state;
 import static dev.peregrine.handoff.CommandRingDescriptor.stateAcquire;
 import static dev.peregrine.handoff.CommandRingDescriptor.type;
 
+abstract class CommandRingPad0 {
+    long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p0a, p0b, p0c, p0d, p0e, p0f;
+}
+
+/**
+ * The reactor's own state of a {@link ReactorCommandRing}, written every drain, on a cache-line pair of its own: on
+ * the line of the final fields that every producer reads per claim, each drain would cost every producer a miss.
+ */
+abstract class CommandRingReactorFields extends CommandRingPad0 {
+    long stuckPosition = -1;
+    long stuckSinceNs;
+    boolean headRefused;
+    boolean claimTimerPending;
+    int nextAbandonedSlot;
+    long unreportedDiscards;
+    long lastReportNs;
+    boolean reportedOnce;
+}
+
+abstract class CommandRingPad1 extends CommandRingReactorFields {
+    long p10, p11, p12, p13, p14, p15, p16, p17, p18, p19, p1a, p1b, p1c, p1d, p1e, p1f;
+}
+
 /**
  * The way into a reactor's transports from other threads without garbage: a many-producer ring of encoded commands
  * (send, close, abort) in off-heap memory, drained by the reactor at the start of each duty cycle.
@@ -83,7 +106,7 @@ import static dev.peregrine.handoff.CommandRingDescriptor.type;
  * (or before it starts). After {@link #close()} a producer still inside a call gets an {@link IllegalStateException}
  * from the closed memory.
  */
-public final class ReactorCommandRing implements Pollable, AutoCloseable {
+public final class ReactorCommandRing extends CommandRingPad1 implements Pollable, AutoCloseable {
     /** The ring has no room for the record, or the transport is back-pressured; retry later. */
     public static final long BACK_PRESSURED = SendResult.BACK_PRESSURED;
     /** The ring is closed. */
@@ -112,15 +135,6 @@ public final class ReactorCommandRing implements Pollable, AutoCloseable {
     private final TimerHandler claimTimer = this::onClaimTimer;
     private volatile int transportCount;
     private volatile boolean closed;
-    // consumer (reactor thread) only
-    private long stuckPosition = -1;
-    private long stuckSinceNs;
-    private boolean headRefused;
-    private boolean claimTimerPending;
-    private int nextAbandonedSlot;
-    private long unreportedDiscards;
-    private long lastReportNs;
-    private boolean reportedOnce;
 
     /**
      * Makes a ring for a reactor and adds it to the reactor's cycle start; on the reactor thread or before it starts.

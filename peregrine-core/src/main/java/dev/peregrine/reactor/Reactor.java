@@ -18,6 +18,23 @@ import java.util.Arrays;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
+abstract class ReactorPad0 {
+    long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p0a, p0b, p0c, p0d, p0e, p0f;
+}
+
+/**
+ * Whether the reactor sleeps in a blocking select: read by every producer's {@link Reactor#wakeUp()}, written only
+ * around a sleep, so on a cache-line pair of its own. Among the fields the reactor writes every cycle (its clock,
+ * its counts), each cycle would cost every producer's wake-up check a miss.
+ */
+abstract class ReactorSleepFields extends ReactorPad0 {
+    volatile boolean sleeping;
+}
+
+abstract class ReactorPad1 extends ReactorSleepFields {
+    long p10, p11, p12, p13, p14, p15, p16, p17, p18, p19, p1a, p1b, p1c, p1d, p1e, p1f;
+}
+
 /**
  * One thread driving any number of channels, timers and pollables.
  *
@@ -38,7 +55,7 @@ import java.util.function.Consumer;
  * handed-over task is reported to the {@link ErrorHandler} too, and the loop goes on: only {@link #close()}
  * stops it.
  */
-public final class Reactor implements AutoCloseable {
+public final class Reactor extends ReactorPad1 implements AutoCloseable {
     private final String name;
     private final Selector selector;
     private final IdleStrategy idleStrategy;
@@ -70,7 +87,6 @@ public final class Reactor implements AutoCloseable {
     private int cyclesSinceSelect;
     private boolean clockStale; // in a blocking select, before its first key: nowNs was read before the sleep
     private volatile boolean loopStarted; // run() has begun (or start() will begin it): run() releases, not close()
-    private volatile boolean sleeping;
     private volatile boolean closed;
     private Thread thread;
     private boolean released;
