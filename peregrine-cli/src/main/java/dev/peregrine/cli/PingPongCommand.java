@@ -9,6 +9,7 @@ import dev.peregrine.bench.run.FloorRunner;
 import dev.peregrine.bench.run.RunResult;
 import dev.peregrine.bench.run.RunSpec;
 import dev.peregrine.bench.session.BenchSession;
+import dev.peregrine.bench.transports.LoggedBench;
 import dev.peregrine.bench.transports.SeparatedBench;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
@@ -88,19 +89,20 @@ public final class PingPongCommand implements Callable<Integer>, Validated {
             + " ${DEFAULT-VALUE}).")
     int rounds;
 
-    @Option(names = "--stack", split = ",", defaultValue = "shared", paramLabel = "shared|separated[,...]",
+    @Option(names = "--stack", split = ",", defaultValue = "shared", paramLabel = "shared|separated|logged[,...]",
         description = "Where the responder's handler runs: shared (on the reactor thread) or separated (on an"
             + " application thread of its own, yielding when idle, through the rings of dev.peregrine.handoff);"
-            + " a list measures both in one run, rows named e.g. peregrine-tcp[separated]. separated: peregrine-tcp"
-            + " and peregrine-shm only (default: ${DEFAULT-VALUE}).")
+            + " logged: shared, logging every event and message through the async logger first, as echo --log FILE"
+            + " --log-messages does. A list measures each in one run, rows named e.g. peregrine-tcp[separated]."
+            + " separated: peregrine-tcp and peregrine-shm only; logged: peregrine-tcp only (default: ${DEFAULT-VALUE}).")
     List<String> stacks;
 
     @Override
     public void validate() {
         for (final String stack : stacks) {
-            if (!stack.equals("shared") && !stack.equals("separated")) {
+            if (!stack.equals("shared") && !stack.equals("separated") && !stack.equals("logged")) {
                 throw Cli.invalid(spec.commandLine(), "--stack", "'" + stack + "' is not a stack; expected shared,"
-                    + " separated or both, comma-separated");
+                    + " separated, logged or several, comma-separated");
             }
         }
         if (stacks.contains("separated")) {
@@ -108,6 +110,14 @@ public final class PingPongCommand implements Callable<Integer>, Validated {
                 if (!SeparatedBench.BASES.contains(transport.name())) {
                     throw Cli.invalid(spec.commandLine(), "--stack", "separated runs with "
                         + String.join(" and ", SeparatedBench.BASES) + " only, not --transport " + transport.name());
+                }
+            }
+        }
+        if (stacks.contains("logged")) {
+            for (final BenchTransport transport : CommonOptions.transports(transports)) {
+                if (!LoggedBench.BASE.equals(transport.name())) {
+                    throw Cli.invalid(spec.commandLine(), "--stack", "logged runs with " + LoggedBench.BASE
+                        + " only, not --transport " + transport.name());
                 }
             }
         }
@@ -125,6 +135,9 @@ public final class PingPongCommand implements Callable<Integer>, Validated {
         unavailable(chosen).print(out);
         if (stacks.contains("separated")) {
             out.println(SeparatedBench.NOTE);
+        }
+        if (stacks.contains("logged")) {
+            out.println(LoggedBench.NOTE);
         }
         if (rounds > 1) {
             return inRounds(out, chosen);
@@ -196,6 +209,9 @@ public final class PingPongCommand implements Callable<Integer>, Validated {
             }
             if (stacks.contains("separated")) {
                 stacked.add(SeparatedBench.of(transport));
+            }
+            if (stacks.contains("logged")) {
+                stacked.add(LoggedBench.of(transport));
             }
         }
         return stacked;

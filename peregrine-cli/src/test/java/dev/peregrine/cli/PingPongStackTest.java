@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code bench pingpong --stack}: the shared and the separated stack of Peregrine's TCP and shared memory measured
- * in one run, each row named for its stack, the responders in a second JVM; any other transport or stack refused
+ * in one run, each row named for its stack, TCP with and without its responder logging every message, the responders in a second JVM; any other transport or stack refused
  * with one line and exit code 2.
  */
 @Tag("slow")
@@ -58,12 +58,43 @@ class PingPongStackTest {
     }
 
     @Test
+    void shouldMeasureTcpWithAndWithoutTheLoggingResponderInOneRun() throws Exception {
+        final Path json = folder.resolve("logged.json");
+
+        final CliRun cli = CliRun.execute("bench", "pingpong", "--transport", "tcp", "--stack", "shared,logged",
+            "--size", "32", "--messages", "2000", "--warmup", "500", "--no-busy-spin", "--quiet", "--json",
+            json.toString());
+        final String out = cli.out();
+
+        assertThat(cli.code()).as(out + cli.err()).isZero();
+        final List<JsonNode> runs = Json.read(json).valueStream().toList();
+        assertThat(runs).extracting(r -> r.get("transport").asText()).containsExactly("peregrine-tcp",
+            "peregrine-tcp[logged]");
+        assertThat(runs).allSatisfy(r -> {
+            assertThat(r.get("status").asText()).isEqualTo("ok");
+            assertThat(r.get("messages").asLong()).isEqualTo(2000);
+        });
+        assertThat(out).containsPattern("peregrine-tcp\\[logged\\] \\* +32 ").contains("LoggingHandler");
+    }
+
+    @Test
+    void shouldRefuseTheLoggedStackForAnotherTransportWithOneLine() {
+        final CliRun cli = CliRun.execute("bench", "pingpong", "--transport", "shm", "--stack", "logged",
+            "--messages", "10", "--warmup", "0");
+
+        assertThat(cli.code()).isEqualTo(2);
+        assertThat(cli.err().lines().toList()).hasSize(1);
+        assertThat(cli.err()).contains("--stack", "logged runs with peregrine-tcp only, not --transport peregrine-shm");
+    }
+
+    @Test
     void shouldRefuseAStackThatIsNotOneWithOneLine() {
         final CliRun cli = CliRun.execute("bench", "pingpong", "--transport", "tcp", "--stack", "shared,seperated",
             "--messages", "10", "--warmup", "0");
 
         assertThat(cli.code()).isEqualTo(2);
         assertThat(cli.err().lines().toList()).hasSize(1);
-        assertThat(cli.err()).contains("--stack", "'seperated' is not a stack; expected shared, separated or both");
+        assertThat(cli.err()).contains("--stack", "'seperated' is not a stack; expected shared, separated, logged or"
+            + " several");
     }
 }

@@ -2,6 +2,8 @@ package dev.peregrine.bench.transports;
 
 import dev.peregrine.channel.SendResult;
 import dev.peregrine.channel.Transport;
+import dev.peregrine.log.AsyncLogger;
+import dev.peregrine.log.LoggingHandler;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.tcp.TcpOptions;
@@ -37,10 +39,14 @@ final class PeregrineTcpResponder extends ReactorResponder {
     private final int respondEvery;
     private volatile long pauses;
 
-    private PeregrineTcpResponder(final BenchConfig config, final boolean manyConnections) {
+    private final AsyncLogger logger;
+
+    private PeregrineTcpResponder(final BenchConfig config, final boolean manyConnections, final AsyncLogger logger) {
         this.reactor = new Reactor(PeregrineTcpBench.reactorOptions(config, "peregrine-tcp-responder", manyConnections));
         final TcpOptions options = PeregrineTcpBench.options(config, manyConnections);
-        this.transport = new TcpTransport(reactor, options, this);
+        this.logger = logger;
+        // logged: every event and message goes through the async logger first, as in echo --log FILE --log-messages
+        this.transport = new TcpTransport(reactor, options, logger == null ? this : new LoggingHandler(logger, this, true));
         this.pauseAbove = options.outboundBufferSize() / 2;
         this.resumeBelow = options.outboundBufferSize() / 8;
         this.replySize = config.asymmetric() ? config.replySize() : -1;
@@ -60,9 +66,26 @@ final class PeregrineTcpResponder extends ReactorResponder {
      */
     static PeregrineTcpResponder start(final BenchConfig config, final boolean manyConnections)
         throws IOException, InterruptedException {
-        final PeregrineTcpResponder responder = new PeregrineTcpResponder(config, manyConnections);
+        return start(config, manyConnections, null);
+    }
+
+    /**
+     * Starts a responder whose transport's handler logs every event and message through {@code logger} before
+     * echoing ({@link LoggingHandler}, as {@code echo --log FILE --log-messages} does); the logger is closed with it.
+     */
+    static PeregrineTcpResponder start(final BenchConfig config, final boolean manyConnections,
+                                       final AsyncLogger logger) throws IOException, InterruptedException {
+        final PeregrineTcpResponder responder = new PeregrineTcpResponder(config, manyConnections, logger);
         responder.listenAndStart(PeregrineTcpBench.address(config));
         return responder;
+    }
+
+    @Override
+    public void close() {
+        super.close();
+        if (logger != null) {
+            logger.close(); // after the reactor: nothing logs any more
+        }
     }
 
     @Override

@@ -70,7 +70,8 @@ public final class Transports {
      * Finds a transport by name.
      *
      * @param name the name, e.g. {@code peregrine-tcp}, or a short name, e.g. {@code tcp}; with
-     *     {@link SeparatedBench#SUFFIX} its separated-stack variant, e.g. {@code peregrine-tcp[separated]}; a name with
+     *     {@link SeparatedBench#SUFFIX} its separated-stack variant, e.g. {@code peregrine-tcp[separated]}; with
+     *     {@link LoggedBench#SUFFIX} its logging responder, {@code peregrine-tcp[logged]}; a name with
      *     {@link PeregrineWorkersBench#SUFFIX}, e.g. {@code peregrine-tcp+workers=2}, is that transport with workers
      * @return the transport
      * @throws IllegalArgumentException naming the known transports if there is none by that name
@@ -78,6 +79,9 @@ public final class Transports {
     public static BenchTransport byName(final String name) {
         if (name.endsWith(SeparatedBench.SUFFIX)) {
             return SeparatedBench.of(byName(name.substring(0, name.length() - SeparatedBench.SUFFIX.length())));
+        }
+        if (name.endsWith(LoggedBench.SUFFIX)) {
+            return LoggedBench.of(byName(name.substring(0, name.length() - LoggedBench.SUFFIX.length())));
         }
         final int workers = name.indexOf(PeregrineWorkersBench.SUFFIX);
         if (workers > 0) { // peregrine-tcp+workers=2: the name a responder JVM is started with
