@@ -158,6 +158,9 @@ public final class PingPongCommand implements Callable<Integer>, Validated {
             if (results.size() > 1 || !floors.isEmpty()) {
                 out.print(Summary.pingpong(results, floors).toText());
             }
+            if (stacks.contains("separated") && stacks.contains("shared")) {
+                SeparatedBound.print(out, results, sizes);
+            }
             common.writeFiles(results, out);
             return results.stream().allMatch(r -> r.status() == RunResult.Status.OK) ? 0 : 1;
         }
@@ -195,6 +198,9 @@ public final class PingPongCommand implements Callable<Integer>, Validated {
             }
             final List<RunResult> results = session.results();
             out.print(Summary.pingpongRounds(results, floors).toText());
+            if (stacks.contains("separated") && stacks.contains("shared")) {
+                SeparatedBound.print(out, results, sizes);
+            }
             common.writeFiles(results, out, JsonResults.toJson(results, roundOf), roundOf);
             return results.stream().allMatch(r -> r.status() == RunResult.Status.OK) ? 0 : 1;
         }

@@ -43,7 +43,11 @@ class PingPongStackTest {
             assertThat(r.get("messages").asLong()).isEqualTo(2000);
         });
         assertThat(out).containsPattern("peregrine-tcp\\[separated\\] \\* +32 ")
-            .containsPattern("peregrine-shm\\[separated\\] \\* +32 ").contains("YieldingIdleStrategy");
+            .containsPattern("peregrine-shm\\[separated\\] \\* +32 ").contains("YieldingIdleStrategy")
+            .contains("separated stack against shared + one hand-off each way")
+            .containsPattern("size 32: peregrine-spsc \\(events\\) [0-9.]+ us, peregrine-mpsc \\(commands\\) [0-9.]+ us")
+            .containsPattern("peregrine-tcp size 32: separated p50 [0-9.]+ us (<=|>) shared [0-9.]+ \\+ [0-9.]+ \\+ ")
+            .containsPattern("peregrine-shm size 32: separated p50 [0-9.]+ us (<=|>) shared ");
     }
 
     @Test

@@ -48,6 +48,24 @@ public final class HandoffRunner {
      */
     public static HandoffResult latency(final HandoffImplementation implementation, final int size, final long rate,
                                         final double warmupSeconds, final double seconds) {
+        return latency(implementation, size, rate, warmupSeconds, seconds, false);
+    }
+
+    /**
+     * A paced one-way latency run, one producer, its consumer spinning or yielding ({@link Thread#yield()}) when it
+     * finds nothing: the way the separated stack's application thread and its reactor wait.
+     *
+     * @param implementation the queue
+     * @param size message bytes
+     * @param rate messages per second
+     * @param warmupSeconds seconds sent before the measured ones
+     * @param seconds measured seconds
+     * @param yieldingConsumer whether the consumer yields when its poll finds nothing
+     * @return the result
+     */
+    public static HandoffResult latency(final HandoffImplementation implementation, final int size, final long rate,
+                                        final double warmupSeconds, final double seconds,
+                                        final boolean yieldingConsumer) {
         if (rate < 1) {
             throw new IllegalArgumentException("rate=" + rate + " must be at least 1");
         }
@@ -55,7 +73,8 @@ public final class HandoffRunner {
         final long measured = Math.max(1, (long)(seconds * rate));
         final Stop stop = new Stop(warmupSeconds + seconds);
         try (HandoffQueue queue = implementation.open(new HandoffSetup(size, 1, CAPACITY, 1, false))) {
-            final LatencyConsumer consumer = new LatencyConsumer(queue.consumer(), warmup, warmup + measured, stop);
+            final LatencyConsumer consumer = new LatencyConsumer(queue.consumer(), warmup, warmup + measured, stop,
+                yieldingConsumer);
             final PacedProducer producer = new PacedProducer(queue.producer(0), rate, warmup, warmup + measured, stop);
             runAll(stop, consumer, producer);
             return new HandoffResult(implementation.name(), size, 1, consumer.histogram,
@@ -217,24 +236,27 @@ public final class HandoffRunner {
         }
     }
 
-    /** The latency consumer: busy-polls one message at a time and records its latency. */
+    /** The latency consumer: polls one message at a time, spinning or yielding between, and records its latency. */
     private static final class LatencyConsumer implements Runnable, HandoffSink {
         final Histogram histogram = new Histogram(HIGHEST_TRACKABLE_NS, 3);
         private final HandoffConsumer consumer;
         private final long warmup;
         private final long total;
         private final Stop stop;
+        private final boolean yielding;
         private long expected;
         private long firstMeasuredNs;
         private long lastNs;
         private long before = NO_ALLOCATION_INFO;
         long allocated = NO_ALLOCATION_INFO;
 
-        LatencyConsumer(final HandoffConsumer consumer, final long warmup, final long total, final Stop stop) {
+        LatencyConsumer(final HandoffConsumer consumer, final long warmup, final long total, final Stop stop,
+                        final boolean yielding) {
             this.consumer = consumer;
             this.warmup = warmup;
             this.total = total;
             this.stop = stop;
+            this.yielding = yielding;
         }
 
         @Override
@@ -244,7 +266,11 @@ public final class HandoffRunner {
                     if (stop.overdue(System.nanoTime())) {
                         return;
                     }
-                    Thread.onSpinWait();
+                    if (yielding) {
+                        Thread.yield();
+                    } else {
+                        Thread.onSpinWait();
+                    }
                 }
             }
             if (expected == total) {
