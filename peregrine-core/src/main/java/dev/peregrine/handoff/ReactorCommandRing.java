@@ -2,6 +2,7 @@ package dev.peregrine.handoff;
 
 import dev.peregrine.channel.SendResult;
 import dev.peregrine.channel.Transport;
+import dev.peregrine.internal.RingMemory;
 import dev.peregrine.reactor.ErrorHandler;
 import dev.peregrine.reactor.Pollable;
 import dev.peregrine.reactor.Reactor;
@@ -117,13 +118,11 @@ public final class ReactorCommandRing extends CommandRingPad1 implements Pollabl
     public static final long ABANDONED = -10;
 
     private static final long REPORT_INTERVAL_NS = 1_000_000_000L;
-    private static final int ZERO_CHUNK = 4096;
 
     private final Reactor reactor;
     private final ErrorHandler errorHandler;
     private final Arena arena;
     private final MemorySegment segment;
-    private final MemorySegment zeros;
     private final int capacity;
     private final int capacityBits;
     private final long mask;
@@ -153,7 +152,6 @@ public final class ReactorCommandRing extends CommandRingPad1 implements Pollabl
         this.claimTimeoutNs = options.claimTimeoutNs();
         this.arena = Arena.ofShared();
         this.segment = arena.allocate((long)HEADER_LENGTH + capacity, 128);
-        this.zeros = arena.allocate(ZERO_CHUNK, 8);
         for (int i = 0; i < ABANDONED_CLAIMS; i++) {
             LONG.setVolatile(segment, (long)ABANDONED_CLAIMS_OFFSET + 8L * i, -1L);
         }
@@ -602,13 +600,7 @@ public final class ReactorCommandRing extends CommandRingPad1 implements Pollabl
     }
 
     private void zero(final long from, final long to) {
-        long position = from;
-        while (position < to) {
-            final long index = position & mask;
-            final long length = Math.min(Math.min(to - position, capacity - index), ZERO_CHUNK);
-            MemorySegment.copy(zeros, 0, segment, HEADER_LENGTH + index, length);
-            position += length;
-        }
+        RingMemory.zero(segment, HEADER_LENGTH, capacity, from, to);
     }
 
     /** Nothing to do: firing is work, so the next cycle runs at once and its drain checks the timeout. */

@@ -1,6 +1,7 @@
 package dev.peregrine.handoff;
 
 import dev.peregrine.channel.CloseReason;
+import dev.peregrine.internal.RingMemory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -45,6 +46,8 @@ abstract class WorkerRingPad1 extends WorkerRingProducerFields {
 abstract class WorkerRingConsumerFields extends WorkerRingPad1 {
     long head;
     long readCount;
+    /** The handler of the read in progress. */
+    WorkerHandler handler;
 }
 
 /**
@@ -65,15 +68,14 @@ abstract class WorkerRingPad2 extends WorkerRingConsumerFields {
  * allocates. {@link #close()} once both have stopped.
  */
 public final class WorkerRing extends WorkerRingPad2 implements AutoCloseable {
-    private static final int ZERO_CHUNK = 4096;
     private static final CloseReason[] REASONS = CloseReason.values();
 
     private final Arena arena;
     private final MemorySegment segment;
-    private final MemorySegment zeros;
     private final int capacity;
     private final long mask;
     private final int maxMessageLength;
+    private final RecordReader decoder = this::decode;
 
     /**
      * Makes an empty ring.
@@ -92,7 +94,6 @@ public final class WorkerRing extends WorkerRingPad2 implements AutoCloseable {
         this.maxMessageLength = WorkerRingDescriptor.maxMessageLength(capacity);
         this.arena = Arena.ofShared();
         this.segment = arena.allocate((long)HEADER_LENGTH + capacity, 128);
-        this.zeros = arena.allocate(ZERO_CHUNK, 8);
     }
 
     /**
@@ -206,38 +207,24 @@ public final class WorkerRing extends WorkerRingPad2 implements AutoCloseable {
      * @return records delivered
      */
     public int read(final WorkerHandler handler, final int limit) {
-        final long start = head;
-        int count = 0;
+        this.handler = handler;
         try {
-            // at most one lap: what this read consumed is zeroed only at its end, so the record at the start, met again
-            // a lap later, would still show its length
-            while (count < limit && head - start < capacity) {
-                final long offset = HEADER_LENGTH + (head & mask);
-                final int recordLength = (int)INT.getAcquire(segment, offset); // pairs with publish's release
-                if (recordLength == 0) {
-                    break;
-                }
-                final int type = (int)INT.get(segment, offset + TYPE_OFFSET);
-                if (type == TYPE_PADDING) {
-                    head += recordLength; // may be 8 bytes at the very end: no channel id to read
-                    continue;
-                }
-                final long channelId = (long)LONG.get(segment, offset + CHANNEL_ID_OFFSET);
-                count++;
-                head += aligned(recordLength); // before the call: a handler that throws has still read it
-                if (type == TYPE_MESSAGE) {
-                    handler.onMessage(channelId, segment, offset + RECORD_HEADER_LENGTH,
-                        recordLength - RECORD_HEADER_LENGTH);
-                } else if (type == TYPE_OPENED) {
-                    handler.onOpened(channelId);
-                } else if (type == TYPE_CLOSED) {
-                    handler.onClosed(channelId, REASONS[(int)INT.get(segment, offset + RECORD_HEADER_LENGTH)]);
-                }
-            }
+            return readRecords(decoder, limit);
         } finally {
-            release(start, count);
+            this.handler = null;
         }
-        return count;
+    }
+
+    /** Hands a record to {@link #handler} by its type. */
+    private void decode(final int type, final long channelId, final MemorySegment buffer, final long offset,
+                        final int length) {
+        if (type == TYPE_MESSAGE) {
+            handler.onMessage(channelId, buffer, offset, length);
+        } else if (type == TYPE_OPENED) {
+            handler.onOpened(channelId);
+        } else if (type == TYPE_CLOSED) {
+            handler.onClosed(channelId, REASONS[(int)INT.get(buffer, offset)]);
+        }
     }
 
     /** What {@link #readRecords} hands each record to: its type, channel id and payload view. */
@@ -253,7 +240,9 @@ public final class WorkerRing extends WorkerRingPad2 implements AutoCloseable {
         final long start = head;
         int count = 0;
         try {
-            while (count < limit && head - start < capacity) { // one lap at most, as in read
+            // at most one lap: what this read consumed is zeroed only at its end, so the record at the start, met again
+            // a lap later, would still show its length
+            while (count < limit && head - start < capacity) {
                 final long offset = HEADER_LENGTH + (head & mask);
                 final int recordLength = (int)INT.getAcquire(segment, offset); // pairs with publish's release
                 if (recordLength == 0) {
@@ -391,13 +380,7 @@ public final class WorkerRing extends WorkerRingPad2 implements AutoCloseable {
         if (head == start) {
             return;
         }
-        long position = start;
-        while (position < head) {
-            final long index = position & mask;
-            final long length = Math.min(Math.min(head - position, capacity - index), ZERO_CHUNK);
-            MemorySegment.copy(zeros, 0, segment, HEADER_LENGTH + index, length);
-            position += length;
-        }
+        RingMemory.zero(segment, HEADER_LENGTH, capacity, start, head);
         if (records > 0) {
             readCount += records;
             LONG.setRelease(segment, (long)READ_OFFSET, readCount);

@@ -1,5 +1,6 @@
 package dev.peregrine.log;
 
+import dev.peregrine.internal.RingMemory;
 import dev.peregrine.reactor.IdleStrategy;
 
 import java.io.IOException;
@@ -32,7 +33,6 @@ import static dev.peregrine.log.LogRingDescriptor.type;
 final class LogConsumer implements Runnable {
     private static final int DRAIN_LIMIT = 1024;
     private static final int ABANDONED_CLAIMS = 16;
-    private static final int ZERO_CHUNK = 4096;
 
     private final MemorySegment segment;
     private final int capacity;
@@ -45,7 +45,6 @@ final class LogConsumer implements Runnable {
     private final MemorySegment out;
     private final ByteBuffer outBuffer;
     private final long flushAt;
-    private final MemorySegment zeros;
     private final AtomicLongArray abandonedClaims = new AtomicLongArray(ABANDONED_CLAIMS);
     private int nextAbandonedSlot;
     private long outPosition;
@@ -69,7 +68,6 @@ final class LogConsumer implements Runnable {
         this.out = arena.allocate(outLength, 8);
         this.outBuffer = out.asByteBuffer();
         this.flushAt = outLength - maxLine;
-        this.zeros = arena.allocate(ZERO_CHUNK, 8);
         for (int i = 0; i < ABANDONED_CLAIMS; i++) {
             abandonedClaims.set(i, -1);
         }
@@ -200,13 +198,7 @@ final class LogConsumer implements Runnable {
     }
 
     private void zero(final long from, final long to) {
-        long position = from;
-        while (position < to) {
-            final long index = position & mask;
-            final long length = Math.min(Math.min(to - position, capacity - index), ZERO_CHUNK);
-            MemorySegment.copy(zeros, 0, segment, HEADER_LENGTH + index, length);
-            position += length;
-        }
+        RingMemory.zero(segment, HEADER_LENGTH, capacity, from, to);
     }
 
     private long recordOffset(final long position) {

@@ -4,14 +4,12 @@ import dev.peregrine.log.AsyncLogger;
 import dev.peregrine.log.LoggerOptions;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
-import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 
 /**
  * {@code peregrine-tcp} with a responder that logs every connection event and every message through the
@@ -21,7 +19,7 @@ import java.util.List;
  * 2 vCPUs it takes no core from the two spinning sides. Named {@code peregrine-tcp[logged]}, so that its rows stand
  * beside {@code peregrine-tcp}'s in one run; {@code --stack logged} asks for it.
  */
-public final class LoggedBench implements BenchTransport {
+public final class LoggedBench extends ResponderVariant {
     /** What the logged variant's name ends with. */
     public static final String SUFFIX = "[logged]";
     /** The transport that has a logged variant. */
@@ -31,10 +29,8 @@ public final class LoggedBench implements BenchTransport {
         + " logger (LoggingHandler, as echo --log FILE --log-messages) to a temporary file; the logger's thread"
         + " parks when idle";
 
-    private final PeregrineTcpBench base;
-
     private LoggedBench(final PeregrineTcpBench base) {
-        this.base = base;
+        super(base);
     }
 
     /**
@@ -65,11 +61,6 @@ public final class LoggedBench implements BenchTransport {
     }
 
     @Override
-    public String path() {
-        return base.path();
-    }
-
-    @Override
     public Responder startResponder(final BenchConfig config) throws Exception {
         final Path file = Files.createTempFile(config.directory(), "peregrine-bench-logged-", ".log");
         final AsyncLogger logger = AsyncLogger.open(file, new LoggerOptions().threadName("bench-logger"));
@@ -97,20 +88,5 @@ public final class LoggedBench implements BenchTransport {
                 }
             }
         };
-    }
-
-    @Override
-    public PingClient connect(final BenchConfig config) throws Exception {
-        return base.connect(config);
-    }
-
-    @Override
-    public List<String> jvmArguments() {
-        return base.jvmArguments();
-    }
-
-    @Override
-    public String unavailableReason(final BenchConfig config) {
-        return base.unavailableReason(config);
     }
 }

@@ -2,7 +2,6 @@ package dev.peregrine.bench.transports;
 
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
-import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.reactor.BusySpinIdleStrategy;
 import dev.peregrine.reactor.IdleStrategy;
@@ -12,7 +11,6 @@ import dev.peregrine.reactor.YieldingIdleStrategy;
 import dev.peregrine.shm.ShmTransport;
 import dev.peregrine.tcp.TcpTransport;
 
-import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -25,17 +23,16 @@ import java.util.function.Supplier;
  * of their own; otherwise (on a 2-core machine, always) they idle with {@link YieldingIdleStrategy}, and the
  * description says which. The reactor and the clients wait as the plain transport's do.
  */
-public final class PeregrineWorkersBench implements BenchTransport {
+public final class PeregrineWorkersBench extends ResponderVariant {
     /** What joins the transport's name and the number of workers. */
     public static final String SUFFIX = "+workers=";
     /** The most workers a responder starts. */
     public static final int MAX_WORKERS = 64;
 
-    private final BenchTransport base;
     private final int workers;
 
     private PeregrineWorkersBench(final BenchTransport base, final int workers) {
-        this.base = base;
+        super(base);
         this.workers = workers;
     }
 
@@ -109,26 +106,6 @@ public final class PeregrineWorkersBench implements BenchTransport {
     }
 
     @Override
-    public String path() {
-        return base.path();
-    }
-
-    @Override
-    public List<String> jvmArguments() {
-        return base.jvmArguments();
-    }
-
-    @Override
-    public String unavailableReason(final BenchConfig config) {
-        return base.unavailableReason(config);
-    }
-
-    @Override
-    public String clientsUnavailableReason(final BenchConfig config, final int clients) {
-        return base.clientsUnavailableReason(config, clients);
-    }
-
-    @Override
     public Responder startResponder(final BenchConfig config) throws Exception {
         return startSharedResponder(config);
     }
@@ -146,16 +123,6 @@ public final class PeregrineWorkersBench implements BenchTransport {
         final Reactor reactor = new Reactor(PeregrineTcpBench.reactorOptions(config, "peregrine-tcp-responder", true));
         return PeregrineWorkerResponder.start(reactor, handler -> new TcpTransport(reactor,
             PeregrineTcpBench.options(config, true), handler), PeregrineTcpBench.address(config), workers, idle);
-    }
-
-    @Override
-    public PingClient connect(final BenchConfig config) throws Exception {
-        return base.connect(config);
-    }
-
-    @Override
-    public List<PingClient> connectAll(final BenchConfig config, final int count) throws Exception {
-        return base.connectAll(config, count);
     }
 
     @Override

@@ -2,7 +2,6 @@ package dev.peregrine.bench.transports;
 
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
-import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.reactor.ReactorOptions;
@@ -18,7 +17,7 @@ import java.util.List;
  * stand beside the base's in one run. Not in {@link Transports#all()}: {@code --stack separated} asks for it, and
  * {@link Transports#byName} finds it by that name (the responder JVM does).
  */
-public final class SeparatedBench implements BenchTransport {
+public final class SeparatedBench extends ResponderVariant {
     /** What a separated variant's name ends with. */
     public static final String SUFFIX = "[separated]";
     /** The transports that have a separated variant. */
@@ -29,10 +28,8 @@ public final class SeparatedBench implements BenchTransport {
         + " its own, which yields when idle (YieldingIdleStrategy: on 2 vCPUs a third spinning thread measures the"
         + " scheduler); events reach it through a one-to-one ring, echoes leave through the reactor's command ring";
 
-    private final BenchTransport base;
-
     private SeparatedBench(final BenchTransport base) {
-        this.base = base;
+        super(base);
     }
 
     /**
@@ -64,21 +61,6 @@ public final class SeparatedBench implements BenchTransport {
     }
 
     @Override
-    public String path() {
-        return base.path();
-    }
-
-    @Override
-    public List<String> jvmArguments() {
-        return base.jvmArguments();
-    }
-
-    @Override
-    public String unavailableReason(final BenchConfig config) {
-        return base.unavailableReason(config);
-    }
-
-    @Override
     public Responder startResponder(final BenchConfig config) throws Exception {
         if (base instanceof PeregrineTcpBench) {
             final Reactor reactor = new Reactor(PeregrineTcpBench.reactorOptions(config, "peregrine-tcp-separated"));
@@ -93,8 +75,4 @@ public final class SeparatedBench implements BenchTransport {
             PeregrineShmBenchSupport.address(config, "pp"), config.largest());
     }
 
-    @Override
-    public PingClient connect(final BenchConfig config) throws Exception {
-        return base.connect(config);
-    }
 }
