@@ -24,7 +24,11 @@ import java.net.InetSocketAddress;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 
 /**
  * {@code ./peregrine soup serve|connect}: a SoupBinTCP test feed, and a client that follows it across reconnects.
@@ -162,13 +166,44 @@ public final class SoupCommand implements Callable<Integer> {
                     }
                     return work;
                 });
-                loop(reactor, seconds, () -> false, () -> out.println("soup serve: next=" + messages.nextSequence()
-                    + " clients=" + session[0].clientCount() + (session[0].isEnded() ? " ended" : "")
-                    + " logins=" + server.acceptedLogins() + " faults=" + server.protocolErrors()
-                    + " timeouts=" + server.timeouts() + " unsequenced=" + unsequenced[0]));
+                final Supplier<String> summary = () -> "next=" + messages.nextSequence() + " clients="
+                    + session[0].clientCount() + (session[0].isEnded() ? " ended" : "") + " logins="
+                    + server.acceptedLogins() + " rejected=" + server.rejectedLogins() + " faults="
+                    + server.protocolErrors() + " timeouts=" + server.timeouts() + " unsequenced=" + unsequenced[0];
+                runUntilStopped(reactor, out, summary);
                 server.close();
             }
             return 0;
+        }
+
+        /**
+         * Serves until {@code --seconds}, an interrupt or the end of the process (Ctrl-C), then prints the summary a
+         * last time: a per-second line alone can predate the last login by up to a second, and a run shorter than a
+         * second printed none, so the figures a user read at the end were stale ({@code logins=0} after a login).
+         */
+        private void runUntilStopped(final Reactor reactor, final PrintStream out, final Supplier<String> summary) {
+            final AtomicBoolean stop = new AtomicBoolean();
+            final CountDownLatch stopped = new CountDownLatch(1);
+            final Thread hook = new Thread(() -> {
+                stop.set(true);
+                try {
+                    stopped.await(2, TimeUnit.SECONDS); // the loop sees the flag within a cycle and prints the last line
+                } catch (final InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "soup-serve-stop");
+            Runtime.getRuntime().addShutdownHook(hook);
+            try {
+                loop(reactor, seconds, stop::get, () -> out.println("soup serve: " + summary.get()));
+                out.println("soup serve: stopped: " + summary.get());
+            } finally {
+                stopped.countDown();
+                try {
+                    Runtime.getRuntime().removeShutdownHook(hook);
+                } catch (final IllegalStateException ex) {
+                    // the JVM is shutting down: the hook is running and waits for the line above
+                }
+            }
         }
     }
 

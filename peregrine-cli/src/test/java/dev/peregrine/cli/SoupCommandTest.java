@@ -2,6 +2,8 @@ package dev.peregrine.cli;
 
 import dev.peregrine.mold.MoldUDP64MessageStore;
 import dev.peregrine.reactor.Reactor;
+import dev.peregrine.soup.SoupBinTcpClient;
+import dev.peregrine.soup.SoupBinTcpClientOptions;
 import dev.peregrine.soup.SoupBinTcpServer;
 import dev.peregrine.soup.SoupBinTcpServerOptions;
 import dev.peregrine.soup.SoupBinTcpSession;
@@ -10,6 +12,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.foreign.Arena;
@@ -17,6 +21,8 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -52,6 +58,49 @@ class SoupCommandTest {
             server.join(30_000);
         }
         assertThat(served.get()).isZero();
+    }
+
+    /**
+     * The bug: the serve summary said {@code logins=0} after a client had logged in, because the only figures printed
+     * were the per-second lines, and none came after the login (a stop within the second printed nothing more). Fails
+     * without the last summary line printed when the server stops.
+     */
+    @Test
+    void shouldCountTheLoginInTheLastSummaryWhenStoppedWithinASecondOfIt() throws Exception {
+        final int port = freePort();
+        final CommandLine commandLine = Main.commandLine();
+        commandLine.parseArgs("soup", "serve", "--port", String.valueOf(port));
+        final SoupCommand.Serve serve = commandLine.getSubcommands().get("soup").getSubcommands().get("serve").getCommand();
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        final PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        final Thread server = Thread.ofPlatform().start(() -> serve.run(out));
+        try (Reactor reactor = new Reactor()) {
+            final boolean[] loggedIn = new boolean[1];
+            final SoupBinTcpClient client = new SoupBinTcpClient(reactor, new SoupBinTcpClientOptions()
+                .addresses(new InetSocketAddress(InetAddress.getLoopbackAddress(), port)).fromSequence(1),
+                new dev.peregrine.soup.SoupBinTcpClientListener() {
+                    @Override
+                    public void onSequencedData(final long sequence, final MemorySegment buffer, final long offset,
+                        final int length) {
+                    }
+
+                    @Override
+                    public void onLoginAccepted(final String session, final long sequence) {
+                        loggedIn[0] = true;
+                    }
+                });
+            client.start(); // retries until the server listens
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!loggedIn[0] && System.nanoTime() < deadline) {
+                reactor.doWork();
+            }
+            assertThat(loggedIn[0]).isTrue();
+            server.interrupt();
+            server.join(30_000);
+            client.close();
+        }
+        final List<String> lines = bytes.toString(StandardCharsets.UTF_8).strip().lines().toList();
+        assertThat(lines.getLast()).startsWith("soup serve: stopped: ").contains(" logins=1 ").contains(" rejected=0 ");
     }
 
     @Test
