@@ -18,6 +18,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -132,6 +133,64 @@ class SoupCommandTest {
             server.close();
             assertThat(code.get()).isEqualTo(1);
         }
+    }
+
+    /** A UDP port whose next one is free too (a MoldUDP64 feed and its re-request server). */
+    private static int freeUdpPortPair() throws Exception {
+        for (int attempt = 0; attempt < 20; attempt++) {
+            try (DatagramSocket feed = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+                final int port = feed.getLocalPort();
+                if (port < 65535) {
+                    try (DatagramSocket requests = new DatagramSocket(port + 1, InetAddress.getLoopbackAddress())) {
+                        assertThat(requests.getLocalPort()).isEqualTo(port + 1);
+                        return port;
+                    } catch (final java.net.BindException taken) {
+                        // try another
+                    }
+                }
+            }
+        }
+        throw new AssertionError("no two free UDP ports in a row in 20 attempts");
+    }
+
+    /**
+     * The gateway from the command line: 'mold publish' (5% of its packets dropped on purpose) into 'soup serve
+     * --from-mold', followed by 'soup connect --verify' to End of Session: every message once, in order, its bytes
+     * mold publish's (exit 0).
+     */
+    @Test
+    void shouldServeAMoldPublishFeedThroughTheGatewayToAVerifyingClient() throws Exception {
+        final String soupPort = String.valueOf(freePort());
+        final int moldPort = freeUdpPortPair();
+        final AtomicInteger served = new AtomicInteger(-1);
+        final AtomicInteger published = new AtomicInteger(-1);
+        final Thread gateway = Thread.ofPlatform().start(() -> served.set(execute(new StringWriter(),
+            "soup", "serve", "--port", soupPort, "--from-mold", "127.0.0.1:" + moldPort, "--mold-start", "1")));
+        final Thread publisher = Thread.ofPlatform().start(() -> published.set(execute(new StringWriter(),
+            "mold", "publish", "--group", "127.0.0.1", "--port", String.valueOf(moldPort), "--count", "2000",
+            "--rate", "20000", "--size", "16", "--loss", "0.05", "--linger", "3s")));
+        try {
+            final int code = execute(new StringWriter(), "soup", "connect", "--port", soupPort, "--verify", "--seconds", "60");
+            assertThat(code).isZero();
+        } finally {
+            gateway.interrupt();
+            gateway.join(30_000);
+            publisher.join(30_000);
+        }
+        assertThat(served.get()).isZero();
+        assertThat(published.get()).isZero();
+    }
+
+    @Test
+    void shouldRefuseTestFeedOptionsOnAGatewayAndGatewayOptionsWithoutOne() {
+        final StringWriter err = new StringWriter();
+        assertThat(execute(err, "soup", "serve", "--from-mold", "none:5000", "--count", "5")).isEqualTo(2);
+        assertThat(err.toString().strip().lines()).hasSize(1);
+        assertThat(err.toString()).contains("--count").contains("--from-mold");
+        final StringWriter err2 = new StringWriter();
+        assertThat(execute(err2, "soup", "serve", "--mold-start", "1")).isEqualTo(2);
+        assertThat(err2.toString().strip().lines()).hasSize(1);
+        assertThat(err2.toString()).contains("--mold-start").contains("--from-mold");
     }
 
     @Test
