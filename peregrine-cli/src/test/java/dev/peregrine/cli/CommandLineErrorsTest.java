@@ -67,7 +67,9 @@ class CommandLineErrorsTest {
         Map.entry(HandoffCommand.ImplementationName.class, List.of("", "disrupter", "peregrine")),
         Map.entry(Converters.BatchValue.class, List.of("", "0", "-5", "64kb", "2GiB", "1.5KiB")),
         Map.entry(FanoutCommand.LogName.class, List.of("", "../up", ".hidden")),
-        Map.entry(FanoutCommand.StartConverter.class, List.of("", "sideways")));
+        Map.entry(FanoutCommand.StartConverter.class, List.of("", "sideways")),
+        Map.entry(SoupCommand.HostPort.class, List.of("", "127.0.0.1", "127.0.0.1:0", "127.0.0.1:70000", "no-such-host.invalid:5001")),
+        Map.entry(SoupCommand.MoldEndpoint.class, List.of("", "none", "none:0", "239.1.1.1:x", "no-such-host.invalid:5000")));
     private static final Set<Class<?>> INTEGRAL = Set.of(int.class, Integer.class, long.class, Long.class);
     private static final Set<Class<?>> DECIMAL = Set.of(double.class, Double.class, float.class, Float.class);
 

@@ -81,6 +81,27 @@ public final class CounterTypes {
      */
     public static final int SHM_PEER_FAULTS = 64;
 
+    /** SoupBinTCP server: logins answered with Login Accepted. */
+    public static final int SOUP_LOGINS_ACCEPTED = 70;
+    /** SoupBinTCP server: logins answered with Login Rejected (the label gives the code). */
+    public static final int SOUP_LOGINS_REJECTED = 71;
+    /** SoupBinTCP server: client connections closed (the label says why). */
+    public static final int SOUP_CONNECTIONS_CLOSED = 72;
+    /** SoupBinTCP server: Sequenced Data sent live, inside the publish that made the message. */
+    public static final int SOUP_SEQUENCED_LIVE = 73;
+    /** SoupBinTCP server: Sequenced Data sent from the store (replay, or a client catching up). */
+    public static final int SOUP_SEQUENCED_REPLAYED = 74;
+    /** SoupBinTCP server: Unsequenced Data received from logged-in clients. */
+    public static final int SOUP_UNSEQUENCED_RECEIVED = 75;
+    /** SoupBinTCP server: Server Heartbeats sent. */
+    public static final int SOUP_HEARTBEATS_SENT = 76;
+    /** SoupBinTCP server: Client Heartbeats received. */
+    public static final int SOUP_HEARTBEATS_RECEIVED = 77;
+    /** SoupBinTCP server: connections closed for silence (the label says which: login or receive). */
+    public static final int SOUP_TIMEOUTS = 78;
+    /** SoupBinTCP server: clients logged in now (gauge). */
+    public static final int SOUP_CLIENTS = 79;
+
     private CounterTypes() {
     }
 
@@ -128,6 +149,16 @@ public final class CounterTypes {
             case SHM_FUTEX_WAITS -> "peregrine_shm_futex_waits_total";
             case SHM_PEERS_ALIVE -> "peregrine_shm_peers_alive";
             case SHM_PEER_FAULTS -> "peregrine_shm_peer_faults_total";
+            case SOUP_LOGINS_ACCEPTED -> "peregrine_soup_logins_accepted_total";
+            case SOUP_LOGINS_REJECTED -> "peregrine_soup_logins_rejected_total";
+            case SOUP_CONNECTIONS_CLOSED -> "peregrine_soup_connections_closed_total";
+            case SOUP_SEQUENCED_LIVE -> "peregrine_soup_sequenced_live_total";
+            case SOUP_SEQUENCED_REPLAYED -> "peregrine_soup_sequenced_replayed_total";
+            case SOUP_UNSEQUENCED_RECEIVED -> "peregrine_soup_unsequenced_received_total";
+            case SOUP_HEARTBEATS_SENT -> "peregrine_soup_heartbeats_sent_total";
+            case SOUP_HEARTBEATS_RECEIVED -> "peregrine_soup_heartbeats_received_total";
+            case SOUP_TIMEOUTS -> "peregrine_soup_timeouts_total";
+            case SOUP_CLIENTS -> "peregrine_soup_clients";
             default -> "peregrine_type_" + Integer.toUnsignedString(typeId) + "_total";
         };
     }
@@ -140,7 +171,7 @@ public final class CounterTypes {
      */
     public static boolean isGauge(final int typeId) {
         return typeId == REACTOR_LONGEST_CYCLE_NS || typeId == TCP_CONNECTIONS_OPEN || typeId == MOLD_NEXT_EXPECTED
-            || typeId == MOLD_STATE || typeId == SHM_RING_OCCUPANCY || typeId == SHM_PEERS_ALIVE;
+            || typeId == MOLD_STATE || typeId == SHM_RING_OCCUPANCY || typeId == SHM_PEERS_ALIVE || typeId == SOUP_CLIENTS;
     }
 
     /**
@@ -186,6 +217,16 @@ public final class CounterTypes {
             case SHM_PEERS_ALIVE -> "Shared-memory channels whose peer is alive.";
             case SHM_PEER_FAULTS -> "Shared-memory channels closed for a fault of their peer: corrupt ring, ring file "
                 + "shrunk, ring still filling after the peer went.";
+            case SOUP_LOGINS_ACCEPTED -> "SoupBinTCP logins accepted.";
+            case SOUP_LOGINS_REJECTED -> "SoupBinTCP logins rejected, by code: not authorized (A), session not available (S).";
+            case SOUP_CONNECTIONS_CLOSED -> "SoupBinTCP client connections closed, by reason.";
+            case SOUP_SEQUENCED_LIVE -> "SoupBinTCP sequenced messages sent live, as they were published.";
+            case SOUP_SEQUENCED_REPLAYED -> "SoupBinTCP sequenced messages sent from the store (replay, catching up).";
+            case SOUP_UNSEQUENCED_RECEIVED -> "SoupBinTCP unsequenced messages received from clients.";
+            case SOUP_HEARTBEATS_SENT -> "SoupBinTCP server heartbeats sent.";
+            case SOUP_HEARTBEATS_RECEIVED -> "SoupBinTCP client heartbeats received.";
+            case SOUP_TIMEOUTS -> "SoupBinTCP connections closed for silence: no login in time, or the receive timeout.";
+            case SOUP_CLIENTS -> "SoupBinTCP clients logged in.";
             default -> "Counter of type " + typeId + ".";
         };
     }

@@ -247,6 +247,30 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
     }
 
     /**
+     * Makes an empty store start at a later sequence number: its first message appended gets {@code sequence}. For a
+     * store filled by someone who joined a session part-way (a MoldUDP64-to-SoupBinTCP gateway that first saw message
+     * 5000): it holds nothing before, so a request for earlier messages is one it cannot serve. A mapped store keeps
+     * it across a reopen.
+     *
+     * @param sequence the number of the first message, at least 1
+     * @throws IllegalArgumentException if {@code sequence} is below 1 or is {@code Long.MAX_VALUE}
+     * @throws IllegalStateException if the store holds a message, or ever did (its numbering is taken)
+     */
+    public void startAt(final long sequence) {
+        if (sequence < 1 || sequence == Long.MAX_VALUE) {
+            throw new IllegalArgumentException("sequence=" + sequence + " must be in [1, 2^63 - 2]");
+        }
+        if (nextSequence != 1 || writePosition != 0) {
+            throw new IllegalStateException("startAt sequence=" + sequence + " refused: the store is numbered already,"
+                + " firstSequence=" + firstSequence + " nextSequence=" + nextSequence);
+        }
+        firstSequence = sequence;
+        nextSequence = sequence;
+        segment.set(LONG, FIRST_SEQUENCE_OFFSET, sequence);
+        segment.set(LONG, NEXT_SEQUENCE_OFFSET, sequence);
+    }
+
+    /**
      * Appends the next message. If it fails part-way (the copy from {@code buffer} throws, or the process dies),
      * the messages still kept are intact: at most those this one would have displaced are forgotten.
      *

@@ -328,7 +328,12 @@ public final class MoldUDP64SubscriberOptions {
         return session;
     }
 
-    long startSequence() {
+    /**
+     * The first message to deliver, as {@link #startSequence(long)} set it (a gateway filling a store reads it).
+     *
+     * @return 0 for the first message seen, else a sequence number
+     */
+    public long startSequence() {
         return startSequence;
     }
 

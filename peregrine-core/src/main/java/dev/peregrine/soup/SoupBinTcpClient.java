@@ -22,7 +22,8 @@ import java.util.List;
  *       from the next sequence number not yet delivered.</li>
  *   <li>Reconnect: after any loss, the next address of {@link SoupBinTcpClientOptions#addresses}; the first retry
  *       at once, later ones after the back-off with jitter ({@link SoupBinTcpClientOptions#backoff}). Reconnecting
- *       stops on End of Session, on {@link #logout()}, and on Login Rejected {@code A}.</li>
+ *       stops on End of Session, on {@link #logout()}, on Login Rejected {@code A}, and on Login Rejected {@code S}
+ *       {@link SoupBinTcpClientOptions#maxSessionRejections} times in a row ({@link SoupBinTcpClientListener#onStopped} says why).</li>
  *   <li>Gaps: Login Accepted at a higher number than asked is reported by {@link SoupBinTcpClientListener#onGap};
  *       a lower one is served, and the repeats are skipped (counted, {@link #skippedRepeats()}).</li>
  *   <li>Unsequenced data is not kept across a loss: {@link #sendUnsequenced} answers
@@ -53,6 +54,8 @@ public final class SoupBinTcpClient implements AutoCloseable {
     private int addressIndex;
     /** Consecutive attempts since the last Login Accepted; the first retry is immediate. */
     private int failures;
+    /** Consecutive Login Rejected 'S' since the last Login Accepted. */
+    private int sessionRejections;
     private long reconnectAtNs;
     private String acceptedSession;
     /** The next sequence number not yet delivered; 0 until the first Login Accepted when starting live. */
@@ -374,6 +377,7 @@ public final class SoupBinTcpClient implements AutoCloseable {
             SoupBinTcpLayout.SESSION_LENGTH);
         state = LOGGED_IN;
         failures = 0;
+        sessionRejections = 0;
         receiveSequence = sequence;
         listener.onLoginAccepted(acceptedSession, sequence);
         if (nextToDeliver == 0) {
@@ -394,6 +398,11 @@ public final class SoupBinTcpClient implements AutoCloseable {
         listener.onLoginRejected(code);
         if (code == SoupBinTcpLayout.REJECT_NOT_AUTHORIZED) {
             stop("Login Rejected 'A' (not authorized)");
+        } else if (++sessionRejections >= options.maxSessionRejections()) {
+            stop("Login Rejected " + SoupBinTcpLayout.typeName(code) + " (session not available) " + sessionRejections
+                + " times in a row, the limit (maxSessionRejections): session '"
+                + (acceptedSession != null ? acceptedSession : options.session()) + "' from sequence " + nextToDeliver
+                + " is not served");
         } else {
             closeDetail = "Login Rejected " + SoupBinTcpLayout.typeName(code);
             transport.abort(channelId);

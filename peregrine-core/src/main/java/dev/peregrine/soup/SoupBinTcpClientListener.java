@@ -28,7 +28,7 @@ public interface SoupBinTcpClientListener {
 
     /**
      * Login Rejected. After {@code A} the client stops; after {@code S} it tries again (the next address, after
-     * the back-off).
+     * the back-off), until {@link SoupBinTcpClientOptions#maxSessionRejections} in a row stop it.
      *
      * @param code {@link SoupBinTcpLayout#REJECT_NOT_AUTHORIZED} or {@link SoupBinTcpLayout#REJECT_SESSION_NOT_AVAILABLE}
      */
@@ -58,7 +58,8 @@ public interface SoupBinTcpClientListener {
     }
 
     /**
-     * The client stopped for good (End of Session, a logout, Login Rejected {@code A}, a listener failure,
+     * The client stopped for good (End of Session, a logout, Login Rejected {@code A}, too many Login Rejected
+     * {@code S} in a row, a listener failure,
      * {@link SoupBinTcpClient#close()}); no event follows.
      *
      * @param reason why

@@ -26,6 +26,7 @@ public final class SoupBinTcpClientOptions {
     private long receiveTimeoutNs = TimeUnit.SECONDS.toNanos(15);
     private long backoffInitialNs = TimeUnit.MILLISECONDS.toNanos(10);
     private long backoffMaxNs = TimeUnit.SECONDS.toNanos(1);
+    private int maxSessionRejections = 3;
     private RandomGenerator random = new SplittableRandom();
 
     /** Creates options with the defaults; at least one address must be given. */
@@ -161,6 +162,23 @@ public final class SoupBinTcpClientOptions {
     }
 
     /**
+     * How many Login Rejected {@code S} (session not available) in a row, from any of the addresses, the client takes
+     * before it stops; default 3. Each one is retried like a lost connection: the next address, after the back-off.
+     * A Login Accepted starts the count again. A server that keeps answering {@code S} (it lacks the session, or the
+     * sequence asked for) is not tried for ever.
+     *
+     * @param rejections at least 1
+     * @return this
+     */
+    public SoupBinTcpClientOptions maxSessionRejections(final int rejections) {
+        if (rejections < 1) {
+            throw new IllegalArgumentException("maxSessionRejections=" + rejections + " must be at least 1");
+        }
+        this.maxSessionRejections = rejections;
+        return this;
+    }
+
+    /**
      * The source of the jitter; injectable so that a test knows the schedule.
      *
      * @param random the generator, used on the reactor thread only
@@ -212,6 +230,10 @@ public final class SoupBinTcpClientOptions {
 
     long backoffMaxNs() {
         return backoffMaxNs;
+    }
+
+    int maxSessionRejections() {
+        return maxSessionRejections;
     }
 
     RandomGenerator random() {

@@ -14,6 +14,12 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
+import static dev.peregrine.soup.SoupBinTcpServerCounters.CLOSED_FELL_BEHIND;
+import static dev.peregrine.soup.SoupBinTcpServerCounters.CLOSED_LOGOUT;
+import static dev.peregrine.soup.SoupBinTcpServerCounters.CLOSED_PROTOCOL_ERROR;
+import static dev.peregrine.soup.SoupBinTcpServerCounters.CLOSED_REJECTED;
+import static dev.peregrine.soup.SoupBinTcpServerCounters.CLOSED_TIMEOUT;
+
 /**
  * A SoupBinTCP 3.00 server: many clients on one reactor, each logged into a {@link SoupBinTcpSession} that a
  * {@link SoupAuthenticator} picks, and served its session's sequenced messages from the requested number on.
@@ -37,6 +43,10 @@ import java.util.Map;
  *   <li>Time: a Server Heartbeat after {@link SoupBinTcpServerOptions#heartbeatInterval} without sending; a
  *       connection silent for {@link SoupBinTcpServerOptions#receiveTimeout} is closed. All on the reactor's
  *       clock ({@link dev.peregrine.reactor.ReactorOptions#clock}), so a test can drive it.</li>
+ *   <li>Counters: in the reactor's counters file ({@link Reactor#counters()}, what {@code ./peregrine stat} shows),
+ *       labelled {@code soup-server-N}: logins accepted, rejected by code, connections closed by reason, sequenced
+ *       messages sent live and from the store, unsequenced received, heartbeats both ways, timeouts by kind, and the
+ *       clients logged in. Freed by {@link #close()} or with the reactor.</li>
  * </ul>
  * Nothing allocates in steady state (live, replay, heartbeats). Not thread-safe: use it on the reactor's thread.
  */
@@ -58,9 +68,8 @@ public final class SoupBinTcpServer implements AutoCloseable {
     private long serverId;
     private String listenFailure;
     private long protocolErrors;
-    private long timeouts;
-    private long rejectedLogins;
-    private long acceptedLogins;
+    private final SoupBinTcpServerCounters counters;
+    private final Runnable releaseCounters;
     private boolean closed;
 
     /**
@@ -88,6 +97,9 @@ public final class SoupBinTcpServer implements AutoCloseable {
         this.timerScanIntervalNs = Math.max(1, Math.min(options.heartbeatIntervalNs(),
             Math.min(options.loginTimeoutNs(), options.receiveTimeoutNs())) / 10);
         this.nextTimerScanNs = reactor.nowNs();
+        this.counters = new SoupBinTcpServerCounters(reactor.counters());
+        this.releaseCounters = counters::close;
+        reactor.addReleaseHook(releaseCounters); // a reactor closed first still gets the slots back
         reactor.add(poller);
     }
 
@@ -187,7 +199,7 @@ public final class SoupBinTcpServer implements AutoCloseable {
      * @return the count
      */
     public long timeouts() {
-        return timeouts;
+        return counters.loginTimeouts.get() + counters.receiveTimeouts.get();
     }
 
     /**
@@ -196,7 +208,7 @@ public final class SoupBinTcpServer implements AutoCloseable {
      * @return the count
      */
     public long rejectedLogins() {
-        return rejectedLogins;
+        return counters.rejectedNotAuthorized.get() + counters.rejectedSessionNotAvailable.get();
     }
 
     /**
@@ -205,7 +217,7 @@ public final class SoupBinTcpServer implements AutoCloseable {
      * @return the count
      */
     public long acceptedLogins() {
-        return acceptedLogins;
+        return counters.loginsAccepted.get();
     }
 
     /**
@@ -217,7 +229,10 @@ public final class SoupBinTcpServer implements AutoCloseable {
         return activeCount;
     }
 
-    /** Closes every connection and the listening socket; the stores stay open (they are the caller's). */
+    /**
+     * Closes every connection and the listening socket, and frees the server's slots in the counters file; the stores
+     * stay open (they are the caller's).
+     */
     @Override
     public void close() {
         if (closed) {
@@ -226,6 +241,8 @@ public final class SoupBinTcpServer implements AutoCloseable {
         closed = true;
         transport.close();
         reactor.remove(poller);
+        reactor.removeReleaseHook(releaseCounters);
+        counters.close();
     }
 
     private int doWork(final long nowNs) {
@@ -234,7 +251,7 @@ public final class SoupBinTcpServer implements AutoCloseable {
         for (int i = 0; i < activeCount; i++) {
             final SoupServerConnection client = active[i];
             if (client.state == SoupServerConnection.LOGGED_IN && !client.backPressured && behind(client)) {
-                work += serve(client, burst);
+                work += serve(client, burst, false);
             }
         }
         if (nowNs - nextTimerScanNs >= 0) {
@@ -253,37 +270,25 @@ public final class SoupBinTcpServer implements AutoCloseable {
      * Sends a client up to {@code limit} messages from the store, then End of Session if the session ended and the
      * client has everything. Stops when the outbound buffer is full; progress clears that.
      *
+     * @param live whether this is the publish of the message (counted live), else a send from the store (replayed)
      * @return messages (and End of Session) sent
      */
-    int serve(final SoupServerConnection client, final int limit) {
+    int serve(final SoupServerConnection client, final int limit, final boolean live) {
         final MoldUDP64MessageStore store = client.session.store();
         int sent = 0;
+        boolean stopped = false;
         while (sent < limit && client.nextSequence < store.nextSequence()) {
-            final long sequence = client.nextSequence;
-            final int length = store.messageLength(sequence);
-            if (length < 0 || length > SoupBinTcpLayout.MAX_MESSAGE_LENGTH) {
-                fail(client, CloseReason.ERROR, length < 0
-                    ? "fell behind the store: next sequence " + sequence + " is older than the oldest kept, "
-                        + store.firstSequence()
-                    : "message " + sequence + " of " + length + " bytes does not fit a Sequenced Data packet");
-                return sent;
+            if (!serveOne(client, store)) {
+                stopped = true;
+                break;
             }
-            final long offset = transport.tryClaim(client.channelId, length + 1);
-            if (offset < 0) {
-                client.backPressured = true;
-                return sent;
-            }
-            final MemorySegment claim = transport.claimBuffer();
-            claim.set(ValueLayout.JAVA_BYTE, offset, SoupBinTcpLayout.SEQUENCED_DATA);
-            store.copyMessage(sequence, claim, offset + 1);
-            client.nextSequence = sequence + 1;
-            if (transport.commit() < 0) {
-                return sent; // closed under the write: onClosed has been or will be delivered
-            }
-            client.lastSentNs = reactor.nowNs();
             sent++;
         }
-        if (client.session.isEnded() && !client.endOfSessionSent && client.nextSequence == store.nextSequence()) {
+        if (sent > 0) {
+            (live ? counters.sequencedLive : counters.sequencedReplayed).add(sent);
+        }
+        if (!stopped && client.session.isEnded() && !client.endOfSessionSent
+            && client.nextSequence == store.nextSequence()) {
             if (sendEmpty(client, SoupBinTcpLayout.END_OF_SESSION)) {
                 client.endOfSessionSent = true;
                 sent++;
@@ -294,6 +299,35 @@ public final class SoupBinTcpServer implements AutoCloseable {
         return sent;
     }
 
+    /** Sends the client its next message from the store; false if it was not sent (back-pressure, or closed). */
+    private boolean serveOne(final SoupServerConnection client, final MoldUDP64MessageStore store) {
+        final long sequence = client.nextSequence;
+        final int length = store.messageLength(sequence);
+        if (length < 0) {
+            fail(client, CLOSED_FELL_BEHIND, CloseReason.ERROR, "fell behind the store: next sequence " + sequence
+                + " is older than the oldest kept, " + store.firstSequence());
+            return false;
+        }
+        if (length > SoupBinTcpLayout.MAX_MESSAGE_LENGTH) {
+            protocolFault(client, "message " + sequence + " of " + length + " bytes does not fit a Sequenced Data packet");
+            return false;
+        }
+        final long offset = transport.tryClaim(client.channelId, length + 1);
+        if (offset < 0) {
+            client.backPressured = true;
+            return false;
+        }
+        final MemorySegment claim = transport.claimBuffer();
+        claim.set(ValueLayout.JAVA_BYTE, offset, SoupBinTcpLayout.SEQUENCED_DATA);
+        store.copyMessage(sequence, claim, offset + 1);
+        client.nextSequence = sequence + 1;
+        if (transport.commit() < 0) {
+            return false; // closed under the write: onClosed has been or will be delivered
+        }
+        client.lastSentNs = reactor.nowNs();
+        return true;
+    }
+
     private int scanTimers(final long nowNs) {
         int work = 0;
         for (int i = activeCount - 1; i >= 0; i--) { // from the end: a close swaps the last one into i
@@ -302,23 +336,27 @@ public final class SoupBinTcpServer implements AutoCloseable {
                 continue;
             }
             if (client.state == SoupServerConnection.AWAITING_LOGIN && nowNs - client.connectedNs >= options.loginTimeoutNs()) {
-                timeouts++;
-                close(client, CloseReason.ERROR, "no Login Request within " + options.loginTimeoutNs() / 1_000_000 + " ms");
+                counters.loginTimeouts.increment();
+                close(client, CLOSED_TIMEOUT, CloseReason.ERROR, "no Login Request within "
+                    + options.loginTimeoutNs() / 1_000_000 + " ms");
                 work++;
             } else if (nowNs - client.lastReceivedNs >= options.receiveTimeoutNs()) {
-                timeouts++;
-                close(client, CloseReason.ERROR, "nothing received for " + options.receiveTimeoutNs() / 1_000_000
+                counters.receiveTimeouts.increment();
+                close(client, CLOSED_TIMEOUT, CloseReason.ERROR, "nothing received for "
+                    + options.receiveTimeoutNs() / 1_000_000
                     + " ms (receive timeout)");
                 work++;
             } else if (client.state == SoupServerConnection.LOGGED_IN
                 && client.nextSequence < client.session.store().firstSequence()) {
                 // found here too, not only when its socket drains: a client that reads nothing holds its buffer
-                fail(client, CloseReason.ERROR, "fell behind the store: next sequence " + client.nextSequence
+                fail(client, CLOSED_FELL_BEHIND, CloseReason.ERROR, "fell behind the store: next sequence "
+                    + client.nextSequence
                     + " is older than the oldest kept, " + client.session.store().firstSequence());
                 work++;
             } else if (client.state == SoupServerConnection.LOGGED_IN
                 && nowNs - client.lastSentNs >= options.heartbeatIntervalNs()) {
                 if (sendEmpty(client, SoupBinTcpLayout.SERVER_HEARTBEAT)) {
+                    counters.heartbeatsSent.increment();
                     work++;
                 }
             }
@@ -342,42 +380,45 @@ public final class SoupBinTcpServer implements AutoCloseable {
     private void onPacket(final SoupServerConnection client, final MemorySegment buffer, final long offset, final int length) {
         client.lastReceivedNs = reactor.nowNs();
         if (length == 0) {
-            fail(client, CloseReason.ERROR, "a packet of length 0 (no packet type)");
+            protocolFault(client, "a packet of length 0 (no packet type)");
             return;
         }
         final byte type = buffer.get(ValueLayout.JAVA_BYTE, offset);
         switch (type) {
             case SoupBinTcpLayout.UNSEQUENCED_DATA -> {
                 if (client.state != SoupServerConnection.LOGGED_IN) {
-                    fail(client, CloseReason.ERROR, "Unsequenced Data before login");
+                    protocolFault(client, "Unsequenced Data before login");
                     return;
                 }
+                counters.unsequencedReceived.increment();
                 try {
                     handler.onUnsequencedData(client.channelId, client.session, buffer, offset + 1, length - 1);
                 } catch (final RuntimeException | Error ex) { // this connection only; the loop goes on
                     reactor.errorHandler().onError(new IllegalStateException("SoupBinTCP handler failed on channel "
                         + client.channelId + "; the channel is closed", ex));
-                    fail(client, CloseReason.ERROR, "handler failed: " + ex);
+                    protocolFault(client, "handler failed: " + ex);
                 }
             }
-            case SoupBinTcpLayout.CLIENT_HEARTBEAT, SoupBinTcpLayout.DEBUG -> {
-                // lastReceivedNs is all a heartbeat does; debug text may be ignored (spec)
+            case SoupBinTcpLayout.CLIENT_HEARTBEAT -> counters.heartbeatsReceived.increment(); // and lastReceivedNs above
+            case SoupBinTcpLayout.DEBUG -> {
+                // debug text may be ignored (spec)
             }
             case SoupBinTcpLayout.LOGIN_REQUEST -> login(client, buffer, offset + 1, length - 1);
-            case SoupBinTcpLayout.LOGOUT_REQUEST -> close(client, CloseReason.LOCAL, "Logout Request");
-            default -> fail(client, CloseReason.ERROR, "unknown packet type " + SoupBinTcpLayout.typeName(type)
+            case SoupBinTcpLayout.LOGOUT_REQUEST -> close(client, CLOSED_LOGOUT, CloseReason.LOCAL,
+                "Logout Request");
+            default -> protocolFault(client, "unknown packet type " + SoupBinTcpLayout.typeName(type)
                 + " from a client");
         }
     }
 
     private void login(final SoupServerConnection client, final MemorySegment buffer, final long offset, final int length) {
         if (client.state != SoupServerConnection.AWAITING_LOGIN) {
-            fail(client, CloseReason.ERROR, "a second Login Request on one connection");
+            protocolFault(client, "a second Login Request on one connection");
             return;
         }
         final String fault = SoupLoginRequest.fault(buffer, offset, length);
         if (fault != null) {
-            fail(client, CloseReason.ERROR, "malformed Login Request: " + fault);
+            protocolFault(client, "malformed Login Request: " + fault);
             return;
         }
         final String username = SoupBinTcpLayout.text(buffer, offset + SoupBinTcpLayout.LOGIN_USERNAME_OFFSET,
@@ -393,11 +434,11 @@ public final class SoupBinTcpServer implements AutoCloseable {
         } catch (final RuntimeException | Error ex) {
             reactor.errorHandler().onError(new IllegalStateException("SoupBinTCP authenticator failed on channel "
                 + client.channelId + "; the channel is closed", ex));
-            fail(client, CloseReason.ERROR, "authenticator failed: " + ex);
+            protocolFault(client, "authenticator failed: " + ex);
             return;
         }
         if (decision == null || decision.session() != null && decision.session().server() != this) {
-            fail(client, CloseReason.ERROR, "authenticator answered " + decision + ", not a decision with a session of"
+            protocolFault(client, "authenticator answered " + decision + ", not a decision with a session of"
                 + " this server");
             return;
         }
@@ -417,7 +458,7 @@ public final class SoupBinTcpServer implements AutoCloseable {
         final long next = sequence == 0 ? store.nextSequence() : sequence;
         final long claim = transport.tryClaim(client.channelId, 1 + SoupBinTcpLayout.LOGIN_ACCEPTED_LENGTH);
         if (claim < 0) {
-            fail(client, CloseReason.ERROR, "Login Accepted could not be sent: " + claim);
+            protocolFault(client, "Login Accepted could not be sent: " + claim);
             return;
         }
         final MemorySegment out = transport.claimBuffer();
@@ -433,49 +474,57 @@ public final class SoupBinTcpServer implements AutoCloseable {
         client.session = session;
         client.nextSequence = next;
         session.add(client);
-        acceptedLogins++;
+        counters.clients.increment();
+        counters.loginsAccepted.increment();
         try {
             handler.onLoggedIn(client.channelId, session, username, next);
         } catch (final RuntimeException | Error ex) {
             reactor.errorHandler().onError(new IllegalStateException("SoupBinTCP handler failed on channel "
                 + client.channelId + "; the channel is closed", ex));
-            fail(client, CloseReason.ERROR, "handler failed: " + ex);
+            protocolFault(client, "handler failed: " + ex);
             return;
         }
-        serve(client, options.replayBurst());
+        serve(client, options.replayBurst(), false);
     }
 
     private void reject(final SoupServerConnection client, final byte code, final String detail) {
-        rejectedLogins++;
+        (code == SoupBinTcpLayout.REJECT_NOT_AUTHORIZED ? counters.rejectedNotAuthorized
+            : counters.rejectedSessionNotAvailable).increment();
         final long claim = transport.tryClaim(client.channelId, 2);
         if (claim >= 0) {
             transport.claimBuffer().set(ValueLayout.JAVA_BYTE, claim, SoupBinTcpLayout.LOGIN_REJECTED);
             transport.claimBuffer().set(ValueLayout.JAVA_BYTE, claim + 1, code);
             transport.commit();
         }
-        close(client, CloseReason.LOCAL, "Login Rejected " + (code == SoupBinTcpLayout.REJECT_NOT_AUTHORIZED
+        close(client, CLOSED_REJECTED, CloseReason.LOCAL, "Login Rejected " + (code == SoupBinTcpLayout.REJECT_NOT_AUTHORIZED
             ? "'A' (not authorized): " : "'S' (session not available): ") + detail);
     }
 
-    private void fail(final SoupServerConnection client, final CloseReason reason, final String detail) {
-        protocolErrors++;
-        close(client, reason, detail);
+    private void protocolFault(final SoupServerConnection client, final String detail) {
+        fail(client, CLOSED_PROTOCOL_ERROR, CloseReason.ERROR, detail);
     }
 
-    private void close(final SoupServerConnection client, final CloseReason reason, final String detail) {
+    private void fail(final SoupServerConnection client, final int closeKind, final CloseReason reason, final String detail) {
+        protocolErrors++;
+        close(client, closeKind, reason, detail);
+    }
+
+    private void close(final SoupServerConnection client, final int closeKind, final CloseReason reason,
+        final String detail) {
         if (client.state == SoupServerConnection.CLOSING) {
             return;
         }
         leaveSession(client);
         client.state = SoupServerConnection.CLOSING;
+        client.closeKind = closeKind;
         client.closeReason = reason;
         client.closeDetail = detail;
         transport.close(client.channelId); // onClosed may come inside this call
     }
 
-    private static void leaveSession(final SoupServerConnection client) {
-        if (client.session != null) {
-            client.session.remove(client);
+    private void leaveSession(final SoupServerConnection client) {
+        if (client.session != null && client.session.remove(client)) {
+            counters.clients.add(-1);
         }
     }
 
@@ -521,7 +570,7 @@ public final class SoupBinTcpServer implements AutoCloseable {
             if (client != null && client.backPressured) {
                 client.backPressured = false;
                 if (client.state == SoupServerConnection.LOGGED_IN) {
-                    serve(client, options.replayBurst());
+                    serve(client, options.replayBurst(), false);
                 }
             }
         }
@@ -545,6 +594,7 @@ public final class SoupBinTcpServer implements AutoCloseable {
             if (!ours && reason == CloseReason.ERROR) {
                 protocolErrors++; // the transport's own: a packet over the maximum
             }
+            counters.closed(ours ? client.closeKind : SoupBinTcpServerCounters.closedBy(reason)).increment();
             client.state = SoupServerConnection.CLOSING;
             try {
                 handler.onClosed(channelId, ours ? client.closeReason : reason, ours ? client.closeDetail : detail);

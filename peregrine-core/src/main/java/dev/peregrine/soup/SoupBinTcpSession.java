@@ -52,7 +52,7 @@ public final class SoupBinTcpSession {
         for (int i = 0; i < clientCount; i++) {
             final SoupServerConnection client = clients[i];
             if (client.nextSequence == sequence && !client.backPressured) {
-                server.serve(client, 1);
+                server.serve(client, 1, true);
             }
         }
         return sequence;
@@ -71,7 +71,7 @@ public final class SoupBinTcpSession {
         for (int i = 0; i < clientCount; i++) {
             final SoupServerConnection client = clients[i];
             if (!client.backPressured) {
-                server.serve(client, 1);
+                server.serve(client, 1, false);
             }
         }
     }
@@ -123,14 +123,16 @@ public final class SoupBinTcpSession {
         clients[clientCount++] = client;
     }
 
-    void remove(final SoupServerConnection client) {
+    /** Removes a client; whether it was there. */
+    boolean remove(final SoupServerConnection client) {
         for (int i = 0; i < clientCount; i++) {
             if (clients[i] == client) {
                 clients[i] = clients[--clientCount];
                 clients[clientCount] = null;
-                return;
+                return true;
             }
         }
+        return false;
     }
 
     SoupServerConnection client(final int index) {

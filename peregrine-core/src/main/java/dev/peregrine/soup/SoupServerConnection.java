@@ -21,6 +21,8 @@ final class SoupServerConnection {
     long lastSentNs;
     /** The server's own reason for closing it, or null when the transport or the peer closed it. */
     CloseReason closeReason;
+    /** Which {@code reason=} close counter the server's own close counts in. */
+    int closeKind;
     String closeDetail;
 
     SoupServerConnection(final long channelId, final long nowNs) {

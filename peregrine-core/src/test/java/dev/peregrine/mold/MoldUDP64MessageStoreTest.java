@@ -106,6 +106,53 @@ class MoldUDP64MessageStoreTest {
     }
 
     @Test
+    void shouldStartAtALaterSequenceAndHoldNothingBefore() {
+        try (MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory("A", 4, 1 << 16)) {
+            store.startAt(5000);
+            assertThat(store.firstSequence()).isEqualTo(5000);
+            assertThat(store.nextSequence()).isEqualTo(5000);
+            assertThat(store.append(message(3, 1), 0, 3)).isEqualTo(5000);
+            assertThat(store.append(message(2, 2), 0, 2)).isEqualTo(5001);
+            assertThat(store.messageLength(4999)).isEqualTo(-1);
+            assertThat(store.copyBlocks(4999, 10, scratch, 0, 1000)).isZero();
+            assertThat(store.copyBlocks(5000, 10, scratch, 0, 1000)).isEqualTo(2);
+            assertThat(MoldFixture.hex(scratch.asSlice(0, 9).toArray(ValueLayout.JAVA_BYTE))).isEqualTo("0003010101" + "00020202");
+            for (int i = 0; i < 8; i++) {
+                store.append(message(1, i), 0, 1);
+            }
+            assertThat(store.nextSequence()).isEqualTo(5010);
+            assertThat(store.firstSequence()).as("the window of 4 slides as from 1").isEqualTo(5006);
+            assertThat(store.copyMessage(5009, scratch, 0)).isEqualTo(1);
+            assertThat(scratch.get(ValueLayout.JAVA_BYTE, 0)).isEqualTo((byte)7);
+            assertThatThrownBy(() -> store.startAt(1)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("numbered already");
+        }
+    }
+
+    @Test
+    void shouldKeepALaterStartAcrossAReopenAndRefuseBadStarts(@TempDir final Path directory) {
+        final Path file = directory.resolve("late.store");
+        try (MoldUDP64MessageStore store = MoldUDP64MessageStore.mapped(file, "FEED", 64, 1 << 16)) {
+            assertThatIllegalArgumentException().isThrownBy(() -> store.startAt(0)).withMessageContaining("sequence=0");
+            store.startAt(70);
+        }
+        try (MoldUDP64MessageStore store = MoldUDP64MessageStore.mapped(file, "FEED", 64, 1 << 16)) {
+            assertThat(store.firstSequence()).isEqualTo(70);
+            assertThat(store.append(message(4, 4), 0, 4)).isEqualTo(70);
+            assertThatThrownBy(() -> store.startAt(80)).isInstanceOf(IllegalStateException.class);
+        }
+        try (MoldUDP64MessageStore store = MoldUDP64MessageStore.mapped(file, "FEED", 64, 1 << 16)) {
+            assertThat(store.firstSequence()).isEqualTo(70);
+            assertThat(store.nextSequence()).isEqualTo(71);
+            assertThat(store.messageLength(70)).isEqualTo(4);
+        }
+        try (MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory("B", 4, 1 << 16)) {
+            store.append(message(1, 1), 0, 1);
+            assertThatThrownBy(() -> store.startAt(2)).isInstanceOf(IllegalStateException.class);
+        }
+    }
+
+    @Test
     void shouldRejectBadCapacities() {
         assertThatIllegalArgumentException().isThrownBy(() -> MoldUDP64MessageStore.inMemory("A", 0, 1 << 16))
             .withMessageContaining("maxMessages=0");

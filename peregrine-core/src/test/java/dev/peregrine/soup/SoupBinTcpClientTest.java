@@ -352,6 +352,59 @@ class SoupBinTcpClientTest {
     }
 
     @Test
+    void shouldStopAfterTheLimitOfSessionRejectionsInARowBackingOffBetweenThem() {
+        final SoupBinTcpServer server = server(store(), new SoupBinTcpServerOptions(), 0); // holds nothing: 100 gets S
+        final RandomGenerator half = () -> 0L; // every wait is half its base
+        final SoupBinTcpClient client = client(new SoupBinTcpClientOptions().addresses(server.localAddress())
+            .fromSequence(100).backoff(10, 40, TimeUnit.MILLISECONDS).random(half).maxSessionRejections(3));
+        client.start();
+        pump(reactor, () -> client.connects() == 2 && events.size() == 4); // the first retry is immediate
+        assertThat(events).containsExactly("rejected S", "lost", "rejected S", "lost");
+        clock.advanceMillis(4);
+        for (int i = 0; i < 100; i++) {
+            reactor.doWork();
+        }
+        assertThat(client.connects()).as("1 ms before the back-off of 5 ms").isEqualTo(2);
+        clock.advanceMillis(1);
+        pump(reactor, client::isStopped);
+        assertThat(events).containsExactly("rejected S", "lost", "rejected S", "lost", "rejected S",
+            "stopped Login Rejected 'S' (session not available) 3 times in a row, the limit (maxSessionRejections):"
+                + " session '' from sequence 100 is not served");
+        clock.advanceMillis(60_000);
+        for (int i = 0; i < 100; i++) {
+            reactor.doWork();
+        }
+        assertThat(client.connects()).isEqualTo(3);
+        assertThat(server.rejectedLogins()).isEqualTo(3);
+    }
+
+    @Test
+    void shouldCountSessionRejectionsAgainAfterALoginAccepted() {
+        final MoldUDP64MessageStore store = store();
+        final int[] logins = new int[1];
+        final SoupBinTcpSession[] feed = new SoupBinTcpSession[1];
+        final SoupBinTcpServer server = new SoupBinTcpServer(reactor, new SoupBinTcpServerOptions(),
+            (user, password, session) -> ++logins[0] % 3 == 0 ? SoupLoginDecision.accept(feed[0])
+                : SoupLoginDecision.SESSION_NOT_AVAILABLE, (id, session, buffer, offset, length) -> { });
+        feed[0] = server.addSession("FEED", store);
+        toClose.add(server);
+        final SoupBinTcpClient client = client(new SoupBinTcpClientOptions()
+            .addresses(SoupFixture.listen(reactor, server)).backoff(1, 1, TimeUnit.MILLISECONDS).maxSessionRejections(3));
+        client.start();
+        pump(reactor, () -> {
+            clock.advanceMillis(1);
+            return client.isLoggedIn();
+        });
+        client.abortConnection(); // two rejections more, then accepted: 4 in all, never 3 in a row
+        pump(reactor, () -> {
+            clock.advanceMillis(1);
+            return logins[0] == 6 && client.isLoggedIn() || client.isStopped();
+        });
+        assertThat(events).containsExactly("rejected S", "lost", "rejected S", "lost", "accepted FEED 1", "lost",
+            "rejected S", "lost", "rejected S", "lost", "accepted FEED 1");
+    }
+
+    @Test
     void shouldCountUnsentBytesAtACutAsDiscarded() {
         assertThat(SoupBinTcpClient.discardedIn("aborted by the application; 120 unsent bytes discarded")).isEqualTo(120);
         assertThat(SoupBinTcpClient.discardedIn("closed by peer")).isZero();

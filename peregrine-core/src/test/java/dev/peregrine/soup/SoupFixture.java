@@ -13,7 +13,9 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.function.BooleanSupplier;
 
 /** Shared pieces of the SoupBinTCP tests: a manual clock, a reactor, and a hand-written raw client (the oracle). */
@@ -79,6 +81,8 @@ final class SoupFixture {
     static final class RawClient implements AutoCloseable {
         final SocketChannel channel;
         final List<String> events = new ArrayList<>();
+        /** Every packet in the order the two sides wrote them, as far as this client can tell: 'C' sent, 'S' read. */
+        final List<Map.Entry<Character, byte[]>> packets = new ArrayList<>();
         private final ByteBuffer in = ByteBuffer.allocate(1 << 20);
         private long nextSequence;
         boolean closed;
@@ -102,6 +106,11 @@ final class SoupFixture {
         }
 
         void send(final byte[] bytes) {
+            for (int at = 0; at + 2 <= bytes.length; ) { // whole packets only: what a test sends is made of them
+                final int end = Math.min(bytes.length, at + 2 + ((bytes[at] & 0xFF) << 8 | bytes[at + 1] & 0xFF));
+                packets.add(Map.entry('C', Arrays.copyOfRange(bytes, at, end)));
+                at = end;
+            }
             try {
                 final ByteBuffer out = ByteBuffer.wrap(bytes);
                 while (out.hasRemaining()) {
@@ -133,6 +142,7 @@ final class SoupFixture {
                 if (in.remaining() < 2 + length) {
                     break;
                 }
+                packets.add(Map.entry('S', Arrays.copyOfRange(in.array(), in.position(), in.position() + 2 + length)));
                 in.getShort();
                 final byte[] body = new byte[length];
                 in.get(body);
