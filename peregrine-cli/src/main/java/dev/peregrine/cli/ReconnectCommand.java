@@ -1,0 +1,59 @@
+package dev.peregrine.cli;
+
+import dev.peregrine.bench.reconnect.ReconnectResult;
+import dev.peregrine.bench.reconnect.ReconnectRunner;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintStream;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code bench reconnect}: a paced SoupBinTCP stream whose connection is cut again and again; every message must
+ * arrive exactly once, in order. See {@code docs/soup-bench.md}.
+ */
+@Command(name = "reconnect", mixinStandardHelpOptions = true,
+    description = {"A SoupBinTCP stream from a Peregrine server to a Peregrine client in this JVM (two reactor"
+        + " threads), paced at --rate for --count messages, the connection cut by an abort every --cut-every ms,"
+        + " alternately by the server and by the client. Reports messages lost and repeated (exit 1 unless both are 0),"
+        + " the number of cuts, and the time from each cut to the first message after it (the client's first retry is"
+        + " immediate). --restart instead runs the server in a child JVM on a file-backed store, kills it with -9 every"
+        + " --restart-every seconds and restarts it on its store."})
+public final class ReconnectCommand implements Callable<Integer> {
+    @Range(min = 1)
+    @Option(names = "--count", defaultValue = "10000000", paramLabel = "N",
+        description = "Messages in the stream (default: ${DEFAULT-VALUE}).")
+    long count;
+
+    @Range(min = 1, max = Range.PER_NANOSECOND)
+    @Option(names = "--rate", defaultValue = "1000000", paramLabel = "R",
+        description = "Messages per second (default: ${DEFAULT-VALUE}).")
+    long rate;
+
+    @Range(min = 1, max = 3_600_000)
+    @Option(names = "--cut-every", defaultValue = "10", paramLabel = "MS",
+        description = "Milliseconds between two cuts (default: ${DEFAULT-VALUE}).")
+    long cutEveryMs;
+
+    @Option(names = "--busy-spin", negatable = true, defaultValue = "false",
+        description = "Both reactors spin when idle (default: back off, parking up to 100 us).")
+    boolean busySpin;
+
+    @Range(min = 0, note = "0 for none")
+    @Option(names = "--test-skip", hidden = true, defaultValue = "0", paramLabel = "N",
+        description = "Test hook: the client drops message N, as a broken client would.")
+    long skip;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        final PrintStream out = System.out;
+        out.println(String.format(Locale.ROOT, "bench reconnect: %d messages of 16 bytes at %d msg/s, a cut every %d ms"
+            + " (abort, alternately server side and client side); server and client in this JVM on two reactor"
+            + " threads%s", count, rate, cutEveryMs, busySpin ? ", busy-spinning" : ""));
+        final ReconnectResult result = ReconnectRunner.run(new ReconnectRunner.Spec(count, rate, cutEveryMs * 1_000_000L,
+            busySpin, skip), out);
+        result.lines().forEach(out::println);
+        return result.ok() ? 0 : 1;
+    }
+}
