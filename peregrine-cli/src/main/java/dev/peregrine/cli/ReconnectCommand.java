@@ -2,6 +2,7 @@ package dev.peregrine.cli;
 
 import dev.peregrine.bench.reconnect.ReconnectResult;
 import dev.peregrine.bench.reconnect.ReconnectRunner;
+import dev.peregrine.bench.reconnect.RestartRunner;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -40,14 +41,39 @@ public final class ReconnectCommand implements Callable<Integer> {
         description = "Both reactors spin when idle (default: back off, parking up to 100 us).")
     boolean busySpin;
 
+    @Option(names = "--restart", defaultValue = "false",
+        description = "Run the server in a child JVM on a file-backed store and kill it with -9 instead of cutting.")
+    boolean restart;
+
+    @Range(min = 0.01, max = Range.DAY)
+    @Option(names = "--restart-every", defaultValue = "1", paramLabel = "S",
+        description = "With --restart: seconds of running between two kills (default: ${DEFAULT-VALUE}).")
+    double restartEverySeconds;
+
     @Range(min = 0, note = "0 for none")
     @Option(names = "--test-skip", hidden = true, defaultValue = "0", paramLabel = "N",
         description = "Test hook: the client drops message N, as a broken client would.")
     long skip;
 
     @Override
-    public Integer call() throws InterruptedException {
+    public Integer call() throws InterruptedException, java.io.IOException {
         final PrintStream out = System.out;
+        if (restart) {
+            out.println(String.format(Locale.ROOT, "bench reconnect --restart: %d messages of 16 bytes at %d msg/s; the"
+                + " server in a child JVM on a file-backed store, killed with -9 every %s s of running and restarted on"
+                + " its store; the client in this JVM on a reactor thread%s", count, rate, restartEverySeconds,
+                busySpin ? ", busy-spinning" : ""));
+            final java.nio.file.Path folder = java.nio.file.Files.createTempDirectory("peregrine-reconnect");
+            try {
+                final ReconnectResult result = RestartRunner.run(new ReconnectRunner.Spec(count, rate,
+                    (long)(restartEverySeconds * 1e9), busySpin, skip), folder.resolve("reconnect.store"), out);
+                result.lines().forEach(out::println);
+                return result.ok() ? 0 : 1;
+            } finally {
+                java.nio.file.Files.deleteIfExists(folder.resolve("reconnect.store"));
+                java.nio.file.Files.deleteIfExists(folder);
+            }
+        }
         out.println(String.format(Locale.ROOT, "bench reconnect: %d messages of 16 bytes at %d msg/s, a cut every %d ms"
             + " (abort, alternately server side and client side); server and client in this JVM on two reactor"
             + " threads%s", count, rate, cutEveryMs, busySpin ? ", busy-spinning" : ""));

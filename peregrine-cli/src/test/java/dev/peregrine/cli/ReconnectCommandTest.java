@@ -1,6 +1,7 @@
 package dev.peregrine.cli;
 
 import dev.peregrine.cli.testing.CliRun;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -37,5 +38,19 @@ class ReconnectCommandTest {
 
         assertThat(cli.code()).as(cli.out() + cli.err()).isEqualTo(1);
         assertThat(cli.out()).contains("delivered=49999 of 50000 lost=1 repeated=0", "FAILED");
+    }
+
+    @Test
+    @Tag("slow")
+    void shouldLoseNothingWhenTheServerJvmIsKilledAndRestartedOnItsStore() {
+        final CliRun cli = CliRun.execute("bench", "reconnect", "--restart", "--count", "60000", "--rate", "20000",
+            "--restart-every", "0.5");
+
+        assertThat(cli.code()).as(cli.out() + cli.err()).isZero();
+        assertThat(cli.out()).contains("child JVM", "delivered=60000 of 60000 lost=0 repeated=0 cuts=",
+            "kill to restarted server listening (n=").doesNotContain("FAILED");
+        final Matcher kills = CUTS.matcher(cli.out());
+        assertThat(kills.find()).isTrue();
+        assertThat(Long.parseLong(kills.group(1))).as(cli.out()).isPositive();
     }
 }

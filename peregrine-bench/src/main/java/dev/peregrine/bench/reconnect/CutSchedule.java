@@ -57,6 +57,11 @@ final class CutSchedule {
         resumed = cuts;
     }
 
+    /** Cuts the client has resumed after, -1 before its first message. */
+    long resumed() {
+        return resumed;
+    }
+
     void over() {
         over = true;
     }
