@@ -15,7 +15,7 @@ import java.util.Locale;
  * @param repeated messages delivered more than once or out of order
  * @param foreign messages that are not the feed's
  * @param cuts connections cut (aborts, or kills of the server process)
- * @param reconnects connections the client made after its first
+ * @param reconnects connection attempts the client made after its first (a refused one included)
  * @param skippedRepeats messages the client received again after a re-login and skipped (its own dedup, not a fault)
  * @param resume time from each cut to the first message delivered on the next connection, in nanoseconds
  * @param restart time from each kill to the restarted server listening, in nanoseconds, or null in process
@@ -40,7 +40,7 @@ public record ReconnectResult(long count, long delivered, long lost, long repeat
      */
     public List<String> lines() {
         final List<String> lines = new ArrayList<>();
-        lines.add(String.format(Locale.ROOT, "delivered=%d of %d lost=%d repeated=%d%s cuts=%d reconnects=%d"
+        lines.add(String.format(Locale.ROOT, "delivered=%d of %d lost=%d repeated=%d%s cuts=%d connection attempts after the first=%d"
             + " (re-sent after a re-login and skipped by the client: %d)", delivered, count, lost, repeated,
             foreign == 0 ? "" : " foreign=" + foreign, cuts, reconnects, skippedRepeats));
         lines.add(percentiles(restart == null ? "cut to first message after it" : "kill to first message after it",

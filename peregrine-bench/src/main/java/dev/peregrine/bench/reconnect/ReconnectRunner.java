@@ -103,7 +103,7 @@ public final class ReconnectRunner {
             }
             Thread.sleep(10); // progress only: the result waits for the client's End of Session
             if (System.nanoTime() - nextLine > 0) {
-                nextLine += TimeUnit.SECONDS.toNanos(1);
+                nextLine = System.nanoTime() + TimeUnit.SECONDS.toNanos(1); // one line, however long a restart held the loop
                 out.println(String.format(Locale.ROOT, "  %.0f s: published %d, delivered %d, cuts %d",
                     (System.nanoTime() - start) / 1e9, server.published(), client.delivered(), cuts.made()));
                 out.flush();

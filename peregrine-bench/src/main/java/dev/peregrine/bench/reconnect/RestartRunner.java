@@ -84,7 +84,7 @@ public final class RestartRunner {
                 }
                 Thread.sleep(1);
                 if (now - nextLine > 0) {
-                    nextLine += TimeUnit.SECONDS.toNanos(1);
+                    nextLine = System.nanoTime() + TimeUnit.SECONDS.toNanos(1); // one line, however long a restart held the loop
                     out.println(String.format(Locale.ROOT, "  %.0f s: delivered %d, kills %d",
                         (now - start) / 1e9, client.delivered(), kills.made()));
                     out.flush();
