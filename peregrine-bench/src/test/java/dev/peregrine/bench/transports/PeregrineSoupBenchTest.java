@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class PeregrineSoupBenchTest {
-    private static final int WINDOW = 2_000;
+    private static final int WINDOW = 1_000;
     private static final int WINDOWS = 10;
 
     @TempDir
@@ -69,7 +69,7 @@ class PeregrineSoupBenchTest {
                     throw new AssertionError("sent " + sequence + ", answer carried " + echoed);
                 }
             };
-            for (int i = 0; i < 10_000; i++) {
+            for (int i = 0; i < 5_000; i++) {
                 roundTrip.run();
             }
             // both threads measured over the same windows: the client's own, the server's reactor from here
