@@ -50,6 +50,18 @@ public final class ReconnectCommand implements Callable<Integer> {
         description = "With --restart: seconds of running between two kills (default: ${DEFAULT-VALUE}).")
     double restartEverySeconds;
 
+    @Range(min = 0, max = 10_000, note = "0 for none")
+    @Option(names = "--replay-clients", defaultValue = "0", paramLabel = "N",
+        description = "Instead of cuts (smoke only): N clients replay --replay-messages from the store while a live"
+            + " stream of --count messages runs at --rate; a live client's publish-to-deliver latency with and without"
+            + " them (default: ${DEFAULT-VALUE}: no replay run).")
+    int replayClients;
+
+    @Range(min = 1, max = 100_000_000)
+    @Option(names = "--replay-messages", defaultValue = "1000000", paramLabel = "M",
+        description = "With --replay-clients: messages in the store before the live stream (default: ${DEFAULT-VALUE}).")
+    int replayMessages;
+
     @Range(min = 0, note = "0 for none")
     @Option(names = "--test-skip", hidden = true, defaultValue = "0", paramLabel = "N",
         description = "Test hook: the client drops message N, as a broken client would.")
@@ -58,6 +70,13 @@ public final class ReconnectCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException, java.io.IOException {
         final PrintStream out = System.out;
+        if (replayClients > 0) {
+            out.println(String.format(Locale.ROOT, "bench reconnect --replay-clients %d: %d clients replay %d messages"
+                + " while %d live messages are published at %d msg/s; server and clients on two reactor threads of this"
+                + " JVM; first without replaying clients, then with them", replayClients, replayClients, replayMessages,
+                count, rate));
+            return dev.peregrine.bench.reconnect.ReplayRunner.run(replayClients, replayMessages, rate, count, out) ? 0 : 1;
+        }
         if (restart) {
             out.println(String.format(Locale.ROOT, "bench reconnect --restart: %d messages of 16 bytes at %d msg/s; the"
                 + " server in a child JVM on a file-backed store, killed with -9 every %s s of running and restarted on"

@@ -53,4 +53,16 @@ class ReconnectCommandTest {
         assertThat(kills.find()).isTrue();
         assertThat(Long.parseLong(kills.group(1))).as(cli.out()).isPositive();
     }
+
+    @Test
+    void shouldReportALiveClientsLatencyWithAndWithoutReplayingClients() {
+        final CliRun cli = CliRun.execute("bench", "reconnect", "--replay-clients", "2", "--replay-messages", "20000",
+            "--count", "20000", "--rate", "20000");
+
+        assertThat(cli.code()).as(cli.out() + cli.err()).isZero();
+        assertThat(cli.out()).contains("0 replaying clients: finished; live client delivered 20000 of 20000",
+            "2 replaying clients: finished; live client delivered 20000 of 20000",
+            "live client, no replaying clients: publish to deliver (n=20000)",
+            "live client, 2 clients replaying 20000 each: publish to deliver (n=20000)", "p99 with replaying clients");
+    }
 }
