@@ -1,0 +1,76 @@
+package dev.peregrine.bench.reconnect;
+
+/**
+ * When the connection is cut, and by whom: cut {@code k} (from 0) is due {@code (k + 1) * interval} after the start,
+ * made by the server for even {@code k} and by the client for odd {@code k}, and only once the client has resumed
+ * after cut {@code k - 1} (delivered a message on a new connection), so that no two cuts overlap. No cut is made once
+ * the last message is published. Shared by the two reactor threads: each field has one writer.
+ */
+final class CutSchedule {
+    static final int SERVER = 0;
+    static final int CLIENT = 1;
+
+    private final long intervalNs;
+    private final boolean clientCuts;
+    private volatile long startNs;
+    /** Cuts made; written by whichever side makes the next cut (they take turns, gated by {@link #resumed}). */
+    private volatile long made;
+    /** When the last cut was made. */
+    private volatile long lastCutNs;
+    /** Cuts the client has resumed after; written by the client only. */
+    private volatile long resumed = -1;
+    /** Set by the publisher once the last message is published. */
+    private volatile boolean over;
+
+    /**
+     * @param intervalNs time between cuts, 0 for none
+     * @param clientCuts whether the client side takes every other cut (false: the server makes all of them, as
+     *     when the server is a process killed instead)
+     */
+    CutSchedule(final long intervalNs, final boolean clientCuts) {
+        this.intervalNs = intervalNs;
+        this.clientCuts = clientCuts;
+    }
+
+    void start(final long nowNs) {
+        startNs = nowNs;
+    }
+
+    /** Whether {@code side} is to cut now. */
+    boolean due(final int side, final long nowNs) {
+        if (intervalNs == 0 || over) {
+            return false;
+        }
+        final long k = made;
+        return resumed == k && nowNs - startNs >= (k + 1) * intervalNs
+            && (clientCuts ? (int)(k & 1) : SERVER) == side;
+    }
+
+    /** Records a cut just made (before the abort, so the client sees it on its next login). */
+    void cut(final long nowNs) {
+        lastCutNs = nowNs;
+        made = made + 1; // the only writer now: the other side waits for resumed == made
+    }
+
+    /** The client delivered its first message of the stream, or its first after the last cut. */
+    void resumedAfter(final long cuts) {
+        resumed = cuts;
+    }
+
+    /** Cuts the client has resumed after, -1 before its first message. */
+    long resumed() {
+        return resumed;
+    }
+
+    void over() {
+        over = true;
+    }
+
+    long made() {
+        return made;
+    }
+
+    long lastCutNs() {
+        return lastCutNs;
+    }
+}

@@ -1,0 +1,160 @@
+package dev.peregrine.bench.reconnect;
+
+import dev.peregrine.reactor.Pollable;
+import dev.peregrine.reactor.Reactor;
+import dev.peregrine.soup.SoupBinTcpClient;
+import dev.peregrine.soup.SoupBinTcpClientListener;
+import dev.peregrine.soup.SoupBinTcpClientOptions;
+import org.HdrHistogram.Histogram;
+
+import java.lang.foreign.MemorySegment;
+import java.net.SocketAddress;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The client side of {@code bench reconnect}, on its reactor's thread: a {@link SoupBinTcpClient} that logs in from 1
+ * and reconnects by itself (the first retry at once, then 1 ms doubling up to 50 ms), and the check of every message
+ * it delivers against the feed: a message whose number is past the next expected counts the ones between as lost, one
+ * at or below it counts as repeated. It makes the client-side cuts of a {@link CutSchedule}, and records the time from
+ * each cut to the first message delivered on the next connection.
+ */
+final class ReconnectClient implements SoupBinTcpClientListener {
+    private final Reactor reactor;
+    private final SoupBinTcpClient client;
+    private final CutSchedule cuts;
+    private final long count;
+    /** A test hook: the number of one message this client drops as a broken client would, or 0. */
+    private final long skip;
+    private final Histogram resume = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+    private final Pollable cutter = this::cut;
+    private long expected = 1;
+    private long lost;
+    private long repeated;
+    private long foreign;
+    private volatile long delivered;
+    private long measuredCuts;
+    private long cutNs;
+    private boolean awaitingFirst;
+    private boolean started;
+    private boolean endOfSession;
+    private volatile String stopped;
+
+    ReconnectClient(final Reactor reactor, final SocketAddress server, final long count, final CutSchedule cuts,
+                    final long skip) {
+        this.reactor = reactor;
+        this.count = count;
+        this.cuts = cuts;
+        this.skip = skip;
+        this.client = new SoupBinTcpClient(reactor, new SoupBinTcpClientOptions().addresses(server)
+            .credentials(ReconnectServer.USER, ReconnectServer.PASSWORD).session("").fromSequence(1)
+            .backoff(1, 50, TimeUnit.MILLISECONDS), this);
+        reactor.add(cutter);
+    }
+
+    /** Connects; call on the reactor's thread or before it starts. */
+    void start() {
+        client.start();
+    }
+
+    private int cut(final long nowNs) {
+        if (cuts != null && cuts.due(CutSchedule.CLIENT, nowNs)) {
+            cuts.cut(nowNs);
+            client.abortConnection();
+            return 1;
+        }
+        return 0;
+    }
+
+    @Override
+    public void onLoginAccepted(final String session, final long sequence) {
+        if (cuts != null && cuts.made() != measuredCuts) {
+            measuredCuts = cuts.made();
+            cutNs = cuts.lastCutNs();
+            awaitingFirst = true;
+        }
+    }
+
+    @Override
+    public void onSequencedData(final long sequence, final MemorySegment buffer, final long offset, final int length) {
+        final long n = ReconnectFeed.number(buffer, offset, length);
+        if (n == skip) {
+            return; // the broken client of the test hook
+        }
+        if (awaitingFirst) {
+            resume.recordValue(Math.min(resume.getHighestTrackableValue(), System.nanoTime() - cutNs));
+            awaitingFirst = false;
+            cuts.resumedAfter(measuredCuts);
+        } else if (!started) {
+            started = true;
+            if (cuts != null) {
+                cuts.resumedAfter(0);
+            }
+        }
+        if (n < 0) {
+            foreign++;
+        } else if (n == expected) {
+            expected++;
+        } else if (n > expected) {
+            lost += n - expected;
+            expected = n + 1;
+        } else {
+            repeated++;
+        }
+        delivered = delivered + 1; // single writer: this thread
+    }
+
+    @Override
+    public void onEndOfSession() {
+        endOfSession = true;
+    }
+
+    @Override
+    public void onStopped(final String reason) {
+        stopped = reason;
+    }
+
+    /** Whether the client stopped at End of Session, as the run ends; read once {@link #stopped()} is set. */
+    boolean endedAtEndOfSession() {
+        return endOfSession;
+    }
+
+    /** Stops the client; on the reactor's thread. */
+    void close() {
+        client.close();
+        reactor.remove(cutter);
+    }
+
+    long delivered() {
+        return delivered;
+    }
+
+    /** Why the client stopped (End of Session, after it logged out), or null while it runs. */
+    String stopped() {
+        return stopped;
+    }
+
+    /** Lost: the numbers skipped over, and those never delivered up to the count. Read after the thread ended. */
+    long lost() {
+        return lost + Math.max(0, count + 1 - expected);
+    }
+
+    long repeated() {
+        return repeated;
+    }
+
+    long foreign() {
+        return foreign;
+    }
+
+    long connects() {
+        return client.connects();
+    }
+
+    long skippedRepeats() {
+        return client.skippedRepeats();
+    }
+
+    Histogram resume() {
+        return resume;
+    }
+}

@@ -1,0 +1,130 @@
+package dev.peregrine.bench.reconnect;
+
+import dev.peregrine.mold.MoldUDP64MessageStore;
+import dev.peregrine.reactor.BackoffIdleStrategy;
+import dev.peregrine.reactor.BusySpinIdleStrategy;
+import dev.peregrine.reactor.IdleStrategy;
+import dev.peregrine.reactor.Reactor;
+import dev.peregrine.reactor.ReactorOptions;
+
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs {@code bench reconnect} in one process: the server and the client on two reactor threads, the connection cut
+ * by an abort every {@link Spec#cutEveryNs()}, alternately by the server and by the client.
+ */
+public final class ReconnectRunner {
+    private ReconnectRunner() {
+    }
+
+    /**
+     * What to run.
+     *
+     * @param count messages in the stream, at least 1
+     * @param rate messages per second, at least 1
+     * @param cutEveryNs time between cuts, at least 1 ms
+     * @param busySpin whether the reactors spin when idle (else they back off, parking up to 100 us)
+     * @param skip a test hook: the client drops the message with this number, as a broken client would; 0 for none
+     */
+    public record Spec(long count, long rate, long cutEveryNs, boolean busySpin, long skip) {
+        /** Checks the values. */
+        public Spec {
+            if (count < 1 || rate < 1 || cutEveryNs < 1_000_000 || skip < 0) {
+                throw new IllegalArgumentException("count=" + count + " rate=" + rate + " cutEveryNs=" + cutEveryNs
+                    + " skip=" + skip);
+            }
+        }
+
+        /** How long the run may take: twice its paced time and 30 s more. */
+        long deadlineNs() {
+            return 2 * count * 1_000_000_000L / rate + TimeUnit.SECONDS.toNanos(30);
+        }
+    }
+
+    static IdleStrategy idle(final boolean busySpin) {
+        return busySpin ? new BusySpinIdleStrategy() : new BackoffIdleStrategy(100, 10, 1_000, 100_000);
+    }
+
+    /**
+     * Runs the stream with cuts and reports on {@code out} (a progress line a second, then the result).
+     *
+     * @param spec what to run
+     * @param out where the lines go
+     * @return the result
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public static ReconnectResult run(final Spec spec, final PrintStream out) throws InterruptedException {
+        final CutSchedule cuts = new CutSchedule(spec.cutEveryNs(), true);
+        final int storeMessages = 1 << 20;
+        try (MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory(ReconnectServer.SESSION, storeMessages,
+                (long)storeMessages * ReconnectFeed.LENGTH);
+             Reactor serverReactor = new Reactor(new ReactorOptions().name("reconnect-server")
+                 .idleStrategy(idle(spec.busySpin())));
+             Reactor clientReactor = new Reactor(new ReactorOptions().name("reconnect-client")
+                 .idleStrategy(idle(spec.busySpin())))) {
+            final ReconnectServer server = new ReconnectServer(serverReactor, store, spec.count(), spec.rate(), cuts);
+            server.listen(new InetSocketAddress("127.0.0.1", 0));
+            final long listenDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (server.localAddress() == null && server.listenFailure() == null && System.nanoTime() < listenDeadline) {
+                serverReactor.doWork(); // before the thread starts: the publisher's clock starts with the first cycle
+            }
+            if (server.localAddress() == null) {
+                return failed(spec, "the server did not listen: " + server.listenFailure());
+            }
+            final ReconnectClient client = new ReconnectClient(clientReactor, server.localAddress(), spec.count(), cuts,
+                spec.skip());
+            client.start();
+            serverReactor.start();
+            clientReactor.start();
+            final String failure = await(spec, client, server, cuts, out);
+            // closed on their own threads: what the client counted is read after its latch (happens-before)
+            closeOn(clientReactor, client::close);
+            closeOn(serverReactor, server::close);
+            return new ReconnectResult(spec.count(), client.delivered(), client.lost(), client.repeated(),
+                client.foreign(), cuts.made(), client.connects() - 1, client.skippedRepeats(), client.resume(), null,
+                failure);
+        }
+    }
+
+    /** Waits until the client stopped (End of Session) or the deadline; a progress line a second. */
+    private static String await(final Spec spec, final ReconnectClient client, final ReconnectServer server,
+                                final CutSchedule cuts, final PrintStream out) throws InterruptedException {
+        final long start = System.nanoTime();
+        final long deadline = start + spec.deadlineNs();
+        long nextLine = start + TimeUnit.SECONDS.toNanos(1);
+        while (client.stopped() == null) {
+            if (System.nanoTime() - deadline > 0) {
+                return "not finished in " + spec.deadlineNs() / 1_000_000_000L + " s: published " + server.published()
+                    + ", delivered " + client.delivered();
+            }
+            Thread.sleep(10); // progress only: the result waits for the client's End of Session
+            if (System.nanoTime() - nextLine > 0) {
+                nextLine = System.nanoTime() + TimeUnit.SECONDS.toNanos(1); // one line, however long a restart held the loop
+                out.println(String.format(Locale.ROOT, "  %.0f s: published %d, delivered %d, cuts %d",
+                    (System.nanoTime() - start) / 1e9, server.published(), client.delivered(), cuts.made()));
+                out.flush();
+            }
+        }
+        return client.endedAtEndOfSession() ? null : "the client stopped: " + client.stopped();
+    }
+
+    /** Runs a close on a reactor's thread and waits for it (up to 5 s). */
+    static void closeOn(final Reactor reactor, final Runnable close) throws InterruptedException {
+        final CountDownLatch done = new CountDownLatch(1);
+        if (reactor.execute(() -> {
+            close.run();
+            done.countDown();
+        })) {
+            done.await(5, TimeUnit.SECONDS);
+        }
+    }
+
+    private static ReconnectResult failed(final Spec spec, final String failure) {
+        return new ReconnectResult(spec.count(), 0, spec.count(), 0, 0, 0, 0, 0, new org.HdrHistogram.Histogram(3),
+            null, failure);
+    }
+}

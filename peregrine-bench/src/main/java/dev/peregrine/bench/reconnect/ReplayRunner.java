@@ -1,0 +1,163 @@
+package dev.peregrine.bench.reconnect;
+
+import dev.peregrine.mold.MoldUDP64MessageStore;
+import dev.peregrine.reactor.Pollable;
+import dev.peregrine.reactor.Reactor;
+import dev.peregrine.reactor.ReactorOptions;
+import dev.peregrine.soup.SoupBinTcpClient;
+import dev.peregrine.soup.SoupBinTcpClientOptions;
+import dev.peregrine.soup.SoupBinTcpServer;
+import dev.peregrine.soup.SoupBinTcpServerHandler;
+import dev.peregrine.soup.SoupBinTcpServerOptions;
+import dev.peregrine.soup.SoupBinTcpSession;
+import dev.peregrine.soup.SoupLoginDecision;
+import org.HdrHistogram.Histogram;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code bench reconnect --replay-clients N} (smoke only): one server reactor thread whose store already holds
+ * {@code replay} messages; a live stream is published at a rate while {@code N} clients log in from 1 and replay the
+ * store, and one client that logged in live (sequence 0) measures each live message from its publication (a timestamp
+ * in the message, same JVM clock) to its delivery. The same run without replaying clients is the baseline. The
+ * clients share one client reactor thread. The figure is publish-to-deliver at a caught-up client, measured by the
+ * client: the server offers no hook for a write's time, so the Targets' server-side publish-to-write is not what
+ * this measures.
+ */
+public final class ReplayRunner {
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    private ReplayRunner() {
+    }
+
+    /**
+     * Runs the baseline, then the run with replaying clients, and prints both.
+     *
+     * @param clients replaying clients, at least 1
+     * @param replay messages in the store before the live stream starts
+     * @param rate live messages per second
+     * @param live live messages
+     * @param out where the lines go
+     * @return true if both runs finished (every replaying client had the whole store and the live client every live
+     *     message)
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public static boolean run(final int clients, final int replay, final long rate, final long live,
+                              final java.io.PrintStream out) throws InterruptedException {
+        final Histogram alone = once(0, replay, rate, live, out);
+        final Histogram loaded = once(clients, replay, rate, live, out);
+        if (alone == null || loaded == null) {
+            return false;
+        }
+        out.println(line("live client, no replaying clients", alone));
+        out.println(line("live client, " + clients + " clients replaying " + replay + " each", loaded));
+        out.println(String.format(Locale.ROOT, "p99 with replaying clients / p99 without: %.2f",
+            (double)loaded.getValueAtPercentile(99) / Math.max(1, alone.getValueAtPercentile(99))));
+        return true;
+    }
+
+    private static String line(final String what, final Histogram h) {
+        return String.format(Locale.ROOT, "%s: publish to deliver (n=%d) p50 %.1f us  p99 %.1f us  max %.1f us", what,
+            h.getTotalCount(), h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3, h.getMaxValue() / 1e3);
+    }
+
+    private static Histogram once(final int clients, final int replay, final long rate, final long live,
+                                  final java.io.PrintStream out) throws InterruptedException {
+        final int capacity = Integer.highestOneBit((int)Math.min(1 << 28, replay + live + 1)) << 1;
+        final Histogram latency = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+        final long[] delivered = new long[clients];
+        final long[] liveDelivered = {0};
+        try (MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory("REPLAY", capacity, (long)capacity * 16);
+             Arena arena = Arena.ofShared();
+             Reactor serverReactor = new Reactor(new ReactorOptions().name("replay-server")
+                 .idleStrategy(ReconnectRunner.idle(false)));
+             Reactor clientReactor = new Reactor(new ReactorOptions().name("replay-clients")
+                 .idleStrategy(ReconnectRunner.idle(false)))) {
+            final MemorySegment message = arena.allocate(16, 8);
+            for (long n = 1; n <= replay; n++) {
+                message.set(LONG, 0, n);
+                message.set(LONG, 8, 0L); // no timestamp: a replayed message
+                store.append(message, 0, 16);
+            }
+            final SoupBinTcpSession[] session = new SoupBinTcpSession[1];
+            final SoupBinTcpServer server = new SoupBinTcpServer(serverReactor, new SoupBinTcpServerOptions(),
+                (u, p, s) -> SoupLoginDecision.accept(session[0]), new SoupBinTcpServerHandler() {
+                    @Override
+                    public void onUnsequencedData(final long id, final SoupBinTcpSession from, final MemorySegment b,
+                                                  final long o, final int l) {
+                    }
+                });
+            session[0] = server.addSession("REPLAY", store);
+            server.listen(new InetSocketAddress("127.0.0.1", 0));
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (server.localAddress() == null && System.nanoTime() < deadline) {
+                serverReactor.doWork();
+            }
+            final List<SoupBinTcpClient> all = new ArrayList<>();
+            final SoupBinTcpClient liveClient = new SoupBinTcpClient(clientReactor, new SoupBinTcpClientOptions()
+                .addresses(server.localAddress()).fromSequence(0), (seq, b, o, l) -> {
+                    final long stamp = b.get(LONG, o + 8);
+                    if (stamp != 0) {
+                        latency.recordValue(Math.min(latency.getHighestTrackableValue(), System.nanoTime() - stamp));
+                        liveDelivered[0]++;
+                    }
+                });
+            all.add(liveClient);
+            for (int c = 0; c < clients; c++) {
+                final int index = c;
+                all.add(new SoupBinTcpClient(clientReactor, new SoupBinTcpClientOptions().addresses(server.localAddress())
+                    .fromSequence(1), (seq, b, o, l) -> delivered[index]++));
+            }
+            all.forEach(SoupBinTcpClient::start);
+            final long[] published = {0};
+            final long[] startNs = {0};
+            final Pollable publisher = nowNs -> {
+                if (published[0] == 0 && session[0].clientCount() < clients + 1) {
+                    return 0; // the stream starts once every client is logged in
+                }
+                if (startNs[0] == 0) {
+                    startNs[0] = nowNs;
+                }
+                final long due = Math.min(live, (nowNs - startNs[0]) / 1_000 * rate / 1_000_000);
+                int work = 0;
+                while (published[0] < due && work < 1024) {
+                    message.set(LONG, 0, replay + published[0] + 1);
+                    message.set(LONG, 8, System.nanoTime());
+                    session[0].publish(message, 0, 16);
+                    published[0]++;
+                    work++;
+                }
+                return work;
+            };
+            serverReactor.add(publisher);
+            serverReactor.start();
+            clientReactor.start();
+            final long end = System.nanoTime() + 2 * live * 1_000_000_000L / rate + TimeUnit.SECONDS.toNanos(60);
+            boolean done = false;
+            while (!done && System.nanoTime() < end) {
+                Thread.sleep(100);
+                final boolean[] check = {true};
+                ReconnectRunner.closeOn(clientReactor, () -> {
+                    check[0] = liveDelivered[0] == live;
+                    for (final long d : delivered) {
+                        check[0] &= d >= replay + live;
+                    }
+                });
+                done = check[0];
+            }
+            ReconnectRunner.closeOn(clientReactor, () -> all.forEach(SoupBinTcpClient::close));
+            ReconnectRunner.closeOn(serverReactor, server::close);
+            out.println(String.format(Locale.ROOT, "  %d replaying clients: %s; live client delivered %d of %d", clients,
+                done ? "finished" : "NOT finished in time", liveDelivered[0], live));
+            return done ? latency : null;
+        }
+    }
+}

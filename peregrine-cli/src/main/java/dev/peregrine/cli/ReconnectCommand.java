@@ -1,0 +1,104 @@
+package dev.peregrine.cli;
+
+import dev.peregrine.bench.reconnect.ReconnectResult;
+import dev.peregrine.bench.reconnect.ReconnectRunner;
+import dev.peregrine.bench.reconnect.RestartRunner;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintStream;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code bench reconnect}: a paced SoupBinTCP stream whose connection is cut again and again; every message must
+ * arrive exactly once, in order. See {@code docs/soup-bench.md}.
+ */
+@Command(name = "reconnect", mixinStandardHelpOptions = true,
+    description = {"A SoupBinTCP stream from a Peregrine server to a Peregrine client in this JVM (two reactor"
+        + " threads), paced at --rate for --count messages, the connection cut by an abort every --cut-every ms,"
+        + " alternately by the server and by the client. Reports messages lost and repeated (exit 1 unless both are 0),"
+        + " the number of cuts, and the time from each cut to the first message after it (the client's first retry is"
+        + " immediate). --restart instead runs the server in a child JVM on a file-backed store, kills it with -9 every"
+        + " --restart-every seconds and restarts it on its store."})
+public final class ReconnectCommand implements Callable<Integer> {
+    @Range(min = 1)
+    @Option(names = "--count", defaultValue = "10000000", paramLabel = "N",
+        description = "Messages in the stream (default: ${DEFAULT-VALUE}).")
+    long count;
+
+    @Range(min = 1, max = Range.PER_NANOSECOND)
+    @Option(names = "--rate", defaultValue = "1000000", paramLabel = "R",
+        description = "Messages per second (default: ${DEFAULT-VALUE}).")
+    long rate;
+
+    @Range(min = 1, max = 3_600_000)
+    @Option(names = "--cut-every", defaultValue = "10", paramLabel = "MS",
+        description = "Milliseconds between two cuts (default: ${DEFAULT-VALUE}).")
+    long cutEveryMs;
+
+    @Option(names = "--busy-spin", negatable = true, defaultValue = "false",
+        description = "Both reactors spin when idle (default: back off, parking up to 100 us).")
+    boolean busySpin;
+
+    @Option(names = "--restart", defaultValue = "false",
+        description = "Run the server in a child JVM on a file-backed store and kill it with -9 instead of cutting.")
+    boolean restart;
+
+    @Range(min = 0.01, max = Range.DAY)
+    @Option(names = "--restart-every", defaultValue = "1", paramLabel = "S",
+        description = "With --restart: seconds of running between two kills (default: ${DEFAULT-VALUE}).")
+    double restartEverySeconds;
+
+    @Range(min = 0, max = 10_000, note = "0 for none")
+    @Option(names = "--replay-clients", defaultValue = "0", paramLabel = "N",
+        description = "Instead of cuts (smoke only): N clients replay --replay-messages from the store while a live"
+            + " stream of --count messages runs at --rate; a live client's publish-to-deliver latency with and without"
+            + " them (default: ${DEFAULT-VALUE}: no replay run).")
+    int replayClients;
+
+    @Range(min = 1, max = 100_000_000)
+    @Option(names = "--replay-messages", defaultValue = "1000000", paramLabel = "M",
+        description = "With --replay-clients: messages in the store before the live stream (default: ${DEFAULT-VALUE}).")
+    int replayMessages;
+
+    @Range(min = 0, note = "0 for none")
+    @Option(names = "--test-skip", hidden = true, defaultValue = "0", paramLabel = "N",
+        description = "Test hook: the client drops message N, as a broken client would.")
+    long skip;
+
+    @Override
+    public Integer call() throws InterruptedException, java.io.IOException {
+        final PrintStream out = System.out;
+        if (replayClients > 0) {
+            out.println(String.format(Locale.ROOT, "bench reconnect --replay-clients %d: %d clients replay %d messages"
+                + " while %d live messages are published at %d msg/s; server and clients on two reactor threads of this"
+                + " JVM; first without replaying clients, then with them", replayClients, replayClients, replayMessages,
+                count, rate));
+            return dev.peregrine.bench.reconnect.ReplayRunner.run(replayClients, replayMessages, rate, count, out) ? 0 : 1;
+        }
+        if (restart) {
+            out.println(String.format(Locale.ROOT, "bench reconnect --restart: %d messages of 16 bytes at %d msg/s; the"
+                + " server in a child JVM on a file-backed store, killed with -9 every %s s of running and restarted on"
+                + " its store; the client in this JVM on a reactor thread%s", count, rate, restartEverySeconds,
+                busySpin ? ", busy-spinning" : ""));
+            final java.nio.file.Path folder = java.nio.file.Files.createTempDirectory("peregrine-reconnect");
+            try {
+                final ReconnectResult result = RestartRunner.run(new ReconnectRunner.Spec(count, rate,
+                    (long)(restartEverySeconds * 1e9), busySpin, skip), folder.resolve("reconnect.store"), out);
+                result.lines().forEach(out::println);
+                return result.ok() ? 0 : 1;
+            } finally {
+                java.nio.file.Files.deleteIfExists(folder.resolve("reconnect.store"));
+                java.nio.file.Files.deleteIfExists(folder);
+            }
+        }
+        out.println(String.format(Locale.ROOT, "bench reconnect: %d messages of 16 bytes at %d msg/s, a cut every %d ms"
+            + " (abort, alternately server side and client side); server and client in this JVM on two reactor"
+            + " threads%s", count, rate, cutEveryMs, busySpin ? ", busy-spinning" : ""));
+        final ReconnectResult result = ReconnectRunner.run(new ReconnectRunner.Spec(count, rate, cutEveryMs * 1_000_000L,
+            busySpin, skip), out);
+        result.lines().forEach(out::println);
+        return result.ok() ? 0 : 1;
+    }
+}

@@ -1,0 +1,68 @@
+package dev.peregrine.cli;
+
+import dev.peregrine.cli.testing.CliRun;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code bench reconnect} end to end: a small stream with many cuts from both sides delivers every message exactly
+ * once and exits 0; a client that drops one message (the hidden test hook) is caught by the feed check and exits 1.
+ */
+@Timeout(180)
+class ReconnectCommandTest {
+    private static final Pattern CUTS = Pattern.compile("cuts=(\\d+)");
+
+    @Test
+    void shouldDeliverEveryMessageExactlyOnceAcrossCutsFromBothSidesAndExit0() {
+        final CliRun cli = CliRun.execute("bench", "reconnect", "--count", "200000", "--rate", "200000",
+            "--cut-every", "5");
+
+        assertThat(cli.code()).as(cli.out() + cli.err()).isZero();
+        assertThat(cli.out()).contains("two reactor threads", "delivered=200000 of 200000 lost=0 repeated=0 cuts=")
+            .contains("cut to first message after it (n=").doesNotContain("FAILED");
+        final Matcher cuts = CUTS.matcher(cli.out());
+        assertThat(cuts.find()).isTrue();
+        assertThat(Long.parseLong(cuts.group(1))).as(cli.out()).isGreaterThan(1); // both sides took a turn
+    }
+
+    @Test
+    void shouldExitNonZeroWhenTheClientDropsAMessage() {
+        final CliRun cli = CliRun.execute("bench", "reconnect", "--count", "50000", "--rate", "100000",
+            "--cut-every", "5", "--test-skip", "20000");
+
+        assertThat(cli.code()).as(cli.out() + cli.err()).isEqualTo(1);
+        assertThat(cli.out()).contains("delivered=49999 of 50000 lost=1 repeated=0", "FAILED");
+    }
+
+    @Test
+    @Tag("slow")
+    void shouldLoseNothingWhenTheServerJvmIsKilledAndRestartedOnItsStore() {
+        final CliRun cli = CliRun.execute("bench", "reconnect", "--restart", "--count", "60000", "--rate", "20000",
+            "--restart-every", "0.5");
+
+        assertThat(cli.code()).as(cli.out() + cli.err()).isZero();
+        assertThat(cli.out()).contains("child JVM", "delivered=60000 of 60000 lost=0 repeated=0 cuts=",
+            "kill to restarted server listening (n=").doesNotContain("FAILED");
+        final Matcher kills = CUTS.matcher(cli.out());
+        assertThat(kills.find()).isTrue();
+        assertThat(Long.parseLong(kills.group(1))).as(cli.out()).isPositive();
+    }
+
+    @Test
+    void shouldReportALiveClientsLatencyWithAndWithoutReplayingClients() {
+        final CliRun cli = CliRun.execute("bench", "reconnect", "--replay-clients", "2", "--replay-messages", "20000",
+            "--count", "20000", "--rate", "20000");
+
+        assertThat(cli.code()).as(cli.out() + cli.err()).isZero();
+        assertThat(cli.out()).contains("0 replaying clients: finished; live client delivered 20000 of 20000",
+            "2 replaying clients: finished; live client delivered 20000 of 20000",
+            "live client, no replaying clients: publish to deliver (n=20000)",
+            "live client, 2 clients replaying 20000 each: publish to deliver (n=20000)", "p99 with replaying clients");
+    }
+}
