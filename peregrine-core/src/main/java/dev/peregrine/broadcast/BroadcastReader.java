@@ -175,30 +175,42 @@ public final class BroadcastReader implements AutoCloseable {
         }
     }
 
-    /** Takes a free, evicted or dead entry and its lock: {index, claimed word, lock descriptor}. */
+    /**
+     * Takes a free, evicted or dead entry and its lock: {index, claimed word, lock descriptor}. The lock comes first:
+     * no entry is claimed without holding its lock, and a live reader holds its lock from its claim to its close. So
+     * an entry this call can lock holds no live reader, whatever its state says: an attached or claimed one whose
+     * process died, even between its claim and its attach, is taken over.
+     */
     private long[] claimEntry() {
         for (int i = 0; i < geometry.readers(); i++) {
             final long offset = geometry.entryOffset(i);
-            final long word = (long)LONG.getAcquire(log, offset + ENTRY_STATE_OFFSET);
-            final int state = (int)word;
-            final boolean free = state == ENTRY_FREE || state == ENTRY_EVICTED;
-            final Path lockFile = BroadcastFiles.readerLockPath(path, i);
-            if (!free && !(state == ENTRY_ATTACHED && !BroadcastFiles.isHeld(lockFile))) {
-                continue; // a live reader's, or one being claimed right now
-            }
-            final long claimed = (((word >>> 32) + 1) << 32) | ENTRY_CLAIMED;
-            if (!LONG.compareAndSet(log, offset + ENTRY_STATE_OFFSET, word, claimed)) {
+            final int seen = (int)(long)LONG.getAcquire(log, offset + ENTRY_STATE_OFFSET);
+            if (!isClaimable(seen)) {
                 continue;
             }
-            final int fd = lockWithRetries(lockFile);
+            final Path lockFile = BroadcastFiles.readerLockPath(path, i);
+            // a free entry's lock may be held for a moment by another party's probe; a taken one's is held by its
+            // reader while it lives, so one attempt tells
+            final int fd = seen == ENTRY_FREE || seen == ENTRY_EVICTED ? lockWithRetries(lockFile)
+                : BroadcastFiles.lock(lockFile);
             if (fd < 0) {
-                LONG.compareAndSet(log, offset + ENTRY_STATE_OFFSET, claimed, (claimed & ~0xFFFF_FFFFL) | ENTRY_FREE);
+                continue;
+            }
+            final long word = (long)LONG.getAcquire(log, offset + ENTRY_STATE_OFFSET);
+            final long claimed = (((word >>> 32) + 1) << 32) | ENTRY_CLAIMED;
+            // compare-and-set: the writer may evict the dead entry meanwhile; then the next pass finds it evicted
+            if (!isClaimable((int)word) || !LONG.compareAndSet(log, offset + ENTRY_STATE_OFFSET, word, claimed)) {
+                FileLocks.close(fd);
                 continue;
             }
             return new long[] {i, claimed, fd};
         }
         throw new IllegalStateException("readers' table of " + path + " is full: all " + geometry.readers()
             + " entries hold live readers");
+    }
+
+    private static boolean isClaimable(final int state) {
+        return state == ENTRY_FREE || state == ENTRY_EVICTED || state == ENTRY_ATTACHED || state == ENTRY_CLAIMED;
     }
 
     private static int lockWithRetries(final Path lockFile) {
