@@ -1,5 +1,6 @@
 package dev.peregrine.broadcast;
 
+import dev.peregrine.counters.CountersManager;
 import dev.peregrine.internal.FileLocks;
 import dev.peregrine.shm.ShmFutex;
 
@@ -71,6 +72,7 @@ public final class BroadcastReader implements AutoCloseable {
     private final MemorySegment copy;
     private final MemorySegment futexWord;
     private final MemorySegment timespec;
+    private final BroadcastCounters counters;
     private long position;
     private long attachEpoch;
     private boolean pending;
@@ -85,7 +87,8 @@ public final class BroadcastReader implements AutoCloseable {
     private boolean writerGoneReported;
     private long lastWriterCheckNs;
 
-    private BroadcastReader(final Path path, final String name, final BroadcastStart start) {
+    private BroadcastReader(final Path path, final String name, final BroadcastStart start,
+        final CountersManager countersManager) {
         final byte[] nameBytes = name.getBytes(StandardCharsets.UTF_8);
         if (name.isEmpty() || nameBytes.length > MAX_NAME_LENGTH) {
             throw new IllegalArgumentException("readerName=" + name + " must be 1 to " + MAX_NAME_LENGTH + " bytes");
@@ -129,6 +132,7 @@ public final class BroadcastReader implements AutoCloseable {
             attachEpoch = (long)LONG.getAndAdd(log, (long)ATTACH_EPOCH_OFFSET, 1L) + 1;
             pending = true;
         }
+        counters = BroadcastCounters.reader(countersManager, path, name);
     }
 
     /**
@@ -148,7 +152,29 @@ public final class BroadcastReader implements AutoCloseable {
         if (readerName == null || start == null) {
             throw new IllegalArgumentException("readerName=" + readerName + ", start=" + start);
         }
-        return new BroadcastReader(BroadcastFiles.logPath(directory, logName), readerName, start);
+        return attach(directory, logName, readerName, start, null);
+    }
+
+    /**
+     * Attaches a reader whose counters go to a given manager instead of this process's counters file.
+     *
+     * @param directory the log's directory, checked as the counters directory is
+     * @param logName the log's name
+     * @param readerName this reader's name, 1 to 64 bytes, unique among the log's live readers
+     * @param start where reading starts
+     * @param countersManager where the reader's counters go (missed, laps, evictions), or null for the process-wide
+     *     counters file that {@code ./peregrine stat} reads; a manager given here is not closed by the reader
+     * @return the reader
+     * @throws IllegalStateException if the log is refused, the name is taken or the readers' table is full, with the
+     *     reason
+     */
+    public static BroadcastReader attach(final Path directory, final String logName, final String readerName,
+        final BroadcastStart start, final CountersManager countersManager) {
+        BroadcastFiles.checkDirectory(directory);
+        if (readerName == null || start == null) {
+            throw new IllegalArgumentException("readerName=" + readerName + ", start=" + start);
+        }
+        return new BroadcastReader(BroadcastFiles.logPath(directory, logName), readerName, start, countersManager);
     }
 
     private long oldestHeld(final long tail) {
@@ -344,6 +370,7 @@ public final class BroadcastReader implements AutoCloseable {
         final long lost = resume - position;
         missed += lost;
         laps++;
+        counters.lapped(lost);
         position = resume;
         handler.onLapped(lost, resume);
     }
@@ -416,6 +443,7 @@ public final class BroadcastReader implements AutoCloseable {
         final long word = (long)LONG.getAcquire(log, entryOffset + ENTRY_STATE_OFFSET);
         final int reason = log.get(ValueLayout.JAVA_INT, entryOffset + ENTRY_REASON_OFFSET);
         done = true;
+        counters.evicted();
         failure = (word >>> 32) == (attachedWord >>> 32) + 1 && reason > 0 && reason < REASONS.length
             ? REASONS[reason] : REASONS[0];
         handler.onEvicted(failure);
@@ -559,6 +587,7 @@ public final class BroadcastReader implements AutoCloseable {
             INT.getAndAdd(log, (long)FUTEX_READERS_OFFSET, -1);
         }
         FileLocks.close(lockFd);
+        counters.close();
         arena.close();
     }
 }

@@ -81,6 +81,16 @@ public final class CounterTypes {
      */
     public static final int SHM_PEER_FAULTS = 64;
 
+    /** Broadcast log reader: records it missed by being lapped ({@code DROP}), exactly. */
+    public static final int BROADCAST_MISSED = 70;
+    /** Broadcast log reader: times it was lapped ({@code DROP}). */
+    public static final int BROADCAST_LAPS = 71;
+    /**
+     * Broadcast log evictions ({@code BLOCK}): on a writer, the readers it evicted; on a reader, the times it found
+     * itself evicted.
+     */
+    public static final int BROADCAST_EVICTIONS = 72;
+
     private CounterTypes() {
     }
 
@@ -128,6 +138,9 @@ public final class CounterTypes {
             case SHM_FUTEX_WAITS -> "peregrine_shm_futex_waits_total";
             case SHM_PEERS_ALIVE -> "peregrine_shm_peers_alive";
             case SHM_PEER_FAULTS -> "peregrine_shm_peer_faults_total";
+            case BROADCAST_MISSED -> "peregrine_broadcast_missed_total";
+            case BROADCAST_LAPS -> "peregrine_broadcast_laps_total";
+            case BROADCAST_EVICTIONS -> "peregrine_broadcast_evictions_total";
             default -> "peregrine_type_" + Integer.toUnsignedString(typeId) + "_total";
         };
     }
@@ -186,6 +199,10 @@ public final class CounterTypes {
             case SHM_PEERS_ALIVE -> "Shared-memory channels whose peer is alive.";
             case SHM_PEER_FAULTS -> "Shared-memory channels closed for a fault of their peer: corrupt ring, ring file "
                 + "shrunk, ring still filling after the peer went.";
+            case BROADCAST_MISSED -> "Broadcast log records a reader missed by being lapped (DROP).";
+            case BROADCAST_LAPS -> "Times a broadcast log reader was lapped (DROP).";
+            case BROADCAST_EVICTIONS -> "Broadcast log evictions (BLOCK): readers a writer evicted, or a reader's"
+                + " own eviction.";
             default -> "Counter of type " + typeId + ".";
         };
     }
