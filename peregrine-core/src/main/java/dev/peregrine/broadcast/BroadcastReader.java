@@ -421,6 +421,9 @@ public final class BroadcastReader implements AutoCloseable {
             return;
         }
         lastWriterCheckNs = nowNs;
+        if (isShrunk(handler)) {
+            return;
+        }
         final int generation = (int)INT.getAcquire(log, (long)WRITER_GENERATION_OFFSET);
         if (generation != writerGeneration) {
             writerGeneration = generation;
@@ -437,6 +440,25 @@ public final class BroadcastReader implements AutoCloseable {
             writerGoneReported = true;
             handler.onWriterGone("died (its lock was free)");
         }
+    }
+
+    /**
+     * Whether the file is now shorter than the mapping (someone truncated it): reading the cut part would fault, so
+     * the reader fails with both sizes instead. Looked at on the idle path, with the writer's liveness.
+     */
+    private boolean isShrunk(final BroadcastHandler handler) {
+        long size;
+        try {
+            size = java.nio.file.Files.size(path);
+        } catch (final java.io.IOException ex) {
+            size = -1; // removed: the mapping holds the pages of the unlinked file, still whole
+        }
+        if (size < 0 || size >= log.byteSize()) {
+            return false;
+        }
+        fail(handler, "log file " + path + " shrunk to " + size + " bytes while mapped (" + log.byteSize()
+            + " bytes): reading on would fault");
+        return true;
     }
 
     private void evicted(final BroadcastHandler handler) {
