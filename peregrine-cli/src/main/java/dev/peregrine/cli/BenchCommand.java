@@ -12,7 +12,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Benchmarks: every transport against the best peers (compare), or one scenario at a time.",
     subcommands = {CompareCommand.class, PingPongCommand.class, LoadCommand.class, ThroughputCommand.class,
-        TransportsCommand.class, HandoffCommand.class, ReconnectCommand.class})
+        TransportsCommand.class, HandoffCommand.class, ReconnectCommand.class, FanoutBenchCommand.class})
 public final class BenchCommand implements Runnable {
     @Spec
     CommandSpec spec;

@@ -44,9 +44,10 @@ public final class FanoutCommand implements Callable<Integer> {
         return given != null ? given : BroadcastLogOptions.defaultDirectory();
     }
 
-    static FanoutSink openSink(final CommandSpec spec, final Path given, final String name) {
+    static FanoutSink openSink(final CommandSpec spec, final Path given, final String name, final int capacity,
+                               final int maxRecord) {
         try {
-            return FanoutSink.open(directory(given), name);
+            return FanoutSink.open(directory(given), name, capacity, maxRecord);
         } catch (final IllegalStateException | IllegalArgumentException ex) {
             throw Cli.invalid(spec.commandLine(), "--fanout", name + " cannot be written: " + ex.getMessage());
         }

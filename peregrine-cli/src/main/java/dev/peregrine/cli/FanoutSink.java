@@ -16,12 +16,14 @@ import java.nio.file.Path;
  * never holds the network subscriber back; one that falls a ring behind is told what it missed.
  */
 final class FanoutSink implements MoldListenerApp.MessageSink, AutoCloseable {
-    /** Records the log holds. */
-    static final int CAPACITY = 16_384;
+    /** Records the log holds unless {@code --fanout-capacity} says otherwise. */
+    static final int DEFAULT_CAPACITY = 16_384;
     /** Readers at once. */
     static final int READERS = 64;
     /** The sequence before each message. */
     static final int HEADER = 8;
+    /** The longest record unless {@code --fanout-max-record} says otherwise: the sequence and the longest message. */
+    static final int DEFAULT_MAX_RECORD = HEADER + MoldCommand.MAX_MESSAGE;
 
     private final BroadcastWriter writer;
     private final MemorySegment record;
@@ -32,14 +34,22 @@ final class FanoutSink implements MoldListenerApp.MessageSink, AutoCloseable {
         this.record = MemorySegment.ofArray(new byte[writer.maxRecordLength()]);
     }
 
-    /** Creates the log, or opens it (a new writer goes on where the last stopped). */
-    static FanoutSink open(final Path directory, final String name) {
+    /**
+     * Creates the log, or opens it (a new writer goes on where the last stopped, in the log's own sizes).
+     *
+     * @param directory the logs' directory
+     * @param name the log's name
+     * @param capacity records the log holds, if it is made
+     * @param maxRecord the longest record, if it is made
+     * @return the sink
+     */
+    static FanoutSink open(final Path directory, final String name, final int capacity, final int maxRecord) {
         final Path file = directory.resolve(name + ".bcast");
         if (Files.exists(file)) {
             return new FanoutSink(BroadcastWriter.open(directory, name));
         }
-        return new FanoutSink(BroadcastWriter.create(directory, name, BroadcastLogOptions.of(CAPACITY,
-            HEADER + MoldCommand.MAX_MESSAGE, READERS, BroadcastPolicy.DROP)));
+        return new FanoutSink(BroadcastWriter.create(directory, name, BroadcastLogOptions.of(capacity,
+            maxRecord, READERS, BroadcastPolicy.DROP)));
     }
 
     @Override

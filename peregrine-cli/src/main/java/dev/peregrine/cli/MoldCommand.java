@@ -203,6 +203,16 @@ public final class MoldCommand implements Callable<Integer> {
         @Option(names = "--fanout-dir", description = "directory of broadcast logs (default: broadcast in the counters"
             + " directory)")
         Path fanoutDirectory;
+        @Range(min = 2, max = 1 << 24, note = "a power of two")
+        @Option(names = "--fanout-capacity", paramLabel = "RECORDS", defaultValue = "" + FanoutSink.DEFAULT_CAPACITY,
+            description = "records the broadcast log holds, a power of two; used when the log is made, an existing log"
+                + " keeps its own (default ${DEFAULT-VALUE})")
+        int fanoutCapacity;
+        @Range(min = FanoutSink.HEADER + 1, max = 1 << 20, note = "8 bytes of sequence, then the message")
+        @Option(names = "--fanout-max-record", paramLabel = "BYTES", defaultValue = "" + FanoutSink.DEFAULT_MAX_RECORD,
+            description = "longest record of the broadcast log: the 8-byte sequence and the message (a longer message"
+                + " is cut to fit); used when the log is made, an existing log keeps its own (default ${DEFAULT-VALUE})")
+        int fanoutMaxRecord;
 
         /** Creates the command (picocli). */
         public Listen() {
@@ -217,6 +227,11 @@ public final class MoldCommand implements Callable<Integer> {
         public void validate() {
             requestPort(spec, port, requestPort);
             multicastInterface(spec, joined(), interfaceName);
+            if (Integer.bitCount(fanoutCapacity) != 1) {
+                throw Cli.invalid(spec.commandLine(), "--fanout-capacity", fanoutCapacity + " records is not a power of"
+                    + " two (the ring is indexed by a mask); e.g. " + Integer.highestOneBit(fanoutCapacity) + " or "
+                    + Integer.highestOneBit(fanoutCapacity) * 2);
+            }
             if (answersOnlyFromRequestServer && address(requestHost).isAnyLocalAddress()) {
                 throw Cli.invalid(spec.commandLine(), "--request-host", requestHost + " is the wildcard address, which no"
                     + " answer comes from; answers are taken from the request server only, so give its own address (or"
@@ -229,7 +244,8 @@ public final class MoldCommand implements Callable<Integer> {
             if (fanout == null) {
                 return app(null).run(System.out) == 0 ? 0 : 1;
             }
-            try (FanoutSink sink = FanoutCommand.openSink(spec, fanoutDirectory, fanout)) {
+            try (FanoutSink sink = FanoutCommand.openSink(spec, fanoutDirectory, fanout, fanoutCapacity,
+                fanoutMaxRecord)) {
                 System.out.println("fan-out into broadcast log " + sink.path());
                 return app(sink).run(System.out) == 0 ? 0 : 1;
             }

@@ -50,6 +50,31 @@ class FanoutCommandTest {
             .contains("'sideways' is not a start; expected live or oldest");
     }
 
+    @Test
+    void shouldRefuseAFanoutCapacityThatIsNotAPowerOfTwoInOneLine() {
+        final CliRun cli = CliRun.execute("mold", "listen", "--group", "none", "--fanout", "feed", "--fanout-dir",
+            temp.resolve("logs").toString(), "--fanout-capacity", "1000");
+
+        assertThat(cli.code()).isEqualTo(2);
+        assertThat(cli.err().lines().toList()).singleElement().asString()
+            .contains("--fanout-capacity", "1000 records is not a power of two", "e.g. 512 or 1024");
+        assertThat(temp.resolve("logs").resolve("feed.bcast")).doesNotExist();
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldMakeTheLogWithTheCapacityAndMaxRecordGiven() throws IOException {
+        final Path dir = temp.resolve("logs");
+        final CliRun cli = CliRun.execute("mold", "listen", "--group", "none", "--port", "" + freePort(),
+            "--request-port", "" + freePort(), "--seconds", "1", "--fanout", "feed", "--fanout-dir", dir.toString(),
+            "--fanout-capacity", "64", "--fanout-max-record", "100");
+
+        assertThat(cli.code()).as(cli.err()).isZero();
+        // the layout's own arithmetic: header and table of 64 readers, then 64 slots of 16 + 100 rounded up to 64
+        final long expected = 640 + 128L * 64 + 64L * 128;
+        assertThat(Files.size(dir.resolve("feed.bcast"))).isEqualTo(expected);
+    }
+
     private Process start(final String... args) throws IOException {
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElseThrow());

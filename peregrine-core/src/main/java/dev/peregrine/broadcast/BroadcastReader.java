@@ -1,5 +1,6 @@
 package dev.peregrine.broadcast;
 
+import dev.peregrine.counters.CountersManager;
 import dev.peregrine.internal.FileLocks;
 import dev.peregrine.shm.ShmFutex;
 
@@ -71,6 +72,7 @@ public final class BroadcastReader implements AutoCloseable {
     private final MemorySegment copy;
     private final MemorySegment futexWord;
     private final MemorySegment timespec;
+    private final BroadcastCounters counters;
     private long position;
     private long attachEpoch;
     private boolean pending;
@@ -85,7 +87,8 @@ public final class BroadcastReader implements AutoCloseable {
     private boolean writerGoneReported;
     private long lastWriterCheckNs;
 
-    private BroadcastReader(final Path path, final String name, final BroadcastStart start) {
+    private BroadcastReader(final Path path, final String name, final BroadcastStart start,
+        final CountersManager countersManager) {
         final byte[] nameBytes = name.getBytes(StandardCharsets.UTF_8);
         if (name.isEmpty() || nameBytes.length > MAX_NAME_LENGTH) {
             throw new IllegalArgumentException("readerName=" + name + " must be 1 to " + MAX_NAME_LENGTH + " bytes");
@@ -129,6 +132,7 @@ public final class BroadcastReader implements AutoCloseable {
             attachEpoch = (long)LONG.getAndAdd(log, (long)ATTACH_EPOCH_OFFSET, 1L) + 1;
             pending = true;
         }
+        counters = BroadcastCounters.reader(countersManager, path, name);
     }
 
     /**
@@ -148,7 +152,29 @@ public final class BroadcastReader implements AutoCloseable {
         if (readerName == null || start == null) {
             throw new IllegalArgumentException("readerName=" + readerName + ", start=" + start);
         }
-        return new BroadcastReader(BroadcastFiles.logPath(directory, logName), readerName, start);
+        return attach(directory, logName, readerName, start, null);
+    }
+
+    /**
+     * Attaches a reader whose counters go to a given manager instead of this process's counters file.
+     *
+     * @param directory the log's directory, checked as the counters directory is
+     * @param logName the log's name
+     * @param readerName this reader's name, 1 to 64 bytes, unique among the log's live readers
+     * @param start where reading starts
+     * @param countersManager where the reader's counters go (missed, laps, evictions), or null for the process-wide
+     *     counters file that {@code ./peregrine stat} reads; a manager given here is not closed by the reader
+     * @return the reader
+     * @throws IllegalStateException if the log is refused, the name is taken or the readers' table is full, with the
+     *     reason
+     */
+    public static BroadcastReader attach(final Path directory, final String logName, final String readerName,
+        final BroadcastStart start, final CountersManager countersManager) {
+        BroadcastFiles.checkDirectory(directory);
+        if (readerName == null || start == null) {
+            throw new IllegalArgumentException("readerName=" + readerName + ", start=" + start);
+        }
+        return new BroadcastReader(BroadcastFiles.logPath(directory, logName), readerName, start, countersManager);
     }
 
     private long oldestHeld(final long tail) {
@@ -175,30 +201,42 @@ public final class BroadcastReader implements AutoCloseable {
         }
     }
 
-    /** Takes a free, evicted or dead entry and its lock: {index, claimed word, lock descriptor}. */
+    /**
+     * Takes a free, evicted or dead entry and its lock: {index, claimed word, lock descriptor}. The lock comes first:
+     * no entry is claimed without holding its lock, and a live reader holds its lock from its claim to its close. So
+     * an entry this call can lock holds no live reader, whatever its state says: an attached or claimed one whose
+     * process died, even between its claim and its attach, is taken over.
+     */
     private long[] claimEntry() {
         for (int i = 0; i < geometry.readers(); i++) {
             final long offset = geometry.entryOffset(i);
-            final long word = (long)LONG.getAcquire(log, offset + ENTRY_STATE_OFFSET);
-            final int state = (int)word;
-            final boolean free = state == ENTRY_FREE || state == ENTRY_EVICTED;
-            final Path lockFile = BroadcastFiles.readerLockPath(path, i);
-            if (!free && !(state == ENTRY_ATTACHED && !BroadcastFiles.isHeld(lockFile))) {
-                continue; // a live reader's, or one being claimed right now
-            }
-            final long claimed = (((word >>> 32) + 1) << 32) | ENTRY_CLAIMED;
-            if (!LONG.compareAndSet(log, offset + ENTRY_STATE_OFFSET, word, claimed)) {
+            final int seen = (int)(long)LONG.getAcquire(log, offset + ENTRY_STATE_OFFSET);
+            if (!isClaimable(seen)) {
                 continue;
             }
-            final int fd = lockWithRetries(lockFile);
+            final Path lockFile = BroadcastFiles.readerLockPath(path, i);
+            // a free entry's lock may be held for a moment by another party's probe; a taken one's is held by its
+            // reader while it lives, so one attempt tells
+            final int fd = seen == ENTRY_FREE || seen == ENTRY_EVICTED ? lockWithRetries(lockFile)
+                : BroadcastFiles.lock(lockFile);
             if (fd < 0) {
-                LONG.compareAndSet(log, offset + ENTRY_STATE_OFFSET, claimed, (claimed & ~0xFFFF_FFFFL) | ENTRY_FREE);
+                continue;
+            }
+            final long word = (long)LONG.getAcquire(log, offset + ENTRY_STATE_OFFSET);
+            final long claimed = (((word >>> 32) + 1) << 32) | ENTRY_CLAIMED;
+            // compare-and-set: the writer may evict the dead entry meanwhile; then the next pass finds it evicted
+            if (!isClaimable((int)word) || !LONG.compareAndSet(log, offset + ENTRY_STATE_OFFSET, word, claimed)) {
+                FileLocks.close(fd);
                 continue;
             }
             return new long[] {i, claimed, fd};
         }
         throw new IllegalStateException("readers' table of " + path + " is full: all " + geometry.readers()
             + " entries hold live readers");
+    }
+
+    private static boolean isClaimable(final int state) {
+        return state == ENTRY_FREE || state == ENTRY_EVICTED || state == ENTRY_ATTACHED || state == ENTRY_CLAIMED;
     }
 
     private static int lockWithRetries(final Path lockFile) {
@@ -332,6 +370,7 @@ public final class BroadcastReader implements AutoCloseable {
         final long lost = resume - position;
         missed += lost;
         laps++;
+        counters.lapped(lost);
         position = resume;
         handler.onLapped(lost, resume);
     }
@@ -382,6 +421,9 @@ public final class BroadcastReader implements AutoCloseable {
             return;
         }
         lastWriterCheckNs = nowNs;
+        if (isShrunk(handler)) {
+            return;
+        }
         final int generation = (int)INT.getAcquire(log, (long)WRITER_GENERATION_OFFSET);
         if (generation != writerGeneration) {
             writerGeneration = generation;
@@ -400,10 +442,30 @@ public final class BroadcastReader implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether the file is now shorter than the mapping (someone truncated it): reading the cut part would fault, so
+     * the reader fails with both sizes instead. Looked at on the idle path, with the writer's liveness.
+     */
+    private boolean isShrunk(final BroadcastHandler handler) {
+        long size;
+        try {
+            size = java.nio.file.Files.size(path);
+        } catch (final java.io.IOException ex) {
+            size = -1; // removed: the mapping holds the pages of the unlinked file, still whole
+        }
+        if (size < 0 || size >= log.byteSize()) {
+            return false;
+        }
+        fail(handler, "log file " + path + " shrunk to " + size + " bytes while mapped (" + log.byteSize()
+            + " bytes): reading on would fault");
+        return true;
+    }
+
     private void evicted(final BroadcastHandler handler) {
         final long word = (long)LONG.getAcquire(log, entryOffset + ENTRY_STATE_OFFSET);
         final int reason = log.get(ValueLayout.JAVA_INT, entryOffset + ENTRY_REASON_OFFSET);
         done = true;
+        counters.evicted();
         failure = (word >>> 32) == (attachedWord >>> 32) + 1 && reason > 0 && reason < REASONS.length
             ? REASONS[reason] : REASONS[0];
         handler.onEvicted(failure);
@@ -547,6 +609,7 @@ public final class BroadcastReader implements AutoCloseable {
             INT.getAndAdd(log, (long)FUTEX_READERS_OFFSET, -1);
         }
         FileLocks.close(lockFd);
+        counters.close();
         arena.close();
     }
 }

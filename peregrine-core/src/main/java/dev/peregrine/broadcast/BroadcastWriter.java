@@ -1,5 +1,6 @@
 package dev.peregrine.broadcast;
 
+import dev.peregrine.counters.CountersManager;
 import dev.peregrine.internal.FileLocks;
 import dev.peregrine.shm.ShmFutex;
 
@@ -74,13 +75,14 @@ public final class BroadcastWriter implements AutoCloseable {
     private final long[] lastProbeNs;
     private final long[] lastSeenWord;
     private final MemorySegment futexWord;
+    private final BroadcastCounters counters;
     private long tail;
     private long limit;
     private long seenEpoch;
     private long evictions;
     private boolean closed;
 
-    private BroadcastWriter(final Path path) {
+    private BroadcastWriter(final Path path, final CountersManager countersManager) {
         this.path = path;
         this.arena = Arena.ofShared();
         try {
@@ -118,6 +120,7 @@ public final class BroadcastWriter implements AutoCloseable {
         // state: either it sees ACTIVE and waits for this writer's acknowledgement, or this writer sees its epoch
         VarHandle.fullFence();
         acknowledgeAttaches(System.nanoTime());
+        this.counters = BroadcastCounters.writer(countersManager, path);
     }
 
     /**
@@ -130,9 +133,26 @@ public final class BroadcastWriter implements AutoCloseable {
      * @throws IllegalStateException if the directory is refused or the log exists, with the reason
      */
     public static BroadcastWriter create(final Path directory, final String name, final BroadcastLogOptions options) {
+        return create(directory, name, options, null);
+    }
+
+    /**
+     * Creates a log and opens its writer, whose counters go to a given manager instead of this process's counters
+     * file.
+     *
+     * @param directory a directory checked as the counters directory is (made 0700 if missing)
+     * @param name the log's name, 1 to 64 of {@code [A-Za-z0-9._-]}
+     * @param options the log's parameters
+     * @param countersManager where the writer's evictions are counted, or null for the process-wide counters file
+     *     that {@code ./peregrine stat} reads; a manager given here is not closed by the writer
+     * @return the writer
+     * @throws IllegalStateException if the directory is refused or the log exists, with the reason
+     */
+    public static BroadcastWriter create(final Path directory, final String name, final BroadcastLogOptions options,
+        final CountersManager countersManager) {
         final Path path = BroadcastFiles.logPath(directory, name);
         BroadcastFiles.create(path, options);
-        return new BroadcastWriter(path);
+        return new BroadcastWriter(path, countersManager);
     }
 
     /**
@@ -145,7 +165,7 @@ public final class BroadcastWriter implements AutoCloseable {
      */
     public static BroadcastWriter open(final Path directory, final String name) {
         BroadcastFiles.checkDirectory(directory);
-        return new BroadcastWriter(BroadcastFiles.logPath(directory, name));
+        return new BroadcastWriter(BroadcastFiles.logPath(directory, name), null);
     }
 
     /**
@@ -336,6 +356,7 @@ public final class BroadcastWriter implements AutoCloseable {
         // compare-and-set: the reader may have detached meanwhile; the reason is stored before (the set releases it)
         if (LONG.compareAndSet(log, entry + ENTRY_STATE_OFFSET, word, evicted)) {
             evictions++;
+            counters.evicted();
             return true;
         }
         return false;
@@ -354,6 +375,7 @@ public final class BroadcastWriter implements AutoCloseable {
             ShmFutex.wake(futexWord, Integer.MAX_VALUE);
         }
         FileLocks.close(lockFd);
+        counters.close();
         arena.close();
     }
 }

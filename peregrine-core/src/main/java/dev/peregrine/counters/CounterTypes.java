@@ -101,6 +101,15 @@ public final class CounterTypes {
     public static final int SOUP_TIMEOUTS = 78;
     /** SoupBinTCP server: clients logged in now (gauge). */
     public static final int SOUP_CLIENTS = 79;
+    /** Broadcast log reader: records it missed by being lapped ({@code DROP}), exactly. */
+    public static final int BROADCAST_MISSED = 80;
+    /** Broadcast log reader: times it was lapped ({@code DROP}). */
+    public static final int BROADCAST_LAPS = 81;
+    /**
+     * Broadcast log evictions ({@code BLOCK}): on a writer, the readers it evicted; on a reader, the times it found
+     * itself evicted.
+     */
+    public static final int BROADCAST_EVICTIONS = 82;
 
     private CounterTypes() {
     }
@@ -159,6 +168,9 @@ public final class CounterTypes {
             case SOUP_HEARTBEATS_RECEIVED -> "peregrine_soup_heartbeats_received_total";
             case SOUP_TIMEOUTS -> "peregrine_soup_timeouts_total";
             case SOUP_CLIENTS -> "peregrine_soup_clients";
+            case BROADCAST_MISSED -> "peregrine_broadcast_missed_total";
+            case BROADCAST_LAPS -> "peregrine_broadcast_laps_total";
+            case BROADCAST_EVICTIONS -> "peregrine_broadcast_evictions_total";
             default -> "peregrine_type_" + Integer.toUnsignedString(typeId) + "_total";
         };
     }
@@ -227,6 +239,10 @@ public final class CounterTypes {
             case SOUP_HEARTBEATS_RECEIVED -> "SoupBinTCP client heartbeats received.";
             case SOUP_TIMEOUTS -> "SoupBinTCP connections closed for silence: no login in time, or the receive timeout.";
             case SOUP_CLIENTS -> "SoupBinTCP clients logged in.";
+            case BROADCAST_MISSED -> "Broadcast log records a reader missed by being lapped (DROP).";
+            case BROADCAST_LAPS -> "Times a broadcast log reader was lapped (DROP).";
+            case BROADCAST_EVICTIONS -> "Broadcast log evictions (BLOCK): readers a writer evicted, or a reader's"
+                + " own eviction.";
             default -> "Counter of type " + typeId + ".";
         };
     }

@@ -1,0 +1,116 @@
+package dev.peregrine.bench.fanout;
+
+import dev.peregrine.broadcast.BroadcastBlockingReader;
+import dev.peregrine.broadcast.BroadcastHandler;
+import dev.peregrine.broadcast.BroadcastLogOptions;
+import dev.peregrine.broadcast.BroadcastPolicy;
+import dev.peregrine.broadcast.BroadcastReader;
+import dev.peregrine.broadcast.BroadcastStart;
+import dev.peregrine.broadcast.BroadcastWait;
+import dev.peregrine.broadcast.BroadcastWriter;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Peregrine's broadcast log ({@code dev.peregrine.broadcast}): one log, every reader attached to it by name; readers
+ * wait by futex ({@link BroadcastWait#FUTEX}: 200 polls, then a sleep the writer's one {@code FUTEX_WAKE} ends).
+ */
+final class BroadcastFanout implements FanoutTransport {
+    /** Records the log holds. */
+    static final int CAPACITY = 16_384;
+    /** The log's name in the run's directory. */
+    static final String LOG_NAME = "fanout";
+    private static final long LONGEST_WAIT_NS = 1_000_000L;
+    private static final int POLL_LIMIT = 64;
+
+    private final BroadcastPolicy policy;
+
+    BroadcastFanout(final BroadcastPolicy policy) {
+        this.policy = policy;
+    }
+
+    @Override
+    public String name() {
+        return policy == BroadcastPolicy.BLOCK ? "peregrine-broadcast" : "peregrine-broadcast-drop";
+    }
+
+    @Override
+    public int maxReaders() {
+        return 64;
+    }
+
+    @Override
+    public boolean dropsWhenBehind() {
+        return policy == BroadcastPolicy.DROP;
+    }
+
+    @Override
+    public List<String> jvmArguments() {
+        return List.of();
+    }
+
+    @Override
+    public String describe() {
+        return name() + ": BroadcastWriter/BroadcastReader, policy " + policy + ", " + CAPACITY + " records, readers"
+            + " wait by futex (BroadcastWait.FUTEX: 200 polls, then asleep until the writer's FUTEX_WAKE), polls of up"
+            + " to " + POLL_LIMIT + "; the writer spins between sends";
+    }
+
+    @Override
+    public Writer openWriter(final Path directory, final int size, final int readers) {
+        final BroadcastWriter writer = BroadcastWriter.create(directory, LOG_NAME,
+            BroadcastLogOptions.of(CAPACITY, size, Math.max(2, readers + 1), policy));
+        return new Writer() {
+            private final MemorySegment buffer = Arena.ofAuto().allocate(FanoutMessage.MAX_SIZE, 64);
+
+            @Override
+            public MemorySegment buffer() {
+                return buffer;
+            }
+
+            @Override
+            public boolean offer(final int length) {
+                return writer.offer(buffer, 0, length) == BroadcastWriter.OFFERED;
+            }
+
+            @Override
+            public long evictions() {
+                return writer.evictions();
+            }
+
+            @Override
+            public void close() {
+                writer.close();
+            }
+        };
+    }
+
+    @Override
+    public Reader attach(final Path directory, final int size, final int index, final Sink sink) {
+        final BroadcastReader reader = BroadcastReader.attach(directory, LOG_NAME, "reader-" + index,
+            BroadcastStart.LIVE);
+        final BroadcastBlockingReader blocking = new BroadcastBlockingReader(reader, BroadcastWait.FUTEX,
+            LONGEST_WAIT_NS);
+        final BroadcastHandler handler = (buffer, offset, length, position) ->
+            sink.onMessage(FanoutMessage.sequence(buffer, offset), FanoutMessage.sendNs(buffer, offset));
+        return new Reader() {
+            @Override
+            public int read() {
+                return blocking.read(handler, POLL_LIMIT, LONGEST_WAIT_NS);
+            }
+
+            @Override
+            public String failure() {
+                return reader.failure();
+            }
+
+            @Override
+            public void close() {
+                blocking.close();
+            }
+        };
+    }
+}

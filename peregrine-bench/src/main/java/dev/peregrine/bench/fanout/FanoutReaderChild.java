@@ -1,0 +1,194 @@
+package dev.peregrine.bench.fanout;
+
+import dev.peregrine.bench.run.ThreadAllocation;
+import org.HdrHistogram.Histogram;
+
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * One reader of {@code bench fanout}, in a JVM of its own. It attaches, prints {@code READY pid=...}, then reads
+ * until it has seen the last sequence, checking that each is the one after the last; it prints one
+ * {@link Result} line and exits. With {@code --latency} it records, for every measured message, now minus the
+ * intended send time the message carries (the writer's {@code System.nanoTime}, the same clock here: Linux's
+ * {@code CLOCK_MONOTONIC}), so a writer that fell behind its schedule shows in the latency (coordinated omission
+ * corrected). Its own bytes allocated per measured message are measured on the reading thread.
+ *
+ * <p>Arguments: {@code --transport=NAME --dir=DIR --size=S --index=I --first=F --end=E [--latency]
+ * [--tolerate-loss] --timeout-ms=T}: sequences below {@code F} are warm-up, {@code E - 1} is the last.
+ */
+public final class FanoutReaderChild {
+    /** Latencies above this (an hour) are recorded as this. */
+    static final long HIGHEST_NS = 3_600_000_000_000L;
+
+    private final FanoutTransport.Reader reader;
+    private final Histogram histogram = new Histogram(1, HIGHEST_NS, 3);
+    private final long first;
+    private final long end;
+    private final boolean latency;
+    private final FanoutSequences sequences;
+    private long received;
+    private long measured;
+    private long firstNs;
+    private long lastNs;
+    private long allocatedAtFirst = -1;
+    private String failure;
+
+    private FanoutReaderChild(final FanoutTransport transport, final Path directory, final int size, final int index,
+                              final long first, final long end, final boolean latency, final boolean tolerateLoss) {
+        this.first = first;
+        this.end = end;
+        this.latency = latency;
+        this.sequences = new FanoutSequences(tolerateLoss);
+        this.reader = transport.attach(directory, size, index, this::onMessage);
+    }
+
+    private void onMessage(final long sequence, final long sendNs) {
+        final long nowNs = System.nanoTime();
+        if (failure != null || !sequences.accept(sequence)) {
+            failure = failure == null ? sequences.failure() : failure;
+            return;
+        }
+        received++;
+        if (sequence >= first) {
+            if (allocatedAtFirst < 0) {
+                allocatedAtFirst = ThreadAllocation.currentThread();
+                firstNs = nowNs;
+            }
+            measured++;
+            if (latency) {
+                histogram.recordValue(Math.max(1, Math.min(HIGHEST_NS, nowNs - sendNs)));
+            }
+        }
+        lastNs = nowNs;
+    }
+
+    /**
+     * What a reader measured.
+     *
+     * @param received messages received
+     * @param measured messages received at or past the first measured sequence
+     * @param lost sequences skipped (with {@code --tolerate-loss} only; else a skip is a failure)
+     * @param firstNs when the first measured message arrived
+     * @param lastNs when the last message arrived
+     * @param allocatedPerMessage bytes the reading thread allocated per measured message, or -1 if unknown
+     * @param histogram latencies in ns, or null without {@code --latency}
+     * @param failure why the reader failed, or empty
+     */
+    public record Result(long received, long measured, long lost, long firstNs, long lastNs, double allocatedPerMessage,
+                         Histogram histogram, String failure) {
+        /**
+         * The line the child prints; the failure comes last and may hold spaces.
+         *
+         * @return the line
+         */
+        public String toLine() {
+            String encoded = "-";
+            if (histogram != null) {
+                final ByteBuffer buffer = ByteBuffer.allocate(histogram.getNeededByteBufferCapacity());
+                final int length = histogram.encodeIntoCompressedByteBuffer(buffer);
+                encoded = Base64.getEncoder().encodeToString(Arrays.copyOf(buffer.array(), length));
+            }
+            return String.format(Locale.ROOT, "RESULT received=%d measured=%d lost=%d first_ns=%d last_ns=%d alloc=%s"
+                + " histogram=%s failure=%s", received, measured, lost, firstNs, lastNs,
+                Double.toString(allocatedPerMessage), encoded, failure);
+        }
+
+        /**
+         * Parses {@link #toLine()}.
+         *
+         * @param line the line
+         * @return the result
+         * @throws IllegalArgumentException if it is not a result line
+         */
+        public static Result parse(final String line) {
+            final int failureAt = line == null ? -1 : line.indexOf(" failure=");
+            if (failureAt < 0 || !line.startsWith("RESULT ")) {
+                throw new IllegalArgumentException("line=" + line + " is not a RESULT line");
+            }
+            final Map<String, String> fields = new HashMap<>();
+            for (final String field : line.substring("RESULT ".length(), failureAt).trim().split("\\s+")) {
+                final int eq = field.indexOf('=');
+                if (eq > 0) {
+                    fields.put(field.substring(0, eq), field.substring(eq + 1));
+                }
+            }
+            try {
+                final String encoded = fields.getOrDefault("histogram", "-");
+                final Histogram histogram = encoded.equals("-") ? null : Histogram.decodeFromCompressedByteBuffer(
+                    ByteBuffer.wrap(Base64.getDecoder().decode(encoded)), 0);
+                return new Result(Long.parseLong(fields.get("received")), Long.parseLong(fields.get("measured")),
+                    Long.parseLong(fields.get("lost")), Long.parseLong(fields.get("first_ns")),
+                    Long.parseLong(fields.get("last_ns")), Double.parseDouble(fields.get("alloc")), histogram,
+                    line.substring(failureAt + " failure=".length()));
+            } catch (final RuntimeException | java.util.zip.DataFormatException ex) {
+                throw new IllegalArgumentException("line=" + line + " is not a RESULT line: " + ex, ex);
+            }
+        }
+    }
+
+    private Result run(final long timeoutMs) {
+        final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        long checks = 0;
+        while (sequences.expected() < end && failure == null) {
+            reader.read();
+            if ((++checks & 1023) == 0 || reader.failure() != null) {
+                if (reader.failure() != null) {
+                    failure = "reader stopped: " + reader.failure();
+                } else if (System.nanoTime() - deadline > 0) {
+                    failure = "timed out after " + timeoutMs + " ms at sequence " + sequences.expected() + " of " + end;
+                }
+            }
+        }
+        final long allocated = ThreadAllocation.currentThread();
+        final double perMessage = allocatedAtFirst < 0 || allocated < 0 || measured == 0 ? -1
+            : (double)(allocated - allocatedAtFirst) / measured;
+        return new Result(received, measured, sequences.lost(), firstNs, lastNs, perMessage, latency ? histogram : null,
+            failure == null ? "" : failure);
+    }
+
+    /**
+     * Runs one reader.
+     *
+     * @param args see the class comment
+     */
+    public static void main(final String[] args) {
+        final PrintStream out = System.out;
+        final Map<String, String> options = new HashMap<>();
+        for (final String arg : args) {
+            final int eq = arg.indexOf('=');
+            options.put(eq > 0 ? arg.substring(0, eq) : arg, eq > 0 ? arg.substring(eq + 1) : "true");
+        }
+        final FanoutReaderChild child;
+        try {
+            child = new FanoutReaderChild(FanoutTransports.byName(options.get("--transport")),
+                Path.of(options.get("--dir")), Integer.parseInt(options.get("--size")),
+                Integer.parseInt(options.get("--index")), Long.parseLong(options.get("--first")),
+                Long.parseLong(options.get("--end")), options.containsKey("--latency"),
+                options.containsKey("--tolerate-loss"));
+        } catch (final RuntimeException ex) {
+            out.println("FAILED " + oneLine(ex));
+            out.flush();
+            System.exit(2);
+            return;
+        }
+        out.println("READY pid=" + ProcessHandle.current().pid());
+        out.flush();
+        final Result result = child.run(Long.parseLong(options.getOrDefault("--timeout-ms", "600000")));
+        child.reader.close();
+        out.println(result.toLine());
+        out.flush();
+        System.exit(0);
+    }
+
+    private static String oneLine(final Throwable ex) {
+        final String message = String.valueOf(ex.getMessage()).replace('\n', ' ');
+        return ex.getClass().getSimpleName() + ": " + message;
+    }
+}

@@ -1,0 +1,304 @@
+package dev.peregrine.bench.fanout;
+
+import dev.peregrine.bench.run.ThreadAllocation;
+import org.HdrHistogram.Histogram;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Runs one row of {@code bench fanout}: opens the writer in this JVM, starts the readers, each in a JVM of its own,
+ * sends {@code warmup + count} messages from this thread and gathers every reader's result.
+ *
+ * <p>Latency: the writer sends at a fixed rate, each message stamped with its intended send time; a message the
+ * writer could not send on time (back-pressured, descheduled) carries its intended time still. Throughput: the writer
+ * sends as fast as the slowest reader lets it. Either way every reader checks every sequence.
+ */
+public final class FanoutRunner {
+    /** How long the writer may be back-pressured without a break before the row fails. */
+    static final long STUCK_NS = 30_000_000_000L;
+
+    /** A scenario of the targets, played on reader 0 half-way through the measured messages. */
+    public enum Scenario {
+        /** Nothing happens to any reader. */
+        NONE,
+        /** Reader 0 is stopped with SIGSTOP and continued once the writer is done; its losses are counted. */
+        STOP_READER,
+        /** Reader 0 is killed with SIGKILL; the time to its eviction is measured. */
+        KILL_READER
+    }
+
+    /**
+     * One run.
+     *
+     * @param transport the transport
+     * @param readers reader processes
+     * @param size message size
+     * @param latency a fixed-rate latency run (else throughput)
+     * @param rate messages per second of a latency run
+     * @param warmup warm-up messages, not measured
+     * @param count measured messages
+     * @param scenario what happens to reader 0
+     */
+    public record Spec(FanoutTransport transport, int readers, int size, boolean latency, long rate, long warmup,
+                       long count, Scenario scenario) {
+    }
+
+    private FanoutRunner() {
+    }
+
+    /**
+     * Runs one row; never throws for a failure of the run, which the row carries.
+     *
+     * @param spec the run
+     * @return the row
+     */
+    public static FanoutResult run(final Spec spec) {
+        final Path directory;
+        try {
+            directory = runDirectory();
+        } catch (final IOException ex) {
+            return failed(spec, "cannot make the run's directory: " + ex);
+        }
+        try {
+            return runIn(spec, directory);
+        } catch (final InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return failed(spec, "interrupted");
+        } catch (final IOException | RuntimeException ex) {
+            return failed(spec, ex.getClass().getSimpleName() + ": " + ex.getMessage());
+        } finally {
+            delete(directory);
+        }
+    }
+
+    private static FanoutResult failed(final Spec spec, final String reason) {
+        return new FanoutResult(spec.transport().name(), spec.readers(), spec.size(), spec.latency(),
+            spec.latency() ? spec.rate() : 0, List.of(), 0, -1, -1, reason, List.of());
+    }
+
+    private static FanoutResult runIn(final Spec spec, final Path directory) throws IOException, InterruptedException {
+        final long end = spec.warmup() + spec.count();
+        final double expectedSeconds = spec.latency() ? (double)end / spec.rate() : end / 1e5;
+        final long timeoutMs = (long)(expectedSeconds * 10_000) + 60_000;
+        final Scenario scenario = spec.scenario();
+        try (FanoutTransport.Writer writer = spec.transport().openWriter(directory, spec.size(), spec.readers());
+             FanoutReaders readers = new FanoutReaders()) {
+            for (int i = 0; i < spec.readers(); i++) {
+                final boolean played = i == 0 && scenario == Scenario.STOP_READER;
+                readers.start(i, FanoutReaders.command(spec.transport(), directory, spec.size(), i, spec.warmup(), end,
+                    spec.latency(), played, timeoutMs), directory);
+            }
+            readers.awaitReady();
+            final ScenarioThread played = scenario == Scenario.NONE ? null
+                : new ScenarioThread(scenario, readers.children().get(0).process);
+            if (played != null) {
+                played.start();
+            }
+            final Sent sent = send(writer, spec, end, played);
+            if (played != null) {
+                played.writerDone = true;
+                played.join(TimeUnit.SECONDS.toMillis(60));
+            }
+            return gather(spec, readers, sent, played, timeoutMs);
+        }
+    }
+
+    /** What the writer did. */
+    private record Sent(long messages, long firstMeasuredNs, long endNs, double allocatedPerMessage, long evictionNs,
+                        String failure) {
+    }
+
+    private static Sent send(final FanoutTransport.Writer writer, final Spec spec, final long end,
+                             final ScenarioThread played) {
+        final MemorySegment buffer = writer.buffer();
+        final int size = spec.size();
+        final long warmup = spec.warmup();
+        final long halfway = warmup + spec.count() / 2;
+        final double periodNs = spec.latency() ? 1e9 / spec.rate() : 0;
+        final long startNs = System.nanoTime() + 1_000_000L;
+        final long evictionsBefore = writer.evictions();
+        long allocatedAtFirst = -1;
+        long firstMeasuredNs = 0;
+        long evictionNs = 0;
+        String failure = null;
+        long sequence = 0;
+        sending:
+        for (; sequence < end; sequence++) {
+            final long intendedNs = spec.latency() ? startNs + (long)(sequence * periodNs) : 0;
+            if (spec.latency()) {
+                while (System.nanoTime() - intendedNs < 0) {
+                    Thread.onSpinWait();
+                }
+            }
+            if (sequence == warmup) {
+                allocatedAtFirst = ThreadAllocation.currentThread();
+                firstMeasuredNs = System.nanoTime();
+            }
+            if (sequence == halfway && played != null) {
+                played.halfway = true;
+            }
+            FanoutMessage.write(buffer, sequence, intendedNs);
+            int attempts = 0;
+            long blockedSinceNs = 0;
+            while (!writer.offer(size)) {
+                if (++attempts < 100) {
+                    Thread.onSpinWait();
+                } else {
+                    Thread.yield();
+                    if ((attempts & 1023) == 0) {
+                        final long nowNs = System.nanoTime();
+                        if (blockedSinceNs == 0) {
+                            blockedSinceNs = nowNs;
+                        } else if (nowNs - blockedSinceNs > STUCK_NS) {
+                            failure = "the writer was back-pressured for " + STUCK_NS / 1_000_000_000L
+                                + " s at sequence " + sequence;
+                            break sending;
+                        }
+                    }
+                }
+            }
+            if (evictionNs == 0 && writer.evictions() != evictionsBefore) {
+                evictionNs = System.nanoTime();
+            }
+        }
+        final long endNs = System.nanoTime();
+        final long allocated = ThreadAllocation.currentThread();
+        final long measured = sequence - warmup;
+        return new Sent(sequence, firstMeasuredNs, endNs, allocatedAtFirst < 0 || allocated < 0 || measured <= 0 ? -1
+            : (double)(allocated - allocatedAtFirst) / measured, evictionNs, failure);
+    }
+
+    private static FanoutResult gather(final Spec spec, final FanoutReaders readers, final Sent sent,
+                                       final ScenarioThread played, final long timeoutMs) throws InterruptedException {
+        final List<Histogram> latencies = new ArrayList<>();
+        final List<String> notes = new ArrayList<>();
+        String failure = sent.failure();
+        double readersAllocated = 0;
+        long lastNs = 0;
+        for (final FanoutReaders.Child child : readers.children()) {
+            if (child.index == 0 && spec.scenario() == Scenario.KILL_READER) {
+                continue; // killed: no result
+            }
+            final FanoutReaderChild.Result result = FanoutReaders.result(child, timeoutMs);
+            if (child.index == 0 && spec.scenario() == Scenario.STOP_READER) {
+                notes.add(String.format(Locale.ROOT, "reader 0 (stopped with SIGSTOP at sequence %d, continued when the"
+                    + " writer was done): lost %d, received %d%s", spec.warmup() + spec.count() / 2, result.lost(),
+                    result.received(), result.failure().isEmpty() ? "" : ", " + result.failure()));
+                continue; // its latency is not the others'
+            }
+            if (!result.failure().isEmpty()) {
+                failure = failure == null ? "reader " + child.index + ": " + result.failure() : failure;
+                continue;
+            }
+            if (result.lost() != 0 || result.measured() != spec.count()) {
+                failure = failure == null ? "reader " + child.index + ": measured " + result.measured() + " of "
+                    + spec.count() + ", lost " + result.lost() : failure;
+            }
+            if (result.histogram() != null) {
+                latencies.add(result.histogram());
+            }
+            readersAllocated = result.allocatedPerMessage() < 0 || readersAllocated < 0 ? -1
+                : Math.max(readersAllocated, result.allocatedPerMessage());
+            lastNs = Math.max(lastNs, result.lastNs());
+        }
+        if (played != null) {
+            notes.addAll(played.notes(sent, spec));
+        }
+        final double seconds = ((spec.latency() ? sent.endNs() : lastNs) - sent.firstMeasuredNs()) / 1e9;
+        final double rate = seconds > 0 && failure == null ? spec.count() / seconds : 0;
+        return new FanoutResult(spec.transport().name(), spec.readers(), spec.size(), spec.latency(),
+            spec.latency() ? spec.rate() : 0, List.copyOf(latencies), rate, sent.allocatedPerMessage(),
+            readersAllocated, failure, List.copyOf(notes));
+    }
+
+    /** Plays a scenario on reader 0 once the writer is half-way, off the writer's thread (so it allocates nothing). */
+    private static final class ScenarioThread extends Thread {
+        private final Scenario scenario;
+        private final Process process;
+        volatile boolean halfway;
+        volatile boolean writerDone;
+        private long signalNs;
+        private String problem;
+
+        ScenarioThread(final Scenario scenario, final Process process) {
+            super("fanout-scenario");
+            setDaemon(true);
+            this.scenario = scenario;
+            this.process = process;
+        }
+
+        @Override
+        public void run() {
+            try {
+                while (!halfway && !writerDone) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(100_000L);
+                }
+                if (scenario == Scenario.STOP_READER) {
+                    signal("-STOP");
+                    while (!writerDone) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+                    }
+                    signal("-CONT");
+                } else {
+                    signalNs = System.nanoTime();
+                    process.destroyForcibly(); // SIGKILL on Linux
+                    process.waitFor(10, TimeUnit.SECONDS);
+                }
+            } catch (final IOException | InterruptedException ex) {
+                problem = ex.toString();
+            }
+        }
+
+        private void signal(final String signal) throws IOException, InterruptedException {
+            final Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                problem = "kill " + signal + " " + process.pid() + " failed";
+            }
+            signalNs = System.nanoTime();
+        }
+
+        List<String> notes(final Sent sent, final Spec spec) {
+            final List<String> notes = new ArrayList<>();
+            if (problem != null) {
+                notes.add("scenario failed: " + problem);
+            }
+            if (scenario == Scenario.KILL_READER) {
+                notes.add(sent.evictionNs() == 0 ? "reader 0 (killed with SIGKILL): never evicted"
+                    : String.format(Locale.ROOT, "reader 0 (killed with SIGKILL at sequence %d): evicted %.1f ms after"
+                        + " the signal was sent; the writer then sent %d of %d messages", spec.warmup()
+                        + spec.count() / 2, (sent.evictionNs() - signalNs) / 1e6, sent.messages(),
+                        spec.warmup() + spec.count()));
+            }
+            return notes;
+        }
+    }
+
+    private static Path runDirectory() throws IOException {
+        final Path shm = Path.of("/dev/shm");
+        final Path base = Files.isDirectory(shm) && Files.isWritable(shm) ? shm
+            : Path.of(System.getProperty("java.io.tmpdir"));
+        return Files.createTempDirectory(base, "peregrine-fanout-",
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    }
+
+    private static void delete(final Path directory) {
+        try (Stream<Path> paths = Files.walk(directory)) {
+            for (final Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        } catch (final IOException | UncheckedIOException ex) {
+            // left behind in a temporary directory: nothing to do
+        }
+    }
+}

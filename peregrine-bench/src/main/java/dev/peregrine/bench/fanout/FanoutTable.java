@@ -1,0 +1,90 @@
+package dev.peregrine.bench.fanout;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The text table of {@code bench fanout}: latency rows (the worst and the median reader), then throughput rows, each
+ * with the bytes allocated per message by the writer and by the most allocating reader, then the notes of the
+ * scenarios and the set-up of every transport.
+ */
+public final class FanoutTable {
+    private static final double[] PERCENTILES = {50, 99, 99.9, 100};
+
+    private FanoutTable() {
+    }
+
+    /**
+     * Renders the table.
+     *
+     * @param results every row, in run order
+     * @param rate the latency runs' rate
+     * @param transports the transports that ran, for their set-up lines
+     * @param chronicle Chronicle Queue's line, or null if it was not asked for
+     * @return the text
+     */
+    public static String render(final List<FanoutResult> results, final long rate,
+                                final List<FanoutTransport> transports, final String chronicle) {
+        final StringBuilder out = new StringBuilder("bench fanout\n");
+        out.append(String.format(Locale.ROOT, "[one-way latency in us at %d msg/s, from the intended send time (CO-corrected),"
+            + " one histogram per reader process; worst = the highest reader at each percentile, median = the median"
+            + " reader's]%n", rate));
+        out.append(String.format(Locale.ROOT, "%-25s %7s %5s | %8s %8s %8s %9s | %8s %8s %8s %9s | %9s %9s  %s%n",
+            "transport", "readers", "size", "worst:p50", "p99", "p99.9", "max", "med:p50", "p99", "p99.9", "max",
+            "B/msg w", "B/msg r", "status"));
+        for (final FanoutResult r : results) {
+            if (r.latency()) {
+                out.append(String.format(Locale.ROOT, "%-25s %7d %5d | %8s %8s %8s %9s | %8s %8s %8s %9s | %9s %9s  %s%n",
+                    r.transport(), r.readers(), r.size(), us(r.worst(PERCENTILES[0])), us(r.worst(PERCENTILES[1])),
+                    us(r.worst(PERCENTILES[2])), us(r.worst(PERCENTILES[3])), us(r.median(PERCENTILES[0])),
+                    us(r.median(PERCENTILES[1])), us(r.median(PERCENTILES[2])), us(r.median(PERCENTILES[3])),
+                    bytes(r.writerAllocated()), bytes(r.readersAllocated()), status(r)));
+            }
+        }
+        out.append("[one-way throughput, msg/s every reader received, every sequence checked by every reader]\n");
+        out.append(String.format(Locale.ROOT, "%-25s %7s %5s | %12s | %9s %9s  %s%n", "transport", "readers", "size",
+            "msg/s", "B/msg w", "B/msg r", "status"));
+        for (final FanoutResult r : results) {
+            if (!r.latency()) {
+                out.append(String.format(Locale.ROOT, "%-25s %7d %5d | %12s | %9s %9s  %s%n", r.transport(),
+                    r.readers(), r.size(), r.failed() ? "-" : String.format(Locale.ROOT, "%.0f", r.messagesPerSecond()),
+                    bytes(r.writerAllocated()), bytes(r.readersAllocated()), status(r)));
+            }
+        }
+        boolean notes = false;
+        for (final FanoutResult r : results) {
+            for (final String note : r.notes()) {
+                if (!notes) {
+                    out.append("[scenarios]\n");
+                    notes = true;
+                }
+                out.append(String.format(Locale.ROOT, "%s readers=%d size=%d: %s%n", r.transport(), r.readers(),
+                    r.size(), note));
+            }
+        }
+        out.append("[set-up; 2 vCPUs: readers beyond the first cannot all spin, so every reader waits (futex or"
+            + " back-off) once idle, and the writer spins]\n");
+        for (final FanoutTransport t : transports) {
+            out.append("  ").append(t.describe()).append('\n');
+        }
+        if (chronicle != null) {
+            out.append("  ").append(FanoutTransports.CHRONICLE).append(": ").append(chronicle).append('\n');
+        }
+        return out.toString();
+    }
+
+    private static String status(final FanoutResult r) {
+        if (r.failed()) {
+            return "FAILED: " + r.failure();
+        }
+        return r.latency() ? String.format(Locale.ROOT, "ok, writer %.0f msg/s", r.messagesPerSecond()) : "ok";
+    }
+
+    private static String us(final double nanos) {
+        return Double.isNaN(nanos) ? "-" : String.format(Locale.ROOT, "%.2f", nanos / 1000.0);
+    }
+
+    private static String bytes(final double perMessage) {
+        return perMessage < 0 || Double.isNaN(perMessage) ? "?" : String.format(Locale.ROOT, "%.1f", perMessage);
+    }
+}

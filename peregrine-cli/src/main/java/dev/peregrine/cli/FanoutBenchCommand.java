@@ -1,0 +1,213 @@
+package dev.peregrine.cli;
+
+import dev.peregrine.bench.fanout.FanoutMessage;
+import dev.peregrine.bench.fanout.FanoutResult;
+import dev.peregrine.bench.fanout.FanoutRunner;
+import dev.peregrine.bench.fanout.FanoutTable;
+import dev.peregrine.bench.fanout.FanoutTransport;
+import dev.peregrine.bench.fanout.FanoutTransports;
+import dev.peregrine.bench.report.FanoutChart;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code bench fanout}: one writer, many reader processes, through the broadcast log and its peers; see
+ * {@code docs/broadcast.md}.
+ */
+@Command(name = "fanout", mixinStandardHelpOptions = true,
+    description = {"One writer in this JVM, each reader in a JVM of its own: Peregrine's broadcast log (BLOCK, and"
+        + " DROP), the one-to-one shm ring (1 reader) and Aeron IPC (one publication, a subscription per reader;"
+        + " Chronicle Queue's row says why it does not run). Per size and reader count: one-way latency at --rate"
+        + " from the intended send time, each reader with its own histogram (the table shows the worst and the"
+        + " median reader), and one-way throughput; every reader checks every sequence; bytes allocated per message"
+        + " by the writer and the readers are shown. --stop-reader and --kill-reader play the issue's scenarios"
+        + " instead, at the largest --readers count."})
+public final class FanoutBenchCommand implements Callable<Integer>, Validated {
+    /** A transport's name, checked against the known ones. */
+    static final class TransportName implements ITypeConverter<String> {
+        TransportName() {
+        }
+
+        @Override
+        public String convert(final String value) {
+            final String name = value.trim();
+            final List<String> known = FanoutTransports.names();
+            if (known.contains(name)) {
+                return name;
+            }
+            final String closest = Cli.closest(name, known);
+            throw new TypeConversionException("'" + value + "' is not a fan-out transport"
+                + (closest == null ? "" : "; did you mean " + closest + "?") + "; known: " + String.join(", ", known));
+        }
+    }
+
+    @Spec
+    CommandSpec spec;
+
+    @Range(min = 1, max = 64)
+    @Option(names = "--readers", split = ",", defaultValue = "1,2,4,8", paramLabel = "N[,N...]",
+        description = "Reader process counts (default: ${DEFAULT-VALUE}).")
+    List<Integer> readers;
+
+    @Range(min = FanoutMessage.MIN_SIZE, max = FanoutMessage.MAX_SIZE,
+        note = "a message carries its 8-byte sequence and 8-byte send time")
+    @Option(names = "--size", split = ",", defaultValue = "32,256", description = "Message sizes (default: ${DEFAULT-VALUE}).")
+    List<Integer> sizes;
+
+    @Range(min = 1, max = 10_000_000)
+    @Option(names = "--rate", defaultValue = "100000", paramLabel = "R",
+        description = "Messages per second of the latency runs (default: ${DEFAULT-VALUE}).")
+    long rate;
+
+    @Range(min = 0.001, max = Range.DAY)
+    @Option(names = "--seconds", defaultValue = "2", description = "Measured seconds of a latency run (default: ${DEFAULT-VALUE}).")
+    double seconds;
+
+    @Range(max = Range.DAY)
+    @Option(names = "--warmup-seconds", defaultValue = "0.5",
+        description = "Warm-up seconds before the measured messages of a latency run (default: ${DEFAULT-VALUE}).")
+    double warmupSeconds;
+
+    @Range(min = 1, max = 1_000_000_000)
+    @Option(names = "--messages", defaultValue = "1000000", paramLabel = "N",
+        description = "Measured messages of a throughput run, after a quarter as many of warm-up"
+            + " (default: ${DEFAULT-VALUE}).")
+    long messages;
+
+    @Option(names = "--transport", split = ",", converter = TransportName.class, paramLabel = "NAME[,NAME...]",
+        description = "Transports (default: all: peregrine-broadcast, peregrine-broadcast-drop, peregrine-shm,"
+            + " aeron-ipc, chronicle-queue).")
+    List<String> transports;
+
+    @Option(names = "--stop-reader", description = "Instead of the table: under DROP, reader 0 of the largest --readers"
+        + " count is stopped with SIGSTOP half-way; the writer's rate and the other readers' p99 against a run with"
+        + " that reader detached, and their losses.")
+    boolean stopReader;
+
+    @Option(names = "--kill-reader", description = "Instead of the table: under BLOCK, reader 0 of the largest"
+        + " --readers count is killed with -9 half-way; the time from the signal to its eviction, and that the writer"
+        + " resumed and the others lost nothing.")
+    boolean killReader;
+
+    @Option(names = "--report", converter = Converters.WritableFile.class, paramLabel = "FILE",
+        description = "Also write an HTML report: the table and, per size, p50, p99 and throughput against the reader"
+            + " count.")
+    Path report;
+
+    @Override
+    public void validate() {
+        if ((stopReader || killReader) && mostReaders() < 2) {
+            throw Cli.invalid(spec.commandLine(), stopReader ? "--stop-reader" : "--kill-reader",
+                "needs a --readers count of 2 or more (reader 0 is played on, the others measured)");
+        }
+    }
+
+    private int mostReaders() {
+        return readers.stream().mapToInt(Integer::intValue).max().orElse(1);
+    }
+
+    private List<String> chosenNames() {
+        return transports == null || transports.isEmpty() ? FanoutTransports.names() : transports;
+    }
+
+    @Override
+    public Integer call() {
+        final List<FanoutTransport> chosen = stopReader || killReader
+            ? FanoutTransports.all().stream().filter(t -> t.name().startsWith("peregrine-broadcast")).toList()
+            : chosenNames().stream().filter(n -> !n.equals(FanoutTransports.CHRONICLE))
+                .map(FanoutTransports::byName).toList();
+        final Integer relaunched = Relaunch.ifNeeded(spec,
+            chosen.stream().flatMap(t -> t.jvmArguments().stream()).distinct().toList(),
+            chosen.stream().filter(t -> !t.jvmArguments().isEmpty()).map(FanoutTransport::name).toList());
+        if (relaunched != null) {
+            return relaunched;
+        }
+        final PrintStream out = System.out;
+        final List<FanoutResult> results = new ArrayList<>();
+        final long latencyWarmup = Math.max(1, (long)(warmupSeconds * rate));
+        final long latencyCount = Math.max(1, (long)(seconds * rate));
+        if (stopReader || killReader) {
+            scenarios(out, results, latencyWarmup, latencyCount);
+        } else {
+            for (final int size : sizes) {
+                for (final int count : readers) {
+                    for (final FanoutTransport t : chosen) {
+                        if (count <= t.maxReaders()) {
+                            results.add(report(out, FanoutRunner.run(new FanoutRunner.Spec(t, count, size, true, rate,
+                                latencyWarmup, latencyCount, FanoutRunner.Scenario.NONE))));
+                        }
+                    }
+                    for (final FanoutTransport t : chosen) {
+                        if (count <= t.maxReaders() && !t.dropsWhenBehind()) {
+                            results.add(report(out, FanoutRunner.run(new FanoutRunner.Spec(t, count, size, false, 0,
+                                Math.max(1, messages / 4), messages, FanoutRunner.Scenario.NONE))));
+                        }
+                    }
+                }
+            }
+        }
+        final String chronicle = !stopReader && !killReader && chosenNames().contains(FanoutTransports.CHRONICLE)
+            ? FanoutTransports.CHRONICLE_REASON : null;
+        final String table = FanoutTable.render(results, rate, chosen, chronicle);
+        out.println();
+        out.print(table);
+        if (report != null) {
+            final List<String> args = spec.commandLine().getParseResult() == null ? List.of()
+                : spec.commandLine().getParseResult().originalArgs();
+            CommonOptions.write(report, FanoutChart.html("./peregrine bench fanout " + String.join(" ", args), table,
+                FanoutChart.charts(results)));
+            out.println("report: " + report.toAbsolutePath());
+        }
+        return results.stream().anyMatch(FanoutResult::failed) ? 1 : 0;
+    }
+
+    private void scenarios(final PrintStream out, final List<FanoutResult> results, final long warmup,
+                           final long count) {
+        final int most = mostReaders();
+        final int size = sizes.get(0);
+        if (stopReader) {
+            final FanoutTransport drop = FanoutTransports.byName("peregrine-broadcast-drop");
+            final FanoutResult stopped = report(out, FanoutRunner.run(new FanoutRunner.Spec(drop, most, size, true,
+                rate, warmup, count, FanoutRunner.Scenario.STOP_READER)));
+            final FanoutResult detached = report(out, FanoutRunner.run(new FanoutRunner.Spec(drop, most - 1, size,
+                true, rate, warmup, count, FanoutRunner.Scenario.NONE)));
+            results.add(stopped);
+            results.add(detached);
+            if (!stopped.failed() && !detached.failed()) {
+                out.println(String.format(Locale.ROOT, "stop-reader: writer %.0f msg/s with reader 0 stopped, %.0f"
+                    + " with it detached (%.3fx); the other %d readers' worst p99 %.2f us vs %.2f us (%.3fx); they"
+                    + " lost nothing (every sequence checked)", stopped.messagesPerSecond(),
+                    detached.messagesPerSecond(), stopped.messagesPerSecond() / detached.messagesPerSecond(), most - 1,
+                    stopped.worst(99) / 1000, detached.worst(99) / 1000, stopped.worst(99) / detached.worst(99)));
+            }
+        }
+        if (killReader) {
+            final FanoutTransport block = FanoutTransports.byName("peregrine-broadcast");
+            results.add(report(out, FanoutRunner.run(new FanoutRunner.Spec(block, most, size, true, rate, warmup,
+                count, FanoutRunner.Scenario.KILL_READER))));
+        }
+    }
+
+    private static FanoutResult report(final PrintStream out, final FanoutResult r) {
+        out.println(String.format(Locale.ROOT, "  %s %s readers=%d size=%d: %s", r.latency() ? "latency" : "throughput",
+            r.transport(), r.readers(), r.size(), r.failed() ? "FAILED: " + r.failure()
+                : String.format(Locale.ROOT, "%.0f msg/s%s", r.messagesPerSecond(), r.latency()
+                    ? String.format(Locale.ROOT, ", worst p99 %.2f us", r.worst(99) / 1000.0) : "")));
+        for (final String note : r.notes()) {
+            out.println("    " + note);
+        }
+        out.flush();
+        return r;
+    }
+}
