@@ -78,13 +78,16 @@ class ShmSocketResourceTest {
             throw new IllegalStateException("no wait strategy today");
         });
         try (ShmServerSocket server = new ShmServerSocket(address, options())) {
+            final CountDownLatch firstClosed = new CountDownLatch(1);
             final Thread acceptor = Thread.ofPlatform().daemon().start(() -> {
                 for (int i = 0; i <= ROUNDS; i++) {
                     server.accept().close();
+                    firstClosed.countDown();
                 }
             });
             connectAndFail(address, broken);
-            awaitDescriptorsSettled();
+            // the acceptor closes its side after the client has failed: wait for that event before counting
+            assertThat(firstClosed.await(60, TimeUnit.SECONDS)).as("the acceptor closed the first connection").isTrue();
             final long before = openFileDescriptors();
             for (int i = 0; i < ROUNDS; i++) {
                 connectAndFail(address, broken);
@@ -98,19 +101,6 @@ class ShmSocketResourceTest {
     private static void connectAndFail(final UnixDomainSocketAddress address, final ShmOptions options) {
         assertThatThrownBy(() -> ShmSocket.connect(address, options)).isInstanceOf(IllegalStateException.class)
             .hasMessage("no wait strategy today");
-    }
-
-    /** The acceptor closes its side after the client has failed; wait for that before counting. */
-    private static void awaitDescriptorsSettled() throws Exception {
-        long last = -1;
-        for (int i = 0; i < 100; i++) {
-            final long now = openFileDescriptors();
-            if (now == last) {
-                return;
-            }
-            last = now;
-            Thread.sleep(20);
-        }
     }
 
     @Test

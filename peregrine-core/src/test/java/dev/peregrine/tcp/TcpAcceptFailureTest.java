@@ -2,6 +2,7 @@ package dev.peregrine.tcp;
 
 import dev.peregrine.testkit.Needs;
 import dev.peregrine.channel.ChannelEvent;
+import dev.peregrine.reactor.NanoClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -30,7 +31,9 @@ class TcpAcceptFailureTest {
             + " is missing, and it lowers this JVM's open-file limit");
         final long softLimit = softLimit();
         final long pid = ProcessHandle.current().pid();
-        try (TcpTestRig rig = new TcpTestRig(new TcpOptions()); Socket peer = new Socket()) {
+        final long[] now = {1_000_000_000L};
+        final NanoClock clock = () -> now[0]; // stands still until the test moves it: the pause cannot end early
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions(), clock); Socket peer = new Socket()) {
             peer.connect(rig.listen()); // completed by the kernel: it waits in the backlog for the accept
             // started before the limit falls, as starting a process needs descriptors: it restores the limit on a line
             final Process restorer = new ProcessBuilder("sh", "-c", "read line; exec " + PRLIMIT + " --pid " + pid
@@ -38,8 +41,7 @@ class TcpAcceptFailureTest {
             try {
                 // no new descriptor at all: 0, 1 and 2 are taken, so every new one would be numbered past the limit
                 run(PRLIMIT, "--pid", Long.toString(pid), "--nofile=3:");
-                final long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
-                while (System.nanoTime() < until) {
+                for (int cycle = 0; cycle < 10_000; cycle++) { // a spinning reactor: the socket stays readable
                     rig.reactor.doWork();
                 }
             } finally {
@@ -53,6 +55,12 @@ class TcpAcceptFailureTest {
             assertThat(rig.errors.get(0)).hasMessageContaining("accept on").hasMessageContaining("accepting again in 1000 ms");
             assertThat(rig.has(ChannelEvent.Accepted.class)).isFalse();
 
+            now[0] += TcpServer.ACCEPT_PAUSE_NS - 1;
+            for (int cycle = 0; cycle < 1_000; cycle++) {
+                rig.reactor.doWork();
+            }
+            assertThat(rig.has(ChannelEvent.Accepted.class)).as("accepted before the pause was over").isFalse();
+            now[0] += 1;
             rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class)); // once the pause is over
 
             assertThat(rig.errors).hasSize(1);

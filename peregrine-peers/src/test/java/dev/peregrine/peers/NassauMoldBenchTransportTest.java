@@ -1,10 +1,16 @@
 package dev.peregrine.peers;
 
+import com.paritytrading.nassau.moldudp64.MoldUDP64DownstreamPacket;
+import com.paritytrading.nassau.moldudp64.MoldUDP64Server;
 import dev.peregrine.peers.nassau.NassauMoldBenchTransport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.DatagramChannel;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -100,15 +106,36 @@ class NassauMoldBenchTransportTest {
                 client.send(1);
                 assertThat(client.receive()).isEqualTo(1);
             }
-            // the feed's port is closed now: the next heartbeats (one a second) meet ICMP port unreachable
-            final long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2_500);
-            while (thread.isAlive() && System.nanoTime() < until) {
-                Thread.sleep(50);
+            // the feed's port is closed now. Go on with the PING session from a publisher of the test's own: each
+            // echo goes to the closed port and brings back ICMP port unreachable, which the responder's next send
+            // on that socket meets; it answers the next message only if it took that in its stride
+            try (DatagramChannel channel = DatagramChannel.open()) {
+                channel.connect(new InetSocketAddress("127.0.0.1", config.port()));
+                final MoldUDP64Server ping = new MoldUDP64Server(channel, "PING");
+                ping.setNextSequenceNumber(2);
+                final MoldUDP64DownstreamPacket packet = new MoldUDP64DownstreamPacket();
+                for (long sequence = 2; sequence <= 4; sequence++) {
+                    packet.clear();
+                    packet.put(ByteBuffer.allocate(32).order(ByteOrder.LITTLE_ENDIAN).putLong(0, sequence));
+                    ping.send(packet);
+                    awaitMessages(responder, sequence, thread);
+                }
             }
 
             assertThat(thread.isAlive()).as("the responder's thread after its client left").isTrue();
-            assertThat(responder.messages()).isEqualTo(1);
+            assertThat(responder.messages()).isEqualTo(4);
         }
+    }
+
+    /** Waits for the responder to have taken {@code count} messages; the deadline only fails a hung wait. */
+    private static void awaitMessages(final Responder responder, final long count, final Thread thread)
+        throws InterruptedException {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (responder.messages() < count && thread.isAlive() && System.nanoTime() - deadline < 0) {
+            Thread.sleep(1); // polls for the event; the time decides nothing
+        }
+        assertThat(responder.messages()).as("messages the responder took (its thread %s)",
+            thread.isAlive() ? "alive" : "dead").isEqualTo(count);
     }
 
     @Test

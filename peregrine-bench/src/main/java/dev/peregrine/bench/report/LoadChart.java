@@ -18,12 +18,6 @@ import java.util.TreeSet;
 final class LoadChart {
     /** The percentiles drawn, one chart each. */
     static final double[] PERCENTILES = {50, 99, 99.9};
-    private static final int WIDTH = 820;
-    private static final int HEIGHT = 400;
-    private static final int LEFT = 80;
-    private static final int RIGHT = 200;
-    private static final int TOP = 40;
-    private static final int BOTTOM = 60;
 
     private LoadChart() {
     }
@@ -114,41 +108,11 @@ final class LoadChart {
                 high = Math.max(high, p.latencyNanos() / 1000.0);
             }
         }
-        if (rates.isEmpty()) {
-            rates.add(1L);
-            low = 1;
-            high = 10;
-        }
-        final int plotRight = WIDTH - RIGHT;
-        final int plotBottom = HEIGHT - BOTTOM;
-        // a quarter of a decade of room on each side, so that the end points are not on the frame
-        final Svg.LogScale x = new Svg.LogScale(Math.log10(rates.first()) - 0.25, Math.log10(rates.last()) + 0.25,
-            LEFT, plotRight);
-        final Svg.LogScale y = Svg.LogScale.decades(low, high, plotBottom, TOP);
-
+        final ChartAxes axes = new ChartAxes(rates, low, high);
         final StringBuilder out = new StringBuilder();
-        Svg.open(out, "rate", "load", lines.size(), WIDTH, HEIGHT, title);
-        out.append(String.format(Locale.ROOT, "<g class=\"axes\" stroke=\"#333333\" stroke-width=\"1\">"
-            + "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/></g>%n",
-            LEFT, TOP, LEFT, plotBottom, LEFT, plotBottom, plotRight, plotBottom));
-        for (final long rate : rates) {
-            final double px = x.at(rate);
-            out.append(String.format(Locale.ROOT,
-                "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e0e0e0\"/>"
-                    + "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" class=\"tick\">%s</text>%n",
-                px, TOP, px, plotBottom, px, plotBottom + 18, Svg.metric(rate)));
-        }
-        for (int decade = (int)y.low(); decade <= (int)y.high(); decade++) {
-            final double micros = Math.pow(10, decade);
-            final double py = y.at(micros);
-            out.append(String.format(Locale.ROOT,
-                "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e0e0e0\"/>"
-                    + "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" class=\"tick\">%s</text>%n",
-                LEFT, py, plotRight, py, LEFT - 6, py + 4, Svg.micros(micros)));
-        }
-        Svg.axisLabels(out, LEFT, plotRight, TOP, plotBottom, HEIGHT,
-            "offered rate per client (msg/s, log scale); all clients together: " + clients + " x that",
-            "round-trip latency (us, log scale)");
+        Svg.open(out, "rate", "load", lines.size(), ChartAxes.WIDTH, ChartAxes.HEIGHT, title);
+        axes.draw(out, Svg::metric, "offered rate per client (msg/s, log scale); all clients together: " + clients
+            + " x that", "round-trip latency (us, log scale)");
         boolean anyPartial = false;
         for (int i = 0; i < lines.size(); i++) {
             final Line line = lines.get(i);
@@ -156,8 +120,8 @@ final class LoadChart {
             final StringBuilder d = new StringBuilder();
             final StringBuilder points = new StringBuilder();
             for (final Point p : line.points()) {
-                final double px = x.at(p.rate());
-                final double py = y.at(p.latencyNanos() / 1000.0);
+                final double px = axes.x(p.rate());
+                final double py = axes.y(p.latencyNanos() / 1000.0);
                 d.append(d.isEmpty() ? "M" : " L").append(String.format(Locale.ROOT, "%.1f,%.1f", px, py));
                 points.append(String.format(Locale.ROOT,
                     "<circle class=\"point\" data-rate=\"%d\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" stroke=\"%s\""
@@ -170,8 +134,8 @@ final class LoadChart {
                 Html.escape(line.transport()), colour, colour, d, points));
         }
         out.append("<g class=\"legend\">\n");
-        final int legendX = plotRight + 16;
-        int legendY = TOP + 10;
+        final int legendX = axes.legendX();
+        int legendY = ChartAxes.TOP + 10;
         for (int i = 0; i < lines.size(); i++) {
             Svg.legendEntry(out, legendX, legendY, ChartPalette.colour(i), null, lines.get(i).transport());
             legendY += 20;

@@ -22,12 +22,6 @@ import java.util.TreeSet;
 final class ScalingChart {
     /** The percentiles drawn: p50 dashed, p99 solid. */
     static final double[] PERCENTILES = {50, 99};
-    private static final int WIDTH = 820;
-    private static final int HEIGHT = 400;
-    private static final int LEFT = 80;
-    private static final int RIGHT = 200;
-    private static final int TOP = 40;
-    private static final int BOTTOM = 60;
 
     private ScalingChart() {
     }
@@ -111,50 +105,21 @@ final class ScalingChart {
      * @return the SVG element
      */
     static String svg(final String title, final List<Line> lines) {
-        final TreeSet<Integer> counts = new TreeSet<>();
+        final TreeSet<Long> counts = new TreeSet<>();
         double low = Double.MAX_VALUE;
         double high = 0;
         for (final Line line : lines) {
             for (final Point p : line.points()) {
-                counts.add(p.clients());
+                counts.add((long)p.clients());
                 low = Math.min(low, p.latencyNanos() / 1000.0);
                 high = Math.max(high, p.latencyNanos() / 1000.0);
             }
         }
-        if (counts.isEmpty()) {
-            counts.add(1);
-            low = 1;
-            high = 10;
-        }
-        final int plotRight = WIDTH - RIGHT;
-        final int plotBottom = HEIGHT - BOTTOM;
-        // a quarter of a decade of room on each side, so that the end points are not on the frame
-        final Svg.LogScale x = new Svg.LogScale(Math.log10(counts.first()) - 0.25, Math.log10(counts.last()) + 0.25,
-            LEFT, plotRight);
-        final Svg.LogScale y = Svg.LogScale.decades(low, high, plotBottom, TOP);
-
+        final ChartAxes axes = new ChartAxes(counts, low, high);
         final StringBuilder out = new StringBuilder();
-        Svg.open(out, "clients", "load", lines.size(), WIDTH, HEIGHT, title);
-        out.append(String.format(Locale.ROOT, "<g class=\"axes\" stroke=\"#333333\" stroke-width=\"1\">"
-            + "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/></g>%n",
-            LEFT, TOP, LEFT, plotBottom, LEFT, plotBottom, plotRight, plotBottom));
-        for (final int count : counts) {
-            final double px = x.at(count);
-            out.append(String.format(Locale.ROOT,
-                "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e0e0e0\"/>"
-                    + "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" class=\"tick\">%d</text>%n",
-                px, TOP, px, plotBottom, px, plotBottom + 18, count));
-        }
-        for (int decade = (int)y.low(); decade <= (int)y.high(); decade++) {
-            final double micros = Math.pow(10, decade);
-            final double py = y.at(micros);
-            out.append(String.format(Locale.ROOT,
-                "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e0e0e0\"/>"
-                    + "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" class=\"tick\">%s</text>%n",
-                LEFT, py, plotRight, py, LEFT - 6, py + 4, Svg.micros(micros)));
-        }
-        Svg.axisLabels(out, LEFT, plotRight, TOP, plotBottom, HEIGHT,
-            "connections (log scale), the same total rate spread over them", "round-trip latency (us, log scale)");
+        Svg.open(out, "clients", "load", lines.size(), ChartAxes.WIDTH, ChartAxes.HEIGHT, title);
+        axes.draw(out, Long::toString, "connections (log scale), the same total rate spread over them",
+            "round-trip latency (us, log scale)");
         final Map<String, String> colours = new LinkedHashMap<>();
         boolean anyPartial = false;
         for (final Line line : lines) {
@@ -163,8 +128,8 @@ final class ScalingChart {
             final StringBuilder d = new StringBuilder();
             final StringBuilder points = new StringBuilder();
             for (final Point p : line.points()) {
-                final double px = x.at(p.clients());
-                final double py = y.at(p.latencyNanos() / 1000.0);
+                final double px = axes.x(p.clients());
+                final double py = axes.y(p.latencyNanos() / 1000.0);
                 d.append(d.isEmpty() ? "M" : " L").append(String.format(Locale.ROOT, "%.1f,%.1f", px, py));
                 points.append(String.format(Locale.ROOT,
                     "<circle class=\"point\" data-clients=\"%d\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" stroke=\"%s\""
@@ -178,8 +143,8 @@ final class ScalingChart {
                 Html.escape(line.transport()), label(line.percentile()), colour, colour, dash, d, points));
         }
         out.append("<g class=\"legend\">\n");
-        final int legendX = plotRight + 16;
-        int legendY = TOP + 10;
+        final int legendX = axes.legendX();
+        int legendY = ChartAxes.TOP + 10;
         for (final Map.Entry<String, String> entry : colours.entrySet()) {
             Svg.legendEntry(out, legendX, legendY, entry.getValue(), null, entry.getKey());
             legendY += 20;

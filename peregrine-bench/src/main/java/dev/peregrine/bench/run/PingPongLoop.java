@@ -1,6 +1,7 @@
 package dev.peregrine.bench.run;
 
 import dev.peregrine.peers.PingClient;
+import dev.peregrine.reactor.NanoClock;
 import org.HdrHistogram.Histogram;
 
 import java.util.concurrent.TimeUnit;
@@ -36,6 +37,7 @@ public final class PingPongLoop {
     private final Progress progress;
     private final boolean spin;
     private final boolean lossy;
+    private final NanoClock clock;
     private long lost;
     private volatile boolean stopRequested;
 
@@ -60,10 +62,29 @@ public final class PingPongLoop {
      *              an error
      */
     public PingPongLoop(final PingClient client, final Progress progress, final boolean spin, final boolean lossy) {
+        this(client, progress, spin, lossy, NanoClock.SYSTEM);
+    }
+
+    /**
+     * Creates the loops on a clock of the caller's: every time they take (send and echo times, the schedule,
+     * deadlines, how long an echo has been missing) is read from it, so that a test can drive time itself.
+     *
+     * @param client the client
+     * @param progress where progress is counted, or null
+     * @param spin whether to busy-spin while waiting (else yield)
+     * @param lossy whether a missing echo is a loss to count rather than an error
+     * @param clock the clock, read on the loop's thread only
+     */
+    public PingPongLoop(final PingClient client, final Progress progress, final boolean spin, final boolean lossy,
+                        final NanoClock clock) {
+        if (clock == null) {
+            throw new IllegalArgumentException("clock=null");
+        }
         this.client = client;
         this.progress = progress;
         this.spin = spin;
         this.lossy = lossy;
+        this.clock = clock;
     }
 
     /**
@@ -110,7 +131,7 @@ public final class PingPongLoop {
      * @param first the first sequence number
      * @param count how many messages at most
      * @param histogram where round-trip times go, or null (warm-up)
-     * @param deadlineNs a {@link System#nanoTime()} after which no new message is sent, or 0 for none
+     * @param deadlineNs a time on the loop's clock after which no new message is sent, or 0 for none
      * @return messages completed: echoed, or on a lossy transport counted lost
      */
     public long oneInFlight(final long first, final long count, final Histogram histogram, final long deadlineNs) {
@@ -119,10 +140,10 @@ public final class PingPongLoop {
                 checkStop();
             }
             final long sequence = first + i;
-            final long start = System.nanoTime();
+            final long start = clock.nanoTime();
             client.send(sequence);
             final long echoed = awaitEcho(sequence);
-            final long end = System.nanoTime();
+            final long end = clock.nanoTime();
             if (echoed == NO_ECHO) {
                 lost++;
             } else if (echoed != sequence) {
@@ -153,7 +174,7 @@ public final class PingPongLoop {
                 continue; // the late echo of a message already counted lost
             }
             if ((++spins & CLOCK_CHECK_MASK) == 0) {
-                final long now = System.nanoTime();
+                final long now = clock.nanoTime();
                 if (since == 0) {
                     since = now;
                 } else if (lossy && now - since > LOSS_WAIT_NS) {
@@ -196,7 +217,7 @@ public final class PingPongLoop {
      * @param ratePerSecond the schedule
      * @param intended an array of at least {@code count} slots for the intended send times
      * @param histogram where latencies go, or null (warm-up)
-     * @param deadlineNs a {@link System#nanoTime()} after which no new message is sent, or 0 for none
+     * @param deadlineNs a time on the loop's clock after which no new message is sent, or 0 for none
      * @return messages completed: echoed, or on a lossy transport counted lost
      */
     public long atRate(final long first, final long count, final long ratePerSecond, final long[] intended,
@@ -206,14 +227,14 @@ public final class PingPongLoop {
                 + " count=" + count);
         }
         final double intervalNs = 1e9 / ratePerSecond;
-        final long start = System.nanoTime();
+        final long start = clock.nanoTime();
         long sent = 0;
         long received = 0;
         long lastEchoNs = start;
         long limit = count;
         int turns = 0;
         while (received < limit) {
-            final long now = System.nanoTime();
+            final long now = clock.nanoTime();
             boolean worked = false;
             if (deadlineNs != 0 && sent < limit && now - deadlineNs > 0) {
                 limit = sent; // out of time: send no more, but wait for what is in flight
@@ -243,7 +264,7 @@ public final class PingPongLoop {
                     }
                 }
                 if (index == received) { // else the late echo of a message already counted lost
-                    final long latency = System.nanoTime() - intended[(int)index];
+                    final long latency = clock.nanoTime() - intended[(int)index];
                     if (histogram != null) {
                         histogram.recordValue(Math.max(0, Math.min(latency, HIGHEST_TRACKABLE_NS)));
                     }

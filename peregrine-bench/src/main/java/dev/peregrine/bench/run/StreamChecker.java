@@ -2,6 +2,7 @@ package dev.peregrine.bench.run;
 
 import dev.peregrine.peers.RecoveringStreamReceiver;
 import dev.peregrine.peers.StreamReceiver;
+import dev.peregrine.reactor.NanoClock;
 import org.HdrHistogram.Histogram;
 
 import java.util.concurrent.CountDownLatch;
@@ -61,6 +62,7 @@ final class StreamChecker implements LongConsumer {
     private final String label;
     private final Progress progress;
     private final boolean lossy;
+    private final NanoClock clock;
 
     /**
      * Creates the checker.
@@ -74,7 +76,24 @@ final class StreamChecker implements LongConsumer {
      */
     StreamChecker(final long warmup, final long messages, final ThroughputRunner.Window window, final String label,
                   final Progress progress, final boolean lossy) {
+        this(warmup, messages, window, label, progress, lossy, NanoClock.SYSTEM);
+    }
+
+    /**
+     * Creates the checker on a clock of the caller's (a test driving time).
+     *
+     * @param warmup warm-up messages (the least, when timed)
+     * @param messages measured messages when counted
+     * @param window the timed window, or {@link ThroughputRunner.Window#COUNTED}
+     * @param label the run's label for progress
+     * @param progress where progress goes, or null
+     * @param lossy whether a forward gap is loss to count rather than a failure
+     * @param clock the clock the windows and waits are read from
+     */
+    StreamChecker(final long warmup, final long messages, final ThroughputRunner.Window window, final String label,
+                  final Progress progress, final boolean lossy, final NanoClock clock) {
         this.lossy = lossy;
+        this.clock = clock;
         final boolean timed = window.seconds() > 0;
         this.warmup = warmup;
         this.countedEnd = timed ? -1 : warmup + messages;
@@ -98,10 +117,10 @@ final class StreamChecker implements LongConsumer {
         received = next;
         if (countedEnd > 0) {
             if (next >= warmup && startNs == 0) {
-                startWindow(System.nanoTime(), warmup == 0 ? 0 : next);
+                startWindow(clock.nanoTime(), warmup == 0 ? 0 : next);
             }
             if (next >= countedEnd && endNs == 0) {
-                endWindow(System.nanoTime(), next);
+                endWindow(clock.nanoTime(), next);
             }
         }
     }
@@ -118,17 +137,17 @@ final class StreamChecker implements LongConsumer {
                 recoveringReceiver.recoveryLatencies(recoveryRecorder);
                 recovering = true;
             }
-            long lastProgress = System.nanoTime();
+            long lastProgress = clock.nanoTime();
             long firstNs = 0;
             while (received < total && !stop) {
-                if (lossy && total != Long.MAX_VALUE && System.nanoTime() - lastProgress > LOSSY_DRAIN_NS) {
+                if (lossy && total != Long.MAX_VALUE && clock.nanoTime() - lastProgress > LOSSY_DRAIN_NS) {
                     // the sender is done and nothing came for a while: the rest was lost
                     lost += total - received;
                     received = total;
                     break;
                 }
                 final int got = receiver.poll(this);
-                final long now = System.nanoTime();
+                final long now = clock.nanoTime();
                 if (got > 0) {
                     lastProgress = now;
                     lastNs = now;

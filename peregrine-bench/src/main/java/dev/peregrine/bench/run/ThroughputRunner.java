@@ -9,12 +9,14 @@ import dev.peregrine.peers.StreamLoss;
 import dev.peregrine.peers.StreamReceiver;
 import dev.peregrine.peers.StreamSender;
 import dev.peregrine.peers.support.FreePorts;
+import dev.peregrine.reactor.NanoClock;
 import org.HdrHistogram.Histogram;
 
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * One-way throughput: a sender offers messages as fast as the transport takes them, a receiver thread checks
@@ -45,6 +47,7 @@ public final class ThroughputRunner {
     private static final long FINAL_FLUSH_NS = PingPongLoop.NO_ECHO_TIMEOUT_NS;
 
     private final Progress progress;
+    private final NanoClock clock;
     private volatile boolean stopRequested;
 
     /**
@@ -53,7 +56,23 @@ public final class ThroughputRunner {
      * @param progress where progress goes
      */
     public ThroughputRunner(final Progress progress) {
+        this(progress, NanoClock.SYSTEM);
+    }
+
+    /**
+     * Creates a runner on a clock of the caller's, so that a test can drive time: the sender's pacing, the paced
+     * part of the warm-up, the time limit and an in-process receiver's windows are read from it. A receiver JVM
+     * of its own keeps its system clock.
+     *
+     * @param progress where progress goes
+     * @param clock the clock, read on the sending thread and an in-process receiver's thread
+     */
+    public ThroughputRunner(final Progress progress, final NanoClock clock) {
+        if (clock == null) {
+            throw new IllegalArgumentException("clock=null");
+        }
         this.progress = progress;
+        this.clock = clock;
     }
 
     /** Asks a running measurement to stop (Ctrl-C). */
@@ -178,7 +197,7 @@ public final class ThroughputRunner {
     private RunResult measure(final RunSpec spec, final Window window, final BenchConfig config, final int batch,
                               final StreamLoss loss) throws Exception {
         final boolean timed = window.seconds() > 0;
-        try (ReceivingEnd receiving = spec.inProcess() ? new ThreadEnd(spec, window, config, progress)
+        try (ReceivingEnd receiving = spec.inProcess() ? new ThreadEnd(spec, window, config, progress, clock)
                 : new ChildEnd(spec, window, config);
              StreamSender sender = spec.transport() instanceof final RecoveringStreamTransport recovering
                  ? recovering.connectStreamSender(config, loss) : spec.transport().connectStreamSender(config)) {
@@ -186,16 +205,17 @@ public final class ThroughputRunner {
             final long limitNs = (long)(spec.timeLimitSeconds() * 1e9);
             progress.phase(spec.label(), timed ? "streaming (warm-up, then measuring)" : "streaming", timed ? 0 : cap);
             final RuntimeCounters before = RuntimeCounters.now();
-            final long deadline = System.nanoTime() + limitNs;
+            final long deadline = clock.nanoTime() + limitNs;
             // made (and the lambda's call site linked) before the sending thread's allocation is counted
-            final StreamPacer pacer = new StreamPacer(spec.rate(), sender);
+            final LongSupplier nanos = clock::nanoTime;
+            final StreamPacer pacer = new StreamPacer(spec.rate(), sender, nanos);
             final boolean pacedWarmup = timed && spec.rate() == 0 && sender instanceof RecoveringStreamSender;
-            final StreamPacer warmupPacer = new StreamPacer(pacedWarmup ? WARMUP_RATE : 0, sender);
+            final StreamPacer warmupPacer = new StreamPacer(pacedWarmup ? WARMUP_RATE : 0, sender, nanos);
             final long warmupPacedNs = (long)(window.warmupSeconds() * PACED_WARMUP_SHARE * 1e9);
             long warmupPacedUntil = 0;
             boolean warmingUp = pacedWarmup;
             final BooleanSupplier stopWaiting = () -> receiving.stopSending() || stopRequested
-                || !receiving.isAlive() || limitNs != 0 && System.nanoTime() - deadline > 0;
+                || !receiving.isAlive() || limitNs != 0 && clock.nanoTime() - deadline > 0;
             final long allocatedBefore = ThreadAllocation.currentThread();
             long sequence = 0;
             long spins = 0;
@@ -203,7 +223,7 @@ public final class ThroughputRunner {
             while (sequence < cap) {
                 if (untilFlush == batch) {
                     if (warmingUp) {
-                        final long now = System.nanoTime();
+                        final long now = clock.nanoTime();
                         if (sequence == 0) {
                             warmupPacedUntil = now + warmupPacedNs;
                         }
@@ -225,7 +245,7 @@ public final class ThroughputRunner {
                     // the flags are read once every 256 messages (a run is at most that long): a volatile read
                     // per message would cost more than some transports' whole offer
                     if ((sequence - taken) >>> 8 != sequence >>> 8) {
-                        if (receiving.stopSending() || stopRequested || limitNs != 0 && System.nanoTime() - deadline > 0) {
+                        if (receiving.stopSending() || stopRequested || limitNs != 0 && clock.nanoTime() - deadline > 0) {
                             break;
                         }
                         if (!receiving.inProcess()) {
@@ -237,7 +257,7 @@ public final class ThroughputRunner {
                 }
             }
             final long allocatedAfter = ThreadAllocation.currentThread();
-            final String unflushed = flushAll(sender, receiving);
+            final String unflushed = flushAll(sender, receiving, clock);
             final Servicing servicing = sender instanceof final RecoveringStreamSender recovering
                 ? new Servicing(recovering) : null;
             final StreamReceiverChild.Result outcome;
@@ -319,11 +339,11 @@ public final class ThroughputRunner {
      *
      * @return null, or why some messages may still wait in the sender
      */
-    private static String flushAll(final StreamSender sender, final ReceivingEnd receiving) {
-        final long deadline = System.nanoTime() + FINAL_FLUSH_NS;
+    private static String flushAll(final StreamSender sender, final ReceivingEnd receiving, final NanoClock clock) {
+        final long deadline = clock.nanoTime() + FINAL_FLUSH_NS;
         int spins = 0;
         while (!sender.flush()) {
-            if ((++spins & 1023) == 0 && (System.nanoTime() - deadline > 0 || !receiving.isAlive())) {
+            if ((++spins & 1023) == 0 && (clock.nanoTime() - deadline > 0 || !receiving.isAlive())) {
                 return "the sender still held messages " + FINAL_FLUSH_NS / 1_000_000 + " ms after the last offer";
             }
             Thread.onSpinWait();
@@ -358,10 +378,10 @@ public final class ThroughputRunner {
         private final StreamReceiver receiver;
         private final Thread thread;
 
-        ThreadEnd(final RunSpec spec, final Window window, final BenchConfig config, final Progress progress)
-            throws Exception {
+        ThreadEnd(final RunSpec spec, final Window window, final BenchConfig config, final Progress progress,
+                  final NanoClock clock) throws Exception {
             this.checker = new StreamChecker(spec.warmup(), spec.messages(), window, spec.label(), progress,
-                spec.transport().lossy());
+                spec.transport().lossy(), clock);
             this.receiver = spec.transport().startStreamReceiver(config);
             this.thread = new Thread(() -> drainAndClose(checker, receiver), "bench-stream-receiver");
             thread.setDaemon(true);

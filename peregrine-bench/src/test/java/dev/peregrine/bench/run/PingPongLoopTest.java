@@ -4,6 +4,7 @@ import dev.peregrine.bench.testing.InMemoryBenchTransport;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
+import dev.peregrine.reactor.NanoClock;
 import dev.peregrine.testkit.AllocationMeter;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.AfterEach;
@@ -19,8 +20,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 @Timeout(60)
 class PingPongLoopTest {
-    private static final long STALL_MS = 200;
-    private static final long LATE = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long STALL_NS = TimeUnit.MILLISECONDS.toNanos(200);
+    private static final long LATE = 100_500_000L;
 
     private final InMemoryBenchTransport transport = new InMemoryBenchTransport();
     private final Progress progress = new Progress(System.err, true);
@@ -36,7 +37,6 @@ class PingPongLoopTest {
 
     @AfterEach
     void stop() {
-        InMemoryBenchTransport.stallOnce(-1, 0);
         InMemoryBenchTransport.dropEvery(0);
         client.close();
         responder.close();
@@ -44,31 +44,34 @@ class PingPongLoopTest {
 
     @Test
     void shouldRecordAStallAtAFixedRateAsManyLateMessagesNotOne() {
-        final PingPongLoop loop = new PingPongLoop(client, progress, false);
-        final int count = 6000;
+        final DrivenClient driven = new DrivenClient(client, 500, 0);
+        driven.stallAt(100, STALL_NS);
+        final PingPongLoop loop = new PingPongLoop(driven, progress, false, false, driven);
+        final int count = 400;
         final Histogram histogram = PingPongLoop.newHistogram();
-        InMemoryBenchTransport.stallOnce(1000, STALL_MS);
 
-        loop.atRate(0, count, 10_000, new long[count], histogram);
+        loop.atRate(0, count, 1000, new long[count], histogram);
 
-        // at 10 000/s a 200 ms stall delays the ~2000 messages scheduled during it; the first ~1000 of
-        // them by more than 100 ms
+        // at 1000/s a 200 ms stall of message 100 delays the 200 messages due during it: message 100 + k by
+        // 200 - k ms (and a few microseconds of clock steps), so exactly k = 0 .. 99 by more than 100.5 ms
         assertThat(histogram.getTotalCount()).isEqualTo(count);
-        assertThat(histogram.getCountBetweenValues(LATE, Long.MAX_VALUE / 2)).isGreaterThan(500);
-        assertThat(histogram.getMaxValue()).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(STALL_MS));
+        assertThat(histogram.getCountBetweenValues(LATE, Long.MAX_VALUE / 2)).isEqualTo(100);
+        assertThat(histogram.getMaxValue()).isGreaterThanOrEqualTo(STALL_NS);
     }
 
     @Test
     void shouldRecordAStallWithOneMessageInFlightAsOneSample() {
-        final PingPongLoop loop = new PingPongLoop(client, progress, false);
+        final DrivenClient driven = new DrivenClient(client, 500, 0);
+        driven.stallAt(1000, STALL_NS);
+        final PingPongLoop loop = new PingPongLoop(driven, progress, false, false, driven);
         final Histogram histogram = PingPongLoop.newHistogram();
-        InMemoryBenchTransport.stallOnce(1000, STALL_MS);
 
         loop.oneInFlight(0, 4000, histogram);
 
-        // the stalled message is one sample; a shared machine may add a few descheduled ones, not hundreds
+        // every round trip takes one clock step (the read after the echo), the stalled one the stall too
         assertThat(histogram.getTotalCount()).isEqualTo(4000);
-        assertThat(histogram.getCountBetweenValues(LATE, Long.MAX_VALUE / 2)).isBetween(1L, 10L);
+        assertThat(histogram.getCountBetweenValues(LATE, Long.MAX_VALUE / 2)).isEqualTo(1);
+        assertThat(histogram.getCountAtValue(500)).isEqualTo(3999);
     }
 
     @Test
@@ -106,7 +109,8 @@ class PingPongLoopTest {
     @Test
     void shouldCountMessagesWithoutAnEchoAsLostOnALossyTransportAtAFixedRate() {
         InMemoryBenchTransport.dropEvery(100); // 99, 199, ... 4999: the last message too
-        final PingPongLoop loop = new PingPongLoop(client, progress, false, true);
+        final DrivenClient driven = new DrivenClient(client, 1_000, 100);
+        final PingPongLoop loop = new PingPongLoop(driven, progress, false, true, driven);
         final Histogram histogram = PingPongLoop.newHistogram();
 
         final long completed = loop.atRate(0, 5_000, 100_000, new long[5_000], histogram);
@@ -119,7 +123,8 @@ class PingPongLoopTest {
     @Test
     void shouldCountAMessageWithoutAnEchoAsLostOnALossyTransportWithOneInFlight() {
         InMemoryBenchTransport.dropEvery(1_000); // 999, 1999: each waits LOSS_WAIT_NS
-        final PingPongLoop loop = new PingPongLoop(client, progress, false, true);
+        final DrivenClient driven = new DrivenClient(client, 1_000_000, 1_000);
+        final PingPongLoop loop = new PingPongLoop(driven, progress, false, true, driven);
         final Histogram histogram = PingPongLoop.newHistogram();
 
         final long completed = loop.oneInFlight(0, 2_500, histogram);
@@ -159,15 +164,82 @@ class PingPongLoopTest {
 
     @Test
     void shouldEndEarlyAtTheDeadlineWithEveryEchoOfWhatWasSent() {
-        final PingPongLoop loop = new PingPongLoop(client, progress, false);
         final Histogram histogram = PingPongLoop.newHistogram();
         final long[] intended = new long[1_000_000];
+        final DrivenClient driven = new DrivenClient(client, 500, 0);
+        final PingPongLoop loop = new PingPongLoop(driven, progress, false, false, driven);
 
-        final long atRate = loop.atRate(0, 1_000_000, 1000, intended, histogram, System.nanoTime() + 50_000_000L);
+        final long atRate = loop.atRate(0, 1_000_000, 1000, intended, histogram, driven.nanoTime() + 50_000_000L);
 
-        assertThat(atRate).isBetween(1L, 999_999L);
+        // the schedule starts one clock step after the deadline was taken: messages 0 .. 49 are due before it
+        assertThat(atRate).isEqualTo(50);
         assertThat(histogram.getTotalCount()).isEqualTo(atRate);
-        final long inFlight = loop.oneInFlight(atRate, 1_000_000, histogram, System.nanoTime() - 1);
+        final long inFlight = loop.oneInFlight(atRate, 1_000_000, histogram, driven.nanoTime() - 1);
         assertThat(inFlight).isEqualTo(1);
+    }
+
+    /**
+     * The loop's client and its clock, driven by the test: a read of the clock advances it by one step while no
+     * echo that will come is awaited, and stands still while one is, so that a round trip takes no time and a
+     * descheduled responder thread changes nothing the loop measures. A stall is a jump of the clock when the
+     * stalled message is sent. Used on the loop's thread only.
+     */
+    private static final class DrivenClient implements PingClient, NanoClock {
+        private final PingClient delegate;
+        private final long stepNs;
+        private final long dropEvery;
+        private long now = 1_000_000_000L;
+        private long awaited;
+        private long stallSequence = -1;
+        private long stallNs;
+
+        /**
+         * @param stepNs how far a read advances the clock while no echo is awaited
+         * @param dropEvery the transport's drop period ({@link InMemoryBenchTransport#dropEvery}): those
+         *                  sequences are not awaited
+         */
+        DrivenClient(final PingClient delegate, final long stepNs, final long dropEvery) {
+            this.delegate = delegate;
+            this.stepNs = stepNs;
+            this.dropEvery = dropEvery;
+        }
+
+        void stallAt(final long sequence, final long ns) {
+            stallSequence = sequence;
+            stallNs = ns;
+        }
+
+        @Override
+        public long nanoTime() {
+            if (awaited == 0) {
+                now += stepNs;
+            }
+            return now;
+        }
+
+        @Override
+        public void send(final long sequence) {
+            if (sequence == stallSequence) {
+                now += stallNs;
+            }
+            if (dropEvery == 0 || sequence % dropEvery != dropEvery - 1) {
+                awaited++;
+            }
+            delegate.send(sequence);
+        }
+
+        @Override
+        public long poll() {
+            final long echoed = delegate.poll();
+            if (echoed >= 0) {
+                awaited--;
+            }
+            return echoed;
+        }
+
+        @Override
+        public void close() {
+            delegate.close();
+        }
     }
 }

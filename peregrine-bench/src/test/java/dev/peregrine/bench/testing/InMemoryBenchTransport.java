@@ -16,8 +16,8 @@ import java.util.function.LongConsumer;
 
 /**
  * A test-only transport in one JVM: two rings of longs per client between it and a responder thread, keyed by
- * port; one responder thread serves every client that connects to its port. The responder can be told to stall once (sleep) when it sees a given sequence, to test how the
- * harness records a stall, or to drop some sequences, which makes the transport {@linkplain #lossy() lossy}.
+ * port; one responder thread serves every client that connects to its port. The responder can be told to drop some sequences, which makes the transport
+ * {@linkplain #lossy() lossy}.
  */
 public final class InMemoryBenchTransport implements BenchTransport {
     /** The name on the command line. */
@@ -25,20 +25,7 @@ public final class InMemoryBenchTransport implements BenchTransport {
     /** Per responder port, every connection's pair of rings (pings, echoes), replaced whole when one is added. */
     private static final Map<Integer, AtomicReference<LongRing[][]>> CONNECTIONS = new ConcurrentHashMap<>();
     private static final Map<Integer, LongRing> STREAMS = new ConcurrentHashMap<>();
-    private static volatile long stallSequence = -1;
-    private static volatile long stallMillis;
     private static volatile long dropEvery;
-
-    /**
-     * Makes the next responder sleep once when it receives {@code sequence}.
-     *
-     * @param sequence the sequence, or -1 for none
-     * @param millis how long
-     */
-    public static void stallOnce(final long sequence, final long millis) {
-        stallMillis = millis;
-        stallSequence = sequence;
-    }
 
     /**
      * Makes every responder drop (not echo) the sequences {@code n-1, 2n-1, ...}, and the transport lossy.
@@ -89,11 +76,7 @@ public final class InMemoryBenchTransport implements BenchTransport {
             while (!Thread.currentThread().isInterrupted()) {
                 boolean worked = false;
                 for (final LongRing[] rings : connections.get()) {
-                    final int work = echo(rings, echoed, every);
-                    if (work < 0) {
-                        return;
-                    }
-                    worked |= work > 0;
+                    worked |= echo(rings, echoed, every) > 0;
                 }
                 if (!worked) {
                     if (config.busySpin()) {
@@ -122,7 +105,7 @@ public final class InMemoryBenchTransport implements BenchTransport {
 
     /**
      * Echoes one message of one connection (with {@code every} above 1, only a message numbered, in the low 32 bits,
-     * by a multiple of it): 1 if it took one, 0 if none waited, -1 if interrupted.
+     * by a multiple of it): 1 if it took one, 0 if none waited.
      */
     private static int echo(final LongRing[] rings, final AtomicLong echoed, final int every) {
         final long sequence = rings[0].poll();
@@ -136,14 +119,6 @@ public final class InMemoryBenchTransport implements BenchTransport {
         final long drop = dropEvery;
         if (drop > 0 && sequence % drop == drop - 1) {
             return 1;
-        }
-        if (sequence == stallSequence) {
-            stallSequence = -1;
-            try {
-                Thread.sleep(stallMillis);
-            } catch (final InterruptedException ex) {
-                return -1;
-            }
         }
         while (!rings[1].offer(sequence)) {
             Thread.onSpinWait();
