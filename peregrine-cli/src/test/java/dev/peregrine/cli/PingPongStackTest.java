@@ -61,6 +61,26 @@ class PingPongStackTest {
             + " --transport peregrine-udp");
     }
 
+    /**
+     * Busy-spinning (the default) on a machine with fewer than 3 cores: the separated responder's reactor yields as
+     * its application thread does. While it spun, the yielding application thread waited a scheduler slice for every
+     * event (10 ms a round trip here) and 10 000 warm-up round trips overran the runner's 61 s deadline.
+     */
+    @Test
+    void shouldRunTheSeparatedStackBusySpinningOnTwoCores() throws Exception {
+        final Path json = folder.resolve("busy.json");
+
+        final CliRun cli = CliRun.execute("bench", "pingpong", "--transport", "tcp", "--stack", "separated",
+            "--size", "64", "--messages", "2000", "--warmup", "10000", "--quiet", "--json", json.toString());
+
+        assertThat(cli.code()).as(cli.out() + cli.err()).isZero();
+        final List<JsonNode> runs = Json.read(json).valueStream().toList();
+        assertThat(runs).singleElement().satisfies(r -> {
+            assertThat(r.get("transport").asText()).isEqualTo("peregrine-tcp[separated]");
+            assertThat(r.get("status").asText()).isEqualTo("ok");
+        });
+    }
+
     @Test
     void shouldMeasureTcpWithAndWithoutTheLoggingResponderInOneRun() throws Exception {
         final Path json = folder.resolve("logged.json");

@@ -5,6 +5,7 @@ import dev.peregrine.peers.BenchTransport;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.reactor.ReactorOptions;
+import dev.peregrine.reactor.YieldingIdleStrategy;
 import dev.peregrine.shm.ShmTransport;
 import dev.peregrine.tcp.TcpTransport;
 
@@ -26,7 +27,8 @@ public final class SeparatedBench extends ResponderVariant {
     /** One line for the report: what the {@code [separated]} rows measure and how their third thread waits. */
     public static final String NOTE = "[separated] rows: the responder's echo handler runs on an application thread of"
         + " its own, which yields when idle (YieldingIdleStrategy: on 2 vCPUs a third spinning thread measures the"
-        + " scheduler); events reach it through a one-to-one ring, echoes leave through the reactor's command ring";
+        + " scheduler), and with fewer than 3 cores the responder's reactor yields too (the shared rows' spins);"
+        + " events reach it through a one-to-one ring, echoes leave through the reactor's command ring";
 
     private SeparatedBench(final BenchTransport base) {
         super(base);
@@ -57,20 +59,36 @@ public final class SeparatedBench extends ResponderVariant {
         return base.name() + " with the responder on the separated stack: its transport on the reactor thread, its"
             + " echo handler on an application thread of its own that yields when idle (YieldingIdleStrategy: on 2"
             + " vCPUs a third spinning thread measures the scheduler), events through a one-to-one off-heap ring,"
-            + " echoes through the reactor's command ring; reactor and client as in " + base.name();
+            + " echoes through the reactor's command ring; client as in " + base.name() + ", the reactor too when"
+            + " client, reactor and application thread each have a core, else yielding when idle";
+    }
+
+    /**
+     * Whether the responder's reactor spins as in the shared rows: only when the client, the reactor and the
+     * application thread each have a core. Otherwise it yields when idle, as the application thread does: with the
+     * client and the reactor spinning on two cores, the yielding application thread waits a scheduler slice (some
+     * milliseconds) for every event, and the run measures the scheduler.
+     *
+     * @param config the run's configuration
+     * @return true to spin
+     */
+    static boolean reactorSpins(final BenchConfig config) {
+        return config.busySpin() && Runtime.getRuntime().availableProcessors() >= 3;
     }
 
     @Override
     public Responder startResponder(final BenchConfig config) throws Exception {
         if (base instanceof PeregrineTcpBench) {
-            final Reactor reactor = new Reactor(PeregrineTcpBench.reactorOptions(config, "peregrine-tcp-separated"));
+            final ReactorOptions options = PeregrineTcpBench.reactorOptions(config, "peregrine-tcp-separated");
+            final Reactor reactor = new Reactor(reactorSpins(config) ? options
+                : options.idleStrategy(new YieldingIdleStrategy()));
             return SeparatedResponder.start(reactor,
                 handler -> new TcpTransport(reactor, PeregrineTcpBench.options(config), handler),
                 PeregrineTcpBench.address(config), config.largest());
         }
         final PeregrineShmBenchSupport shm = (PeregrineShmBenchSupport)base;
         final Reactor reactor = new Reactor(new ReactorOptions().name("peregrine-shm-separated")
-            .idleStrategy(shm.sharedIdle(config)));
+            .idleStrategy(reactorSpins(config) ? shm.sharedIdle(config) : new YieldingIdleStrategy()));
         return SeparatedResponder.start(reactor, handler -> new ShmTransport(reactor, shm.options(config), handler),
             PeregrineShmBenchSupport.address(config, "pp"), config.largest());
     }
