@@ -1,7 +1,6 @@
 package dev.peregrine.handoff;
 
 import dev.peregrine.channel.CloseReason;
-import dev.peregrine.internal.RingMemory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -33,8 +32,6 @@ abstract class WorkerRingProducerFields extends WorkerRingPad0 {
     long headCache;
     long writtenCount;
     long refusedCount;
-    long firstUnpublishedOffset = -1;
-    int firstUnpublishedLength;
     int unpublished;
 }
 
@@ -45,6 +42,8 @@ abstract class WorkerRingPad1 extends WorkerRingProducerFields {
 /** The consumer's own state, on a cache-line pair of its own. */
 abstract class WorkerRingConsumerFields extends WorkerRingPad1 {
     long head;
+    /** The producer's tail as this consumer last acquired it: what it may read without another acquire. */
+    long tailCache;
     long readCount;
     /** The handler of the read in progress. */
     WorkerHandler handler;
@@ -116,8 +115,8 @@ public final class WorkerRing extends WorkerRingPad2 implements AutoCloseable {
 
     /**
      * Writes one record without publishing it; producer thread. The consumer sees nothing appended until
-     * {@link #publish()}, which then shows it all at once: a batch costs the consumer one hand-over of the first
-     * record's length instead of one per record, the way a Disruptor batch costs one cursor update.
+     * {@link #publish()}, which then shows it all at once: a batch costs one release of the tail instead of one per
+     * record, the way a Disruptor batch costs one cursor update.
      *
      * @param type {@link WorkerRingDescriptor#TYPE_MESSAGE}, {@code TYPE_OPENED} or {@code TYPE_CLOSED}
      * @param channelId the channel
@@ -143,7 +142,7 @@ public final class WorkerRing extends WorkerRingPad2 implements AutoCloseable {
         if (padding > 0) {
             final long paddingOffset = HEADER_LENGTH + (tail & mask);
             INT.set(segment, paddingOffset + TYPE_OFFSET, TYPE_PADDING);
-            setLength(paddingOffset, padding);
+            INT.set(segment, paddingOffset, padding);
             tail += padding;
         }
         final long offset = HEADER_LENGTH + (tail & mask);
@@ -152,7 +151,7 @@ public final class WorkerRing extends WorkerRingPad2 implements AutoCloseable {
         if (length > 0) {
             MemorySegment.copy(source, sourceOffset, segment, offset + RECORD_HEADER_LENGTH, length);
         }
-        setLength(offset, recordLength);
+        INT.set(segment, offset, recordLength);
         tail += alignedLength;
         unpublished++;
         return true;
@@ -160,30 +159,14 @@ public final class WorkerRing extends WorkerRingPad2 implements AutoCloseable {
 
     /** Shows the consumer every record appended since the last publish, in order; producer thread. */
     public void publish() {
-        if (firstUnpublishedOffset < 0) {
+        if (unpublished == 0) {
             return;
         }
-        // release: the consumer that acquires this length sees every record after it too, written before it
-        INT.setRelease(segment, firstUnpublishedOffset, firstUnpublishedLength);
-        firstUnpublishedOffset = -1;
         writtenCount += unpublished;
         unpublished = 0;
+        // release: the consumer that acquires this tail sees every record before it
         LONG.setRelease(segment, (long)TAIL_OFFSET, tail);
         LONG.setRelease(segment, (long)WRITTEN_OFFSET, writtenCount);
-    }
-
-    /**
-     * Sets a record's length, the word the consumer polls: the first unpublished record's is held back until
-     * {@link #publish()}, so the consumer stops there; the ones after it are plain, the release of the first orders
-     * them.
-     */
-    private void setLength(final long offset, final int recordLength) {
-        if (firstUnpublishedOffset < 0) {
-            firstUnpublishedOffset = offset;
-            firstUnpublishedLength = recordLength;
-        } else {
-            INT.set(segment, offset, recordLength);
-        }
     }
 
     /**
@@ -238,16 +221,12 @@ public final class WorkerRing extends WorkerRingPad2 implements AutoCloseable {
      */
     int readRecords(final RecordReader reader, final int limit) {
         final long start = head;
+        final long end = published();
         int count = 0;
         try {
-            // at most one lap: what this read consumed is zeroed only at its end, so the record at the start, met again
-            // a lap later, would still show its length
-            while (count < limit && head - start < capacity) {
+            while (count < limit && head < end) {
                 final long offset = HEADER_LENGTH + (head & mask);
-                final int recordLength = (int)INT.getAcquire(segment, offset); // pairs with publish's release
-                if (recordLength == 0) {
-                    break;
-                }
+                final int recordLength = (int)INT.get(segment, offset); // ordered by published()'s acquire
                 final int type = (int)INT.get(segment, offset + TYPE_OFFSET);
                 if (type == TYPE_PADDING) {
                     head += recordLength;
@@ -266,7 +245,7 @@ public final class WorkerRing extends WorkerRingPad2 implements AutoCloseable {
 
     /** Whether nothing waits to be read; consumer thread. */
     boolean isEmpty() {
-        return (int)INT.getAcquire(segment, HEADER_LENGTH + (head & mask)) == 0;
+        return head == published();
     }
 
     /**
@@ -276,14 +255,12 @@ public final class WorkerRing extends WorkerRingPad2 implements AutoCloseable {
      */
     int moveTo(final WorkerRing target, final int resumeFlag, final ReadPausable pausable) {
         final long start = head;
+        final long end = published();
         int moved = 0;
         try {
-            while (head - start < capacity) { // one lap at most, as in read
+            while (head < end) {
                 final long offset = HEADER_LENGTH + (head & mask);
-                final int recordLength = (int)INT.getAcquire(segment, offset);
-                if (recordLength == 0) {
-                    return moved;
-                }
+                final int recordLength = (int)INT.get(segment, offset);
                 final int type = (int)INT.get(segment, offset + TYPE_OFFSET);
                 if (type == TYPE_PADDING) {
                     head += recordLength;
@@ -310,15 +287,33 @@ public final class WorkerRing extends WorkerRingPad2 implements AutoCloseable {
 
     /** The payload length of the next record to read, or -1 if none; consumer thread. */
     int nextLength() {
+        final long end = published();
         long position = head;
-        long offset = HEADER_LENGTH + (position & mask);
-        int recordLength = (int)INT.getAcquire(segment, offset);
-        if (recordLength != 0 && (int)INT.get(segment, offset + TYPE_OFFSET) == TYPE_PADDING) {
-            position += recordLength;
-            offset = HEADER_LENGTH + (position & mask);
-            recordLength = (int)INT.getAcquire(segment, offset);
+        if (position == end) {
+            return -1;
         }
-        return recordLength == 0 ? -1 : recordLength - RECORD_HEADER_LENGTH;
+        long offset = HEADER_LENGTH + (position & mask);
+        int recordLength = (int)INT.get(segment, offset);
+        if ((int)INT.get(segment, offset + TYPE_OFFSET) == TYPE_PADDING) {
+            position += recordLength;
+            if (position == end) {
+                return -1;
+            }
+            offset = HEADER_LENGTH + (position & mask);
+            recordLength = (int)INT.get(segment, offset);
+        }
+        return recordLength - RECORD_HEADER_LENGTH;
+    }
+
+    /**
+     * The end of what the producer has published; consumer thread. The producer's tail is acquired only when the
+     * consumer has read all it knew of: one transfer of the tail's line per batch, none per record.
+     */
+    private long published() {
+        if (head == tailCache) {
+            tailCache = (long)LONG.getAcquire(segment, (long)TAIL_OFFSET); // pairs with publish's release
+        }
+        return tailCache;
     }
 
     /**
@@ -367,24 +362,24 @@ public final class WorkerRing extends WorkerRingPad2 implements AutoCloseable {
         if (tail + needed - headCache <= capacity) {
             return true;
         }
-        headCache = (long)LONG.getAcquire(segment, (long)HEAD_OFFSET); // pairs with consume's release: zeroed room
+        headCache = (long)LONG.getAcquire(segment, (long)HEAD_OFFSET); // pairs with release's: the room is read
         return tail + needed - headCache <= capacity;
     }
 
     /**
-     * Zeroes what was consumed since {@code start} and then releases the head and the read count, once per read
-     * rather than once per record: the producer, waiting on a full ring, then sees room by the batch instead of
-     * contending for the head's line record by record.
+     * Releases the head and the read count once per read rather than once per record: the producer, waiting on a
+     * full ring, then sees room by the batch instead of contending for the head's line record by record. Nothing is
+     * zeroed: the consumer reads only below the tail the producer published, so it never meets a stale record, and
+     * the producer writes over consumed records without the consumer having written to their lines.
      */
     private void release(final long start, final int records) {
         if (head == start) {
             return;
         }
-        RingMemory.zero(segment, HEADER_LENGTH, capacity, start, head);
         if (records > 0) {
             readCount += records;
             LONG.setRelease(segment, (long)READ_OFFSET, readCount);
         }
-        LONG.setRelease(segment, (long)HEAD_OFFSET, head); // pairs with hasRoom's acquire: the room is zeroed
+        LONG.setRelease(segment, (long)HEAD_OFFSET, head); // pairs with hasRoom's acquire: the room is free
     }
 }

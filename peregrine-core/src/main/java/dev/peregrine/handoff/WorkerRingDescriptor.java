@@ -20,17 +20,18 @@ import java.lang.invoke.VarHandle;
  *   +-------+-------+---------------+-------------------------------+--------+
  * </pre>
  *
- * <p>The producer writes the type, the channel id and the payload, then the record length with release semantics;
- * the consumer reads the length with acquire and, once it sees one that is not zero, sees the rest. A batch (records
- * appended, then published) holds back only its first record's length and releases it last: the lengths after it
- * are plain stores that the release orders. The consumer zeroes and releases once per read, not per record. The consumer
- * zeroes what it consumed before it releases the head, and the producer acquires the head before it writes, so the
- * consumer always meets either a zero (nothing yet) or a length of this lap, never a stale one. A
+ * <p>The producer writes whole records (length, type, channel id, payload) with plain stores and publishes them by
+ * releasing its tail position; the consumer acquires the tail and reads every record below it, then releases its
+ * head; the producer acquires the head before it writes over what was read. A batch (records appended, then
+ * published) costs one release of the tail, a read one release of the head: the data lines pass from the producer
+ * to the consumer and are never written by the consumer, so the producer's next lap finds them unmodified elsewhere
+ * (the consumer used to zero what it read, which handed every line back to the producer dirty: a transfer of the
+ * line's data where a read-only consumer costs only an invalidation). A
  * {@link #TYPE_PADDING} record (length and type only) fills the end of the data area when the next record does not
- * fit before the wrap.
+ * fit before the wrap; it is always published together with the record after it.
  */
 public final class WorkerRingDescriptor {
-    /** Offset of the tail position: the next byte to write; producer only (released, informative). */
+    /** Offset of the tail position: the end of what the producer has published; released by the producer. */
     public static final int TAIL_OFFSET = 0;
     /** Offset of the count of records written. */
     public static final int WRITTEN_OFFSET = 8;

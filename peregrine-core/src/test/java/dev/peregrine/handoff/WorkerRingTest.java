@@ -67,8 +67,8 @@ class WorkerRingTest {
     }
 
     /**
-     * A read zeroes and releases what it consumed once, at its end; one that took a whole ring would meet its first
-     * record again a lap later, still unzeroed, and deliver it twice (fails without the one-lap bound in read).
+     * A read takes what lies below the tail the producer published, and a full ring's worth is delivered once, never a
+     * record twice (fails if a read walks past the published tail: it meets the first record again a lap later).
      */
     @Test
     void shouldDeliverAFullRingOnceInOneRead() {
@@ -143,7 +143,7 @@ class WorkerRingTest {
 
     /**
      * Appended records stay unseen until publish, then all show in order, wherever the wrap falls inside the batch
-     * (fails if an appended record's length is released before publish).
+     * (fails if a read looks past the published tail, or if append releases the tail).
      */
     @Test
     void shouldShowAnAppendedBatchOnlyWhenPublished() {
