@@ -41,8 +41,21 @@ import static dev.peregrine.handoff.CommandRingDescriptor.state;
 import static dev.peregrine.handoff.CommandRingDescriptor.stateAcquire;
 import static dev.peregrine.handoff.CommandRingDescriptor.type;
 
+/**
+ * Padding of 136 bytes, not of 16 longs: the JVM lays a subclass's small fields into holes of its superclasses' layout
+ * (the 4 bytes after the 12-byte object header, the gap before an 8-byte-aligned field), which put a hot field on the
+ * line of the previous object in the heap. Bytes leave no hole; {@code FieldPaddingTest} checks the offsets.
+ */
 abstract class CommandRingPad0 {
-    long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p0a, p0b, p0c, p0d, p0e, p0f;
+    byte p0_00, p0_01, p0_02, p0_03, p0_04, p0_05, p0_06, p0_07, p0_08, p0_09, p0_0a, p0_0b, p0_0c, p0_0d, p0_0e, p0_0f;
+    byte p0_10, p0_11, p0_12, p0_13, p0_14, p0_15, p0_16, p0_17, p0_18, p0_19, p0_1a, p0_1b, p0_1c, p0_1d, p0_1e, p0_1f;
+    byte p0_20, p0_21, p0_22, p0_23, p0_24, p0_25, p0_26, p0_27, p0_28, p0_29, p0_2a, p0_2b, p0_2c, p0_2d, p0_2e, p0_2f;
+    byte p0_30, p0_31, p0_32, p0_33, p0_34, p0_35, p0_36, p0_37, p0_38, p0_39, p0_3a, p0_3b, p0_3c, p0_3d, p0_3e, p0_3f;
+    byte p0_40, p0_41, p0_42, p0_43, p0_44, p0_45, p0_46, p0_47, p0_48, p0_49, p0_4a, p0_4b, p0_4c, p0_4d, p0_4e, p0_4f;
+    byte p0_50, p0_51, p0_52, p0_53, p0_54, p0_55, p0_56, p0_57, p0_58, p0_59, p0_5a, p0_5b, p0_5c, p0_5d, p0_5e, p0_5f;
+    byte p0_60, p0_61, p0_62, p0_63, p0_64, p0_65, p0_66, p0_67, p0_68, p0_69, p0_6a, p0_6b, p0_6c, p0_6d, p0_6e, p0_6f;
+    byte p0_70, p0_71, p0_72, p0_73, p0_74, p0_75, p0_76, p0_77, p0_78, p0_79, p0_7a, p0_7b, p0_7c, p0_7d, p0_7e, p0_7f;
+    byte p0_80, p0_81, p0_82, p0_83, p0_84, p0_85, p0_86, p0_87;
 }
 
 /**
@@ -61,7 +74,15 @@ abstract class CommandRingReactorFields extends CommandRingPad0 {
 }
 
 abstract class CommandRingPad1 extends CommandRingReactorFields {
-    long p10, p11, p12, p13, p14, p15, p16, p17, p18, p19, p1a, p1b, p1c, p1d, p1e, p1f;
+    byte p1_00, p1_01, p1_02, p1_03, p1_04, p1_05, p1_06, p1_07, p1_08, p1_09, p1_0a, p1_0b, p1_0c, p1_0d, p1_0e, p1_0f;
+    byte p1_10, p1_11, p1_12, p1_13, p1_14, p1_15, p1_16, p1_17, p1_18, p1_19, p1_1a, p1_1b, p1_1c, p1_1d, p1_1e, p1_1f;
+    byte p1_20, p1_21, p1_22, p1_23, p1_24, p1_25, p1_26, p1_27, p1_28, p1_29, p1_2a, p1_2b, p1_2c, p1_2d, p1_2e, p1_2f;
+    byte p1_30, p1_31, p1_32, p1_33, p1_34, p1_35, p1_36, p1_37, p1_38, p1_39, p1_3a, p1_3b, p1_3c, p1_3d, p1_3e, p1_3f;
+    byte p1_40, p1_41, p1_42, p1_43, p1_44, p1_45, p1_46, p1_47, p1_48, p1_49, p1_4a, p1_4b, p1_4c, p1_4d, p1_4e, p1_4f;
+    byte p1_50, p1_51, p1_52, p1_53, p1_54, p1_55, p1_56, p1_57, p1_58, p1_59, p1_5a, p1_5b, p1_5c, p1_5d, p1_5e, p1_5f;
+    byte p1_60, p1_61, p1_62, p1_63, p1_64, p1_65, p1_66, p1_67, p1_68, p1_69, p1_6a, p1_6b, p1_6c, p1_6d, p1_6e, p1_6f;
+    byte p1_70, p1_71, p1_72, p1_73, p1_74, p1_75, p1_76, p1_77, p1_78, p1_79, p1_7a, p1_7b, p1_7c, p1_7d, p1_7e, p1_7f;
+    byte p1_80, p1_81, p1_82, p1_83, p1_84, p1_85, p1_86, p1_87;
 }
 
 /**
