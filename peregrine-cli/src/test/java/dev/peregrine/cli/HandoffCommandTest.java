@@ -64,8 +64,9 @@ class HandoffCommandTest {
         final List<String> table = out.lines().dropWhile(l -> !l.equals("bench handoff")).toList();
         assertThat(table).as(out).containsSubsequence(
             "[one-way latency in us, 1 producer at 20000 msg/s, one message per hand-over, from the intended send"
-                + " time; both threads spin]",
-            "[throughput, 1 producer -> 1 consumer, batches of 256; both threads spin]",
+                + " time; both threads spin, pinned to CPUs 0 and 1 where there are two]",
+            "[throughput, 1 producer -> 1 consumer, batches of 256; both threads spin, pinned to CPUs 0 and 1 where"
+                + " there are two]",
             "[throughput, 2 producers -> 1 consumer, batches of 256; every thread yields when idle (2 vCPUs)]");
         assertThat(table.get(1).split(" +")).containsExactly("impl", "size", "p50", "p90", "p99", "p99.9", "p99.99",
             "max", "msg/s", "B/msg", "prod/cons", "vs", "disruptor");

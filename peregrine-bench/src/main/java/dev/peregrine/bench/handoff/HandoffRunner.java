@@ -8,7 +8,11 @@ import dev.peregrine.peers.handoff.HandoffProducer;
 import dev.peregrine.peers.handoff.HandoffQueue;
 import dev.peregrine.peers.handoff.HandoffSetup;
 import dev.peregrine.peers.handoff.HandoffSink;
+import dev.peregrine.reactor.ThreadAffinity;
 import org.HdrHistogram.Histogram;
+
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CyclicBarrier;
 
 /**
  * Runs {@code bench handoff}: threads of this JVM handing messages through one {@link HandoffImplementation}.
@@ -24,6 +28,13 @@ import org.HdrHistogram.Histogram;
  * </ul>
  * Allocation is measured per thread over the measured window ({@link ThreadAllocation}). The loops allocate nothing
  * per message: what shows is the queue's.
+ *
+ * <p>Every thread makes its own objects on its own thread before the run starts: its end of the queue
+ * ({@link HandoffQueue#producer}, {@link HandoffQueue#consumer}) and whatever it writes per message (the consumer's
+ * sequence checks and histogram). Objects made one after the other on one thread sit side by side in memory, and a
+ * consumer writing its counters on the cache line of the producer's fields costs a line transfer per message that
+ * belongs to neither queue: made on the main thread, the producer's and consumer's objects shared lines, and the
+ * one-producer throughput of the same queue swung threefold from run to run with where they fell.
  */
 public final class HandoffRunner {
     /** Messages every queue holds (a byte ring: this many records of the run's size). */
@@ -73,13 +84,14 @@ public final class HandoffRunner {
         final long measured = Math.max(1, (long)(seconds * rate));
         final Stop stop = new Stop(warmupSeconds + seconds);
         try (HandoffQueue queue = implementation.open(new HandoffSetup(size, 1, CAPACITY, 1, false))) {
-            final LatencyConsumer consumer = new LatencyConsumer(queue.consumer(), warmup, warmup + measured, stop,
+            final LatencyConsumer consumer = new LatencyConsumer(queue, warmup, warmup + measured, stop,
                 yieldingConsumer);
-            final PacedProducer producer = new PacedProducer(queue.producer(0), rate, warmup, warmup + measured, stop);
+            final PacedProducer producer = new PacedProducer(queue, rate, warmup, warmup + measured, stop);
             runAll(stop, consumer, producer);
-            return new HandoffResult(implementation.name(), size, 1, consumer.histogram,
-                consumer.messagesPerSecond(), measured, perMessage(producer.allocated, measured),
-                perMessage(consumer.allocated, measured), stop.failure);
+            final LatencySink sink = consumer.sink != null ? consumer.sink : new LatencySink(warmup, stop);
+            return new HandoffResult(implementation.name(), size, 1, sink.histogram, sink.messagesPerSecond(),
+                measured, perMessage(producer.allocated, measured), perMessage(sink.allocated, measured),
+                stop.failure);
         }
     }
 
@@ -100,11 +112,11 @@ public final class HandoffRunner {
         try (HandoffQueue queue = implementation.open(new HandoffSetup(size, producers, CAPACITY, BATCH, yielding))) {
             final StreamProducer[] senders = new StreamProducer[producers];
             for (int i = 0; i < producers; i++) {
-                senders[i] = new StreamProducer(queue.producer(i), i, yielding, stop);
+                senders[i] = new StreamProducer(queue, i, yielding, stop);
             }
-            final StreamConsumer consumer = new StreamConsumer(queue.consumer(), senders, yielding,
+            final StreamConsumer consumer = new StreamConsumer(queue, senders, yielding,
                 (long)(warmupSeconds * 1e9), (long)(seconds * 1e9), stop);
-            final Runnable[] all = new Runnable[producers + 1];
+            final Part[] all = new Part[producers + 1];
             all[0] = consumer;
             System.arraycopy(senders, 0, all, 1, producers);
             runAll(stop, all);
@@ -125,13 +137,41 @@ public final class HandoffRunner {
         return bytes < 0 || messages <= 0 ? Double.NaN : (double)bytes / messages;
     }
 
-    private static void runAll(final Stop stop, final Runnable... parts) {
+    /** One thread's share of a run: {@link #prepare} makes its objects on its own thread, then all run at once. */
+    private interface Part extends Runnable {
+        /** Makes this thread's objects; on the thread, before any part runs. */
+        void prepare();
+    }
+
+    /**
+     * Runs the parts, one thread each. Where the machine has a CPU for every thread, thread {@code i} (the consumer
+     * is 0) is pinned to CPU {@code i}, for every queue alike: unpinned, the scheduler now and then put both spinning
+     * threads on one CPU or moved one mid-window, and the same queue's throughput swung severalfold between runs.
+     * A thread that cannot be pinned runs unpinned.
+     */
+    private static void runAll(final Stop stop, final Part... parts) {
+        final CyclicBarrier prepared = new CyclicBarrier(parts.length);
+        final boolean pin = parts.length <= Runtime.getRuntime().availableProcessors()
+            && ThreadAffinity.unavailableReason() == null;
         final Thread[] threads = new Thread[parts.length];
         for (int i = 0; i < parts.length; i++) {
-            final Runnable part = parts[i];
+            final Part part = parts[i];
+            final int cpu = i;
             threads[i] = new Thread(() -> {
                 try {
-                    part.run();
+                    if (pin) {
+                        ThreadAffinity.pinCurrentThread(cpu); // null, or why not: then it runs unpinned
+                    }
+                    try {
+                        part.prepare();
+                    } finally {
+                        prepared.await(); // every thread passes, and the barrier publishes each part's objects
+                    }
+                    if (!stop.stopped()) {
+                        part.run();
+                    }
+                } catch (final BrokenBarrierException | InterruptedException ex) {
+                    stop.fail(Thread.currentThread().getName() + " could not start: " + ex);
                 } catch (final RuntimeException | Error ex) {
                     stop.fail(Thread.currentThread().getName() + " threw " + ex);
                 }
@@ -190,17 +230,17 @@ public final class HandoffRunner {
     }
 
     /** The paced producer: message {@code n} is due {@code n / rate} seconds after the first. */
-    private static final class PacedProducer implements Runnable {
-        private final HandoffProducer producer;
+    private static final class PacedProducer implements Part {
+        private final HandoffQueue queue;
         private final long rate;
         private final long warmup;
         private final long total;
         private final Stop stop;
+        private HandoffProducer producer;
         long allocated = NO_ALLOCATION_INFO;
 
-        PacedProducer(final HandoffProducer producer, final long rate, final long warmup, final long total,
-                      final Stop stop) {
-            this.producer = producer;
+        PacedProducer(final HandoffQueue queue, final long rate, final long warmup, final long total, final Stop stop) {
+            this.queue = queue;
             this.rate = rate;
             this.warmup = warmup;
             this.total = total;
@@ -208,7 +248,20 @@ public final class HandoffRunner {
         }
 
         @Override
+        public void prepare() {
+            synchronized (queue) {
+                producer = queue.producer(0);
+            }
+        }
+
+        @Override
         public void run() {
+            // locals: this object was made on the main thread, beside objects that other threads write
+            final HandoffProducer producer = this.producer;
+            final long rate = this.rate;
+            final long warmup = this.warmup;
+            final long total = this.total;
+            final Stop stop = this.stop;
             final long startNs = System.nanoTime();
             long before = NO_ALLOCATION_INFO;
             for (long sequence = 0; sequence < total; sequence++) {
@@ -236,23 +289,19 @@ public final class HandoffRunner {
         }
     }
 
-    /** The latency consumer: polls one message at a time, spinning or yielding between, and records its latency. */
-    private static final class LatencyConsumer implements Runnable, HandoffSink {
-        final Histogram histogram = new Histogram(HIGHEST_TRACKABLE_NS, 3);
-        private final HandoffConsumer consumer;
+    /** The latency consumer: polls one message at a time, spinning or yielding between. */
+    private static final class LatencyConsumer implements Part {
+        private final HandoffQueue queue;
         private final long warmup;
         private final long total;
         private final Stop stop;
         private final boolean yielding;
-        private long expected;
-        private long firstMeasuredNs;
-        private long lastNs;
-        private long before = NO_ALLOCATION_INFO;
-        long allocated = NO_ALLOCATION_INFO;
+        private HandoffConsumer consumer;
+        LatencySink sink;
 
-        LatencyConsumer(final HandoffConsumer consumer, final long warmup, final long total, final Stop stop,
+        LatencyConsumer(final HandoffQueue queue, final long warmup, final long total, final Stop stop,
                         final boolean yielding) {
-            this.consumer = consumer;
+            this.queue = queue;
             this.warmup = warmup;
             this.total = total;
             this.stop = stop;
@@ -260,9 +309,19 @@ public final class HandoffRunner {
         }
 
         @Override
+        public void prepare() {
+            synchronized (queue) {
+                consumer = queue.consumer();
+            }
+            sink = new LatencySink(warmup, stop);
+        }
+
+        @Override
         public void run() {
-            while (expected < total && !stop.stopped()) {
-                if (consumer.poll(this) == 0) {
+            final HandoffConsumer consumer = this.consumer;
+            final LatencySink sink = this.sink;
+            while (sink.expected < total && !stop.stopped()) {
+                if (consumer.poll(sink) == 0) {
                     if (stop.overdue(System.nanoTime())) {
                         return;
                     }
@@ -273,9 +332,26 @@ public final class HandoffRunner {
                     }
                 }
             }
-            if (expected == total) {
-                allocated = since(before);
+            if (sink.expected == total) {
+                sink.allocated = since(sink.before);
             }
+        }
+    }
+
+    /** What the latency consumer writes per message, made on its thread: the sequence check and the histogram. */
+    private static final class LatencySink implements HandoffSink {
+        final Histogram histogram = new Histogram(HIGHEST_TRACKABLE_NS, 3);
+        private final long warmup;
+        private final Stop stop;
+        long expected;
+        private long firstMeasuredNs;
+        private long lastNs;
+        long before = NO_ALLOCATION_INFO;
+        long allocated = NO_ALLOCATION_INFO;
+
+        LatencySink(final long warmup, final Stop stop) {
+            this.warmup = warmup;
+            this.stop = stop;
         }
 
         @Override
@@ -297,31 +373,43 @@ public final class HandoffRunner {
         }
 
         double messagesPerSecond() {
-            final long measured = total - warmup;
+            final long measured = expected - warmup;
             return measured > 1 && lastNs > firstMeasuredNs ? (measured - 1) * 1e9 / (lastNs - firstMeasuredNs)
                 : Double.NaN;
         }
     }
 
     /** A throughput producer: batches as fast as the queue takes them, until the consumer's window ends. */
-    private static final class StreamProducer implements Runnable {
-        private final HandoffProducer producer;
+    private static final class StreamProducer implements Part {
+        private final HandoffQueue queue;
         private final int index;
         private final boolean yielding;
         private final Stop stop;
+        private HandoffProducer producer;
         volatile int phase; // written by the consumer: 1 in the window, 2 after it
         volatile long sent = -1;
         long allocated = NO_ALLOCATION_INFO;
 
-        StreamProducer(final HandoffProducer producer, final int index, final boolean yielding, final Stop stop) {
-            this.producer = producer;
+        StreamProducer(final HandoffQueue queue, final int index, final boolean yielding, final Stop stop) {
+            this.queue = queue;
             this.index = index;
             this.yielding = yielding;
             this.stop = stop;
         }
 
         @Override
+        public void prepare() {
+            synchronized (queue) {
+                producer = queue.producer(index);
+            }
+        }
+
+        @Override
         public void run() {
+            final HandoffProducer producer = this.producer; // locals, as in PacedProducer
+            final Stop stop = this.stop;
+            final int index = this.index;
+            final boolean yielding = this.yielding;
             long sequence = 0;
             int seen = 0;
             long before = NO_ALLOCATION_INFO;
@@ -355,24 +443,23 @@ public final class HandoffRunner {
     }
 
     /** The throughput consumer: checks every sequence, and counts the messages of its window. */
-    private static final class StreamConsumer implements Runnable, HandoffSink {
-        private final HandoffConsumer consumer;
+    private static final class StreamConsumer implements Part {
+        private final HandoffQueue queue;
         private final StreamProducer[] producers;
-        private final long[] expected;
         private final boolean yielding;
         private final long warmupNs;
         private final long windowLengthNs;
         private final Stop stop;
-        private long received;
+        private HandoffConsumer consumer;
+        private StreamSink sink;
         long windowMessages;
         long windowNs;
         long allocated = NO_ALLOCATION_INFO;
 
-        StreamConsumer(final HandoffConsumer consumer, final StreamProducer[] producers, final boolean yielding,
+        StreamConsumer(final HandoffQueue queue, final StreamProducer[] producers, final boolean yielding,
                        final long warmupNs, final long windowLengthNs, final Stop stop) {
-            this.consumer = consumer;
+            this.queue = queue;
             this.producers = producers;
-            this.expected = new long[producers.length];
             this.yielding = yielding;
             this.warmupNs = warmupNs;
             this.windowLengthNs = Math.max(1, windowLengthNs);
@@ -380,28 +467,38 @@ public final class HandoffRunner {
         }
 
         @Override
+        public void prepare() {
+            synchronized (queue) {
+                consumer = queue.consumer();
+            }
+            sink = new StreamSink(producers.length, stop);
+        }
+
+        @Override
         public void run() {
+            final HandoffConsumer consumer = this.consumer;
+            final StreamSink sink = this.sink;
             final long startNs = System.nanoTime();
             long windowStartNs = 0;
             long receivedAtStart = 0;
             long before = NO_ALLOCATION_INFO;
             int phase = 0;
             while (!stop.stopped()) {
-                final int taken = consumer.poll(this);
+                final int taken = consumer.poll(sink);
                 final long nowNs = System.nanoTime();
                 if (phase == 0 && nowNs - startNs >= warmupNs) {
                     phase = 1;
                     windowStartNs = nowNs;
-                    receivedAtStart = received;
+                    receivedAtStart = sink.received;
                     before = allocated();
                     setPhase(1);
                 } else if (phase == 1 && nowNs - windowStartNs >= windowLengthNs) {
                     phase = 2;
                     allocated = since(before);
                     windowNs = nowNs - windowStartNs;
-                    windowMessages = received - receivedAtStart;
+                    windowMessages = sink.received - receivedAtStart;
                     setPhase(2);
-                } else if (phase == 2 && drained()) {
+                } else if (phase == 2 && drained(sink)) {
                     return;
                 }
                 if (taken == 0) {
@@ -424,13 +521,25 @@ public final class HandoffRunner {
         }
 
         /** Whether every producer has ended and all it sent was received. */
-        private boolean drained() {
+        private boolean drained(final StreamSink sink) {
             for (int i = 0; i < producers.length; i++) {
-                if (producers[i].sent != expected[i]) {
+                if (producers[i].sent != sink.expected[i]) {
                     return false;
                 }
             }
             return true;
+        }
+    }
+
+    /** What the throughput consumer writes per message, made on its thread: each producer's next sequence. */
+    private static final class StreamSink implements HandoffSink {
+        private final long[] expected;
+        private final Stop stop;
+        long received;
+
+        StreamSink(final int producers, final Stop stop) {
+            this.expected = new long[producers];
+            this.stop = stop;
         }
 
         @Override

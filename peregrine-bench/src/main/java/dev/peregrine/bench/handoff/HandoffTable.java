@@ -38,9 +38,9 @@ public final class HandoffTable {
     public static String heading(final String mode, final long rate) {
         return switch (mode) {
             case "latency" -> "one-way latency in us, 1 producer at " + rate + " msg/s, one message per hand-over,"
-                + " from the intended send time; both threads spin";
+                + " from the intended send time; both threads spin, pinned to CPUs 0 and 1 where there are two";
             case "throughput-1p" -> "throughput, 1 producer -> 1 consumer, batches of " + HandoffRunner.BATCH
-                + "; both threads spin";
+                + "; both threads spin, pinned to CPUs 0 and 1 where there are two";
             default -> "throughput, " + mode.substring("throughput-".length(), mode.length() - 1) + " producers -> 1"
                 + " consumer, batches of " + HandoffRunner.BATCH + "; every thread yields when idle (2 vCPUs)";
         };
