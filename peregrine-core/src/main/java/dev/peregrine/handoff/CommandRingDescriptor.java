@@ -10,7 +10,7 @@ import java.lang.invoke.VarHandle;
  * then a data area of {@code capacity} bytes (a power of two).
  *
  * <pre>
- *   0: TAIL slot      | tail position (8)                                   | to 128 |  producers (CAS)
+ *   0: TAIL slot      | tail position (8) | head cache (8)                  | to 128 |  producers (CAS)
  * 128: HEAD slot      | head position (8)                                   | to 256 |  consumer
  * 256: PRODUCER slot  | claims refused full (8) | misuse (8)                | to 384 |  producers (add)
  * 384: CONSUMER slot  | delivered (8) | discarded (8) | abandoned (8)       | to 512 |  consumer
@@ -41,6 +41,11 @@ import java.lang.invoke.VarHandle;
 public final class CommandRingDescriptor {
     /** Offset of the tail position: the next byte to claim, producers only, by compare-and-set. */
     public static final int TAIL_OFFSET = 0;
+    /**
+     * Offset of the producers' cache of the head: a head position some producer read, never ahead of the real one.
+     * A claim that fits below it does not read the consumer's slot, which the consumer writes every drain.
+     */
+    public static final int HEAD_CACHE_OFFSET = 8;
     /** Offset of the head position: the next byte to consume, consumer only. */
     public static final int HEAD_OFFSET = 128;
     /** Offset of the count of claims refused with {@code BACK_PRESSURED}. */

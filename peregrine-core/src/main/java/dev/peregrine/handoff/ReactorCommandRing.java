@@ -20,6 +20,7 @@ import static dev.peregrine.handoff.CommandRingDescriptor.DELIVERED_OFFSET;
 import static dev.peregrine.handoff.CommandRingDescriptor.DISCARDED_OFFSET;
 import static dev.peregrine.handoff.CommandRingDescriptor.FLAGS_OFFSET;
 import static dev.peregrine.handoff.CommandRingDescriptor.HEADER_LENGTH;
+import static dev.peregrine.handoff.CommandRingDescriptor.HEAD_CACHE_OFFSET;
 import static dev.peregrine.handoff.CommandRingDescriptor.HEAD_OFFSET;
 import static dev.peregrine.handoff.CommandRingDescriptor.INT;
 import static dev.peregrine.handoff.CommandRingDescriptor.LONG;
@@ -463,13 +464,19 @@ public final class ReactorCommandRing extends CommandRingPad1 implements Pollabl
         long tail;
         int padding;
         do {
-            final long head = (long)LONG.getAcquire(segment, (long)HEAD_OFFSET); // pairs with doWork's release
             tail = (long)LONG.getVolatile(segment, (long)TAIL_OFFSET);
             final int toEnd = capacity - (int)(tail & mask);
             padding = alignedLength > toEnd ? toEnd : 0;
-            if (padding + alignedLength > capacity - (tail - head)) {
-                LONG.getAndAdd(segment, (long)REFUSED_OFFSET, 1L);
-                return BACK_PRESSURED;
+            // the cache first: on the tail's line, where the consumer's head is written every drain; any head a
+            // producer read is at or behind the real one, so a claim that fits below it fits
+            final long headCache = (long)LONG.getAcquire(segment, (long)HEAD_CACHE_OFFSET);
+            if (padding + alignedLength > capacity - (tail - headCache)) {
+                final long head = (long)LONG.getAcquire(segment, (long)HEAD_OFFSET); // pairs with doWork's release
+                LONG.setRelease(segment, (long)HEAD_CACHE_OFFSET, head); // its release passes the zeroed room on
+                if (padding + alignedLength > capacity - (tail - head)) {
+                    LONG.getAndAdd(segment, (long)REFUSED_OFFSET, 1L);
+                    return BACK_PRESSURED;
+                }
             }
         } while (!LONG.compareAndSet(segment, (long)TAIL_OFFSET, tail, tail + padding + alignedLength));
         if (padding > 0) {
