@@ -13,7 +13,9 @@ import java.nio.file.Path;
 /**
  * {@code mold listen --fanout NAME}: republishes each recovered, in-order message into a broadcast log as one record,
  * {@code [MoldUDP64 sequence, 8 bytes little-endian][the message]}. The log is {@code DROP}, so a slow local reader
- * never holds the network subscriber back; one that falls a ring behind is told what it missed.
+ * never holds the network subscriber back; one that falls a ring behind is told what it missed. A message longer
+ * than the log's records hold is not written, never cut: it is counted ({@link #tooLong()}), and the command says so
+ * when it ends.
  */
 final class FanoutSink implements MoldListenerApp.MessageSink, AutoCloseable {
     /** Records the log holds unless {@code --fanout-capacity} says otherwise. */
@@ -28,6 +30,7 @@ final class FanoutSink implements MoldListenerApp.MessageSink, AutoCloseable {
     private final BroadcastWriter writer;
     private final MemorySegment record;
     private long dropped;
+    private long tooLong;
 
     private FanoutSink(final BroadcastWriter writer) {
         this.writer = writer;
@@ -54,10 +57,13 @@ final class FanoutSink implements MoldListenerApp.MessageSink, AutoCloseable {
 
     @Override
     public void onMessage(final long sequence, final MemorySegment buffer, final long offset, final int length) {
-        final int copied = Math.min(length, writer.maxRecordLength() - HEADER);
+        if (length > writer.maxRecordLength() - HEADER) {
+            tooLong++; // a cut message would pass for a whole one
+            return;
+        }
         record.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, sequence);
-        MemorySegment.copy(buffer, offset, record, HEADER, copied);
-        if (writer.offer(record, 0, HEADER + copied) != BroadcastWriter.OFFERED) {
+        MemorySegment.copy(buffer, offset, record, HEADER, length);
+        if (writer.offer(record, 0, HEADER + length) != BroadcastWriter.OFFERED) {
             dropped++;
         }
     }
@@ -69,6 +75,25 @@ final class FanoutSink implements MoldListenerApp.MessageSink, AutoCloseable {
      */
     long dropped() {
         return dropped;
+    }
+
+    /**
+     * Messages not written because they are longer than the log's records hold ({@code --fanout-max-record} less
+     * the 8 bytes of sequence).
+     *
+     * @return the count
+     */
+    long tooLong() {
+        return tooLong;
+    }
+
+    /**
+     * The longest message a record holds.
+     *
+     * @return bytes
+     */
+    int maxMessage() {
+        return writer.maxRecordLength() - HEADER;
     }
 
     /**

@@ -247,7 +247,12 @@ public final class MoldCommand implements Callable<Integer> {
             try (FanoutSink sink = FanoutCommand.openSink(spec, fanoutDirectory, fanout, fanoutCapacity,
                 fanoutMaxRecord)) {
                 System.out.println("fan-out into broadcast log " + sink.path());
-                return app(sink).run(System.out) == 0 ? 0 : 1;
+                final int exit = app(sink).run(System.out) == 0 ? 0 : 1;
+                if (sink.tooLong() > 0) {
+                    System.out.println("fan-out: " + sink.tooLong() + " messages longer than the log's "
+                        + sink.maxMessage() + " bytes were not written (--fanout-max-record)");
+                }
+                return exit;
             }
         }
 
