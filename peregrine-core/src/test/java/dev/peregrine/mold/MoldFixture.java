@@ -23,6 +23,8 @@ import java.util.function.BooleanSupplier;
 /** Shared helpers of the MoldUDP64 tests: a manual clock, capture sockets, packet builders. */
 final class MoldFixture {
     static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+    /** The one byte of a marker datagram: shorter than any MoldUDP64 packet. */
+    private static final byte MARKER = 0x7F;
 
     private MoldFixture() {
     }
@@ -114,21 +116,30 @@ final class MoldFixture {
         throw new AssertionError("no datagram within 5 s on " + address(channel));
     }
 
-    /** Whether nothing is waiting on {@code channel} after a few cycles. */
+    /**
+     * Whether nothing came to {@code channel} from what a thousand reactor cycles did (counted, not timed): proven by
+     * a marker, not by a quiet time. After the cycles this thread sends a marker datagram (one byte, shorter than any
+     * MoldUDP64 packet) to the channel; on loopback it queues behind whatever this thread's cycles sent, so nothing
+     * came if the first datagram read is the marker. The deadline only fails a wait that hung.
+     */
     static boolean nothingReceived(final Reactor reactor, final DatagramChannel channel) {
-        final ByteBuffer buffer = ByteBuffer.allocate(65536);
-        try {
-            for (int i = 0; i < 1000; i++) {
-                reactor.doWork();
-            }
-            Thread.sleep(20);
+        for (int i = 0; i < 1000; i++) {
             reactor.doWork();
-            return channel.receive(buffer) == null;
+        }
+        final ByteBuffer buffer = ByteBuffer.allocate(65536);
+        try (DatagramChannel marker = DatagramChannel.open(StandardProtocolFamily.INET)) {
+            marker.send(ByteBuffer.wrap(new byte[] {MARKER}), channel.getLocalAddress());
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (channel.receive(buffer) == null) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("the marker never came to " + address(channel));
+                }
+                Thread.onSpinWait();
+            }
+            buffer.flip();
+            return buffer.remaining() == 1 && buffer.get(0) == MARKER;
         } catch (final IOException ex) {
             throw new UncheckedIOException(ex);
-        } catch (final InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            return false;
         }
     }
 

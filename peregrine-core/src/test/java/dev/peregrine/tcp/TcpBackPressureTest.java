@@ -67,7 +67,11 @@ class TcpBackPressureTest {
 
             int taken = sendUntilBackPressured(rig, id, 0);
             for (int round = 0; round < 3; round++) { // the kernel may take a little more: memory stays bounded
-                rig.pollFor(20);
+                // not a quiet window: nothing is claimed to stay away. The bound holds whatever the kernel takes
+                // meanwhile, and cycles counted, not timed, give OP_WRITE its chances
+                for (int cycle = 0; cycle < 1_000; cycle++) {
+                    rig.reactor.doWork();
+                }
                 taken = sendUntilBackPressured(rig, id, taken);
                 assertThat(rig.transport.pendingBytes(id)).isPositive().isLessThanOrEqualTo(OUTBOUND);
             }
@@ -222,8 +226,15 @@ class TcpBackPressureTest {
             final long pending = rig.transport.pendingBytes(id);
 
             rig.transport.abort(id);
-            rig.pollFor(50);
+            // the marker: a connection made after the abort is accepted (a select after it), then a timer due now
+            final Socket next = new Socket();
+            next.connect(rig.transport.localAddress(rig.first(ChannelEvent.Listening.class).serverId()));
+            rig.pollUntil(() -> rig.count(ChannelEvent.Accepted.class) == 2);
+            rig.awaitMarker();
 
+            assertThat(rig.recorder.events().stream().filter(event -> event instanceof ChannelEvent.Sent sent && sent.channelId() == id
+                || event instanceof ChannelEvent.Closed closed && closed.channelId() == id).toList()).as("onClosed, and nothing after it")
+                .last().isInstanceOf(ChannelEvent.Closed.class);
             assertThat(rig.all(ChannelEvent.Closed.class)).containsExactly(
                 new ChannelEvent.Closed(id, CloseReason.LOCAL, "aborted by the application; " + pending + " unsent bytes discarded"));
             assertThat(rig.transport.send(id, MemorySegment.ofArray(new byte[8]), 0, 8)).isEqualTo(SendResult.NOT_CONNECTED);
@@ -231,9 +242,7 @@ class TcpBackPressureTest {
             assertThat(rig.errors).isEmpty();
             drainToEnd(peer);
 
-            try (Socket next = new Socket()) { // the reactor and the slot go on
-                next.connect(rig.transport.localAddress(rig.first(ChannelEvent.Listening.class).serverId()));
-                rig.pollUntil(() -> rig.count(ChannelEvent.Accepted.class) == 2);
+            try (next) { // the reactor and the slot go on
                 final long nextId = rig.all(ChannelEvent.Accepted.class).get(1).channelId();
                 assertThat(rig.transport.send(nextId, MemorySegment.ofArray(new byte[] {1, 2}), 0, 2)).isNotNegative();
                 rig.reactor.doWork();
@@ -287,11 +296,20 @@ class TcpBackPressureTest {
                 .satisfies(sent -> assertThat(sent.bytesBuffered()).isZero())
                 .satisfies(sent -> assertThat(sent.bytesWritten()).isEqualTo(9));
             assertThat(rig.transport.send(id, big, 0, 64 * 1024)).as("the retry the event asked for").isNotNegative();
-            rig.pollFor(20);
-            final DataInputStream in = new DataInputStream(peer.getInputStream());
-            assertThat(in.readInt()).isEqualTo(5);
-            in.readFully(new byte[5]);
-            assertThat(in.readInt()).isEqualTo(64 * 1024);
+            final CompletableFuture<Integer> read = CompletableFuture.supplyAsync(() -> {
+                try {
+                    final DataInputStream in = new DataInputStream(peer.getInputStream());
+                    assertThat(in.readInt()).isEqualTo(5);
+                    in.readFully(new byte[5]);
+                    final int length = in.readInt();
+                    in.readFully(new byte[length]);
+                    return length;
+                } catch (final IOException ex) {
+                    throw new AssertionError(ex);
+                }
+            });
+            rig.pollUntil(read::isDone); // the peer read the whole retried frame: an event, not a wait for the writes
+            assertThat(read.get()).isEqualTo(64 * 1024);
             assertThat(rig.errors).isEmpty();
         }
     }

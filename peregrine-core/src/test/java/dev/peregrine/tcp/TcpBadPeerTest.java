@@ -151,7 +151,7 @@ class TcpBadPeerTest {
             final long id = rig.first(ChannelEvent.Accepted.class).channelId();
 
             peer.getOutputStream().write(new byte[] {0, 0, 0, 10, 'h', 'a', 'l'});
-            rig.pollFor(20);
+            rig.pollUntil(() -> rig.transport.counters().bytesIn.get() == 7); // the partial frame is read: an event
             peer.setSoLinger(true, 0); // close sends RST instead of FIN
             peer.close();
             rig.pollUntil(() -> rig.has(ChannelEvent.Closed.class));

@@ -131,11 +131,15 @@ class TcpConnectTest {
             final InetSocketAddress address = rig.listen();
             final long id = rig.transport.connect(address);
             rig.transport.close(id);
-            rig.pollFor(30);
+            // the marker: a second connect to the same server, made after the close, connects; the select that
+            // reports it would have reported the first connect's completion too, had the close left it registered
+            final long marker = rig.transport.connect(address);
+            rig.pollUntil(() -> rig.all(ChannelEvent.Connected.class).stream().anyMatch(connected -> connected.channelId() == marker));
+            rig.awaitMarker();
 
             assertThat(rig.all(ChannelEvent.Closed.class).stream().filter(closed -> closed.channelId() == id)).containsExactly(
                 new ChannelEvent.Closed(id, CloseReason.LOCAL, "closed by the application"));
-            assertThat(rig.has(ChannelEvent.Connected.class)).isFalse();
+            assertThat(rig.all(ChannelEvent.Connected.class)).extracting(ChannelEvent.Connected::channelId).containsExactly(marker);
             assertThat(rig.has(ChannelEvent.ConnectFailed.class)).isFalse();
         }
     }

@@ -9,6 +9,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -32,14 +33,21 @@ class TcpReadPauseTest {
     private static final int PAYLOAD = 1000;
     private static final ValueLayout.OfInt BIG_ENDIAN_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
-    /** Pauses the channel on the message with the given number; records every number it gets. */
+    /** A marker frame: length 4, number -1. */
+    private static final byte[] MARKER = {0, 0, 0, 4, -1, -1, -1, -1};
+
+    /** Pauses the channel on the message with the given number; records every number it gets but the markers. */
     private static final class Pauser implements ChannelHandler {
         final List<Integer> numbers = new ArrayList<>();
         TcpTransport transport;
         int pauseOn = -1;
+        long markerChannelId;
 
         @Override
         public void onMessage(final long channelId, final MemorySegment buffer, final long offset, final int length) {
+            if (channelId == markerChannelId) {
+                return; // the rig records it
+            }
             final int number = buffer.get(BIG_ENDIAN_INT, offset);
             numbers.add(number);
             if (number == pauseOn) {
@@ -51,6 +59,15 @@ class TcpReadPauseTest {
     private static TcpOptions options(final boolean readPolling) {
         return new TcpOptions().readPolling(readPolling).framing(Framing.parse("length:4be")).receiveBufferSize(64 * 1024)
             .socketReceiveBufferSize(16 * 1024);
+    }
+
+    /** Connects a second peer to the rig's server, for marker frames; returns the channel the rig accepted for it. */
+    private static long connectMarkerPeer(final TcpTestRig rig, final Socket markerPeer, final InetSocketAddress address)
+        throws IOException {
+        final long accepted = rig.count(ChannelEvent.Accepted.class);
+        markerPeer.connect(address);
+        rig.pollUntil(() -> rig.count(ChannelEvent.Accepted.class) == accepted + 1);
+        return rig.all(ChannelEvent.Accepted.class).getLast().channelId();
     }
 
     private static void writeFrames(final DataOutputStream out, final int first, final int count) throws IOException {
@@ -71,16 +88,19 @@ class TcpReadPauseTest {
     void shouldDeliverNothingWhilePausedEvenWhatWasReadAndEverythingInOrderOnceResumed(final boolean readPolling)
         throws Exception {
         final Pauser pauser = new Pauser();
-        try (TcpTestRig rig = new TcpTestRig(options(readPolling), pauser); Socket peer = new Socket()) {
+        try (TcpTestRig rig = new TcpTestRig(options(readPolling), pauser); Socket peer = new Socket();
+             Socket markerPeer = new Socket()) {
             pauser.transport = rig.transport;
-            peer.connect(rig.listen());
+            final InetSocketAddress address = rig.listen();
+            peer.connect(address);
             rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));
             final long id = rig.first(ChannelEvent.Accepted.class).channelId();
+            pauser.markerChannelId = connectMarkerPeer(rig, markerPeer, address);
             pauser.pauseOn = 2;
 
             writeFrames(new DataOutputStream(peer.getOutputStream()), 0, 20); // 20 KB: one read takes several frames
             rig.pollUntil(() -> pauser.numbers.size() == 3);
-            rig.pollFor(100);
+            rig.awaitMarkerFrame(markerPeer, pauser.markerChannelId, MARKER); // sent after the 20 frames
 
             assertThat(pauser.numbers).as("the frame that paused is the last").containsExactly(0, 1, 2);
             assertThat(rig.transport.isReadingPaused(id)).isTrue();
@@ -105,12 +125,15 @@ class TcpReadPauseTest {
     @ValueSource(booleans = {false, true})
     void shouldStopAPeerThatKeepsWritingThroughFlowControlAndLoseNothing(final boolean readPolling) throws Exception {
         final Pauser pauser = new Pauser();
-        try (TcpTestRig rig = new TcpTestRig(options(readPolling), pauser); Socket peer = new Socket()) {
+        try (TcpTestRig rig = new TcpTestRig(options(readPolling), pauser); Socket peer = new Socket();
+             Socket markerPeer = new Socket()) {
             pauser.transport = rig.transport;
             peer.setSendBufferSize(16 * 1024);
-            peer.connect(rig.listen());
+            final InetSocketAddress address = rig.listen();
+            peer.connect(address);
             rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));
             final long id = rig.first(ChannelEvent.Accepted.class).channelId();
+            pauser.markerChannelId = connectMarkerPeer(rig, markerPeer, address);
             pauser.pauseOn = 0;
 
             // the peer writes 20 MB with a blocking socket: while paused, its writes must stop part way
@@ -123,9 +146,14 @@ class TcpReadPauseTest {
                 }
             });
             rig.pollUntil(() -> rig.transport.isReadingPaused(id));
-            rig.pollFor(500);
-            assertThat(writer).as("the peer is held back by TCP flow control").isNotDone();
+            // bytes wait in the paused channel's socket (an event, read from /proc/net/tcp); then the marker, whose
+            // select would find them readable were the channel still read
+            rig.pollUntil(() -> receiveQueue(peer) > 0 || pauser.numbers.size() > 1);
+            rig.awaitMarkerFrame(markerPeer, pauser.markerChannelId, MARKER);
             assertThat(pauser.numbers).containsExactly(0);
+            // not a matter of time: while nothing reads, 20 MB cannot fit in the sockets' buffers (16 KB asked on each
+            // side, the transport's 64 KB receive buffer), so the peer cannot be done, however long it had
+            assertThat(writer).as("the peer is held back by TCP flow control").isNotDone();
 
             int pauses = 1;
             while (pauser.numbers.size() < frames) { // resume, take some, pause again
@@ -161,7 +189,7 @@ class TcpReadPauseTest {
             assertThat(in.readInt()).isEqualTo(3);
 
             rig.transport.close(id);
-            rig.pollFor(20);
+            rig.pollUntil(() -> rig.has(ChannelEvent.Closed.class));
             assertThat(rig.transport.pauseReading(id)).isEqualTo(SendResult.NOT_CONNECTED);
             assertThat(rig.transport.resumeReading(id)).isEqualTo(SendResult.NOT_CONNECTED);
             assertThat(rig.transport.isReadingPaused(id)).isFalse();
@@ -180,17 +208,20 @@ class TcpReadPauseTest {
     void shouldDeliverFramesReadBeforeAPauseWhenThePeerClosedMeanwhile(final boolean readPolling) throws Exception {
         final Pauser pauser = new Pauser();
         pauser.pauseOn = 1;
-        try (TcpTestRig rig = new TcpTestRig(options(readPolling), pauser); Socket peer = new Socket()) {
+        try (TcpTestRig rig = new TcpTestRig(options(readPolling), pauser); Socket peer = new Socket();
+             Socket markerPeer = new Socket()) {
             pauser.transport = rig.transport;
-            peer.connect(rig.listen());
+            final InetSocketAddress address = rig.listen();
+            peer.connect(address);
             rig.pollUntil(() -> rig.has(ChannelEvent.Accepted.class));
             final long id = rig.first(ChannelEvent.Accepted.class).channelId();
+            pauser.markerChannelId = connectMarkerPeer(rig, markerPeer, address);
             final DataOutputStream out = new DataOutputStream(peer.getOutputStream());
 
             writeFrames(out, 1, 3); // one write: the three frames arrive together
             out.flush();
             rig.pollUntil(() -> !pauser.numbers.isEmpty());
-            rig.pollFor(20);
+            rig.awaitMarkerFrame(markerPeer, pauser.markerChannelId, MARKER);
             assertThat(pauser.numbers).containsExactly(1);
             peer.shutdownOutput(); // the end of stream waits in the kernel behind the pause
             awaitFinAcknowledged(peer); // the end of stream is in the server's socket now, not only sent
@@ -198,8 +229,37 @@ class TcpReadPauseTest {
             rig.pollUntil(() -> rig.has(ChannelEvent.Closed.class));
 
             assertThat(pauser.numbers).containsExactly(1, 2, 3);
+            assertThat(rig.first(ChannelEvent.Closed.class).channelId()).isEqualTo(id);
             assertThat(rig.first(ChannelEvent.Closed.class).detail()).isEqualTo("end of stream");
         }
+    }
+
+    /**
+     * The bytes waiting unread in the receive queue of the server's end of the peer's connection, as
+     * {@code /proc/net/tcp} tells (its {@code tx_queue:rx_queue} column), or 0 if the line is not there.
+     */
+    private static long receiveQueue(final Socket peer) {
+        final String serverEnd = String.format(":%04X", peer.getPort());
+        final String peerEnd = String.format(":%04X", peer.getLocalPort());
+        for (final String table : new String[] {"/proc/net/tcp", "/proc/net/tcp6"}) {
+            final java.nio.file.Path path = java.nio.file.Path.of(table);
+            if (!java.nio.file.Files.exists(path)) {
+                continue;
+            }
+            final List<String> lines;
+            try {
+                lines = java.nio.file.Files.readAllLines(path);
+            } catch (final IOException ex) {
+                throw new java.io.UncheckedIOException(ex);
+            }
+            for (final String line : lines) {
+                final String[] fields = line.trim().split("\\s+");
+                if (fields.length > 4 && fields[1].endsWith(serverEnd) && fields[2].endsWith(peerEnd)) {
+                    return Long.parseLong(fields[4].substring(fields[4].indexOf(':') + 1), 16);
+                }
+            }
+        }
+        return 0;
     }
 
     /**

@@ -7,9 +7,11 @@ import dev.peregrine.reactor.NanoClock;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.reactor.ReactorOptions;
 
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -57,13 +59,41 @@ final class TcpTestRig implements AutoCloseable {
         }
     }
 
-    /** Runs duty cycles for a while, for things that must not happen. */
-    void pollFor(final long millis) {
-        final long deadline = System.nanoTime() + millis * 1_000_000L;
-        while (System.nanoTime() < deadline) {
-            reactor.doWork();
-            Thread.onSpinWait();
-        }
+    /**
+     * Proves that nothing more comes of what the test did before this call, without a quiet window: a timer due now
+     * is scheduled and waited for as an event. The timer wheel fires every timer due at or before it (an event
+     * deferred to a later cycle, a timeout that expired) in the same poll or an earlier one, and the cycle that fires
+     * it also selects (the rig's reactor selects on every cycle) and polls the pollables after this call. So when
+     * this returns, whatever was due or ready when it was called has been delivered. For bytes that are still on
+     * their way through the kernel, send a marker frame after them: {@link #awaitMarkerFrame}.
+     */
+    void awaitMarker() {
+        final boolean[] fired = new boolean[1];
+        reactor.timers().schedule(reactor.clock().nanoTime(), (timerId, cookie, nowNs) -> fired[0] = true, 0);
+        pollUntil(() -> fired[0]);
+    }
+
+    /**
+     * Writes a marker frame from a second peer after what must not arrive, waits for it to be delivered on its
+     * channel as an event, then {@link #awaitMarker()}. The select that finds the marker readable runs after the
+     * marker was written, so bytes that sat in another channel's socket before it are found readable in that select
+     * too: a channel still read when it should not be (paused, closed) is read in that cycle. Where a test depends on
+     * such bytes being there, it waits for them first ({@code /proc/net/tcp}'s receive queue).
+     *
+     * @param markerPeer a peer connected to one of the rig's servers
+     * @param markerChannelId the channel the rig accepted for it
+     * @param frame the marker, framed as the rig's options say
+     */
+    void awaitMarkerFrame(final Socket markerPeer, final long markerChannelId, final byte[] frame) throws IOException {
+        final long before = messagesOn(markerChannelId);
+        markerPeer.getOutputStream().write(frame);
+        markerPeer.getOutputStream().flush();
+        pollUntil(() -> messagesOn(markerChannelId) == before + 1);
+        awaitMarker();
+    }
+
+    long messagesOn(final long channelId) {
+        return all(ChannelEvent.Message.class).stream().filter(message -> message.channelId() == channelId).count();
     }
 
     /** Listens on a loopback port and returns the bound address. */
