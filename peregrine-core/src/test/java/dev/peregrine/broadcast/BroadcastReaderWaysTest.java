@@ -1,6 +1,7 @@
 package dev.peregrine.broadcast;
 
 import dev.peregrine.shm.ShmFutex;
+import dev.peregrine.testkit.AllocationMeter;
 import dev.peregrine.testkit.Needs;
 
 import org.junit.jupiter.api.Test;
@@ -131,6 +132,28 @@ class BroadcastReaderWaysTest {
                 assertThat(writer.offer(bytes, 0, 8)).isEqualTo(BroadcastWriter.OFFERED);
             }
             assertThat(writer.wakes()).as("a second request, a second wake-up").isEqualTo(2);
+        }
+    }
+
+    @Test
+    void shouldAllocateNothingAskingForAndMakingAWakeUp() {
+        Needs.platform("futex", ShmFutex.isAvailable(), ShmFutex.unavailableReason());
+        try (BroadcastWriter writer = BroadcastWriter.create(dir(), "wake-alloc",
+            BroadcastLogOptions.of(64, 32, 2, BroadcastPolicy.DROP));
+             BroadcastReader reader = BroadcastReader.attach(dir(), "wake-alloc", "r", BroadcastStart.LIVE)) {
+            final MemorySegment payload = MemorySegment.ofArray(new byte[32]);
+            final long[] sum = new long[1];
+            final BroadcastHandler handler = (buffer, offset, length, position) -> sum[0] += length;
+            final long[] cycles = new long[1];
+            final Runnable cycle = () -> {
+                reader.sleep(1); // asks for a wake-up; nothing to read, so the kernel wait times out at once
+                if (writer.offer(payload, 0, 32) != BroadcastWriter.OFFERED || reader.poll(handler, 1) != 1) {
+                    throw new AssertionError("not offered or not read");
+                }
+                cycles[0]++;
+            };
+            assertThat(AllocationMeter.steadyStateBytes(20_000, 5_000, 10, cycle)).isZero();
+            assertThat(writer.wakes()).as("a wake-up per request").isEqualTo(cycles[0]);
         }
     }
 
