@@ -2,6 +2,7 @@ package dev.peregrine.cli;
 
 import dev.peregrine.bench.fanout.FanoutMessage;
 import dev.peregrine.bench.fanout.FanoutResult;
+import dev.peregrine.bench.fanout.FanoutRounds;
 import dev.peregrine.bench.fanout.FanoutRunner;
 import dev.peregrine.bench.fanout.FanoutTable;
 import dev.peregrine.bench.fanout.FanoutTransport;
@@ -100,6 +101,20 @@ public final class FanoutBenchCommand implements Callable<Integer>, Validated {
         + " resumed and the others lost nothing.")
     boolean killReader;
 
+    @Range(min = 2, max = 1 << 24)
+    @Option(names = "--records", paramLabel = "N",
+        description = "Records a broadcast log holds, a power of two (default: " + FanoutTransports.DEFAULT_RECORDS
+            + ", " + FanoutTransports.STOP_READER_RECORDS + " with --stop-reader: room for a reader descheduled a"
+            + " few hundred ms at 100 000 msg/s).")
+    Integer records;
+
+    @Range(min = 1, max = 100)
+    @Option(names = "--rounds", defaultValue = "3", paramLabel = "N",
+        description = "Run every row N times in alternating rounds (each round starts one transport further on);"
+            + " the table shows each figure's median over the rounds and the range of the worst p99 or msg/s"
+            + " (default: ${DEFAULT-VALUE}).")
+    int rounds;
+
     @Option(names = "--report", converter = Converters.WritableFile.class, paramLabel = "FILE",
         description = "Also write an HTML report: the table and, per size, p50, p99 and throughput against the reader"
             + " count.")
@@ -107,6 +122,9 @@ public final class FanoutBenchCommand implements Callable<Integer>, Validated {
 
     @Override
     public void validate() {
+        if (records != null && Integer.bitCount(records) != 1) {
+            throw Cli.invalid(spec.commandLine(), "--records", "'" + records + "' is not a power of two (e.g. 65536)");
+        }
         if ((stopReader || killReader) && mostReaders() < 2) {
             throw Cli.invalid(spec.commandLine(), stopReader ? "--stop-reader" : "--kill-reader",
                 "needs a --readers count of 2 or more (reader 0 is played on, the others measured)");
@@ -121,12 +139,22 @@ public final class FanoutBenchCommand implements Callable<Integer>, Validated {
         return transports == null || transports.isEmpty() ? FanoutTransports.names() : transports;
     }
 
+    private int logRecords() {
+        return records != null ? records : stopReader ? FanoutTransports.STOP_READER_RECORDS
+            : FanoutTransports.DEFAULT_RECORDS;
+    }
+
+    private static FanoutTransport named(final List<FanoutTransport> all, final String name) {
+        return all.stream().filter(t -> t.name().equals(name)).findFirst().orElseThrow();
+    }
+
     @Override
     public Integer call() {
+        final List<FanoutTransport> all = FanoutTransports.all(logRecords());
         final List<FanoutTransport> chosen = stopReader || killReader
-            ? FanoutTransports.all().stream().filter(t -> t.name().startsWith("peregrine-broadcast")).toList()
+            ? all.stream().filter(t -> t.name().startsWith("peregrine-broadcast")).toList()
             : chosenNames().stream().filter(n -> !n.equals(FanoutTransports.CHRONICLE))
-                .map(FanoutTransports::byName).toList();
+                .map(n -> named(all, n)).toList();
         final Integer relaunched = Relaunch.ifNeeded(spec,
             chosen.stream().flatMap(t -> t.jvmArguments().stream()).distinct().toList(),
             chosen.stream().filter(t -> !t.jvmArguments().isEmpty()).map(FanoutTransport::name).toList());
@@ -138,24 +166,32 @@ public final class FanoutBenchCommand implements Callable<Integer>, Validated {
         final long latencyWarmup = Math.max(1, (long)(warmupSeconds * rate));
         final long latencyCount = Math.max(1, (long)(seconds * rate));
         if (stopReader || killReader) {
-            scenarios(out, results, latencyWarmup, latencyCount);
+            scenarios(out, results, all, latencyWarmup, latencyCount);
         } else {
-            for (final int size : sizes) {
-                for (final int count : readers) {
-                    for (final FanoutTransport t : chosen) {
-                        if (count <= t.maxReaders()) {
-                            results.add(report(out, FanoutRunner.run(new FanoutRunner.Spec(t, count, size, true, rate,
-                                latencyWarmup, latencyCount, FanoutRunner.Scenario.NONE))));
+            final List<FanoutResult> runs = new ArrayList<>();
+            for (int round = 1; round <= rounds; round++) {
+                if (rounds > 1) {
+                    out.println("round " + round + " of " + rounds);
+                }
+                final List<FanoutTransport> order = FanoutRounds.rotated(chosen, round);
+                for (final int size : sizes) {
+                    for (final int count : readers) {
+                        for (final FanoutTransport t : order) {
+                            if (count <= t.maxReaders()) {
+                                runs.add(report(out, FanoutRunner.run(new FanoutRunner.Spec(t, count, size, true,
+                                    rate, latencyWarmup, latencyCount, FanoutRunner.Scenario.NONE))));
+                            }
                         }
-                    }
-                    for (final FanoutTransport t : chosen) {
-                        if (count <= t.maxReaders() && !t.dropsWhenBehind()) {
-                            results.add(report(out, FanoutRunner.run(new FanoutRunner.Spec(t, count, size, false, 0,
-                                Math.max(1, messages / 4), messages, FanoutRunner.Scenario.NONE))));
+                        for (final FanoutTransport t : order) {
+                            if (count <= t.maxReaders() && !t.dropsWhenBehind()) {
+                                runs.add(report(out, FanoutRunner.run(new FanoutRunner.Spec(t, count, size, false, 0,
+                                    Math.max(1, messages / 4), messages, FanoutRunner.Scenario.NONE))));
+                            }
                         }
                     }
                 }
             }
+            results.addAll(inTableOrder(FanoutRounds.fold(runs), chosen));
         }
         final String chronicle = !stopReader && !killReader && chosenNames().contains(FanoutTransports.CHRONICLE)
             ? FanoutTransports.CHRONICLE_REASON : null;
@@ -172,30 +208,60 @@ public final class FanoutBenchCommand implements Callable<Integer>, Validated {
         return results.stream().anyMatch(FanoutResult::failed) ? 1 : 0;
     }
 
-    private void scenarios(final PrintStream out, final List<FanoutResult> results, final long warmup,
-                           final long count) {
+    /** Rows as one round without rotation makes them: by size, reader count, latency then throughput, transport. */
+    private List<FanoutResult> inTableOrder(final List<FanoutResult> rows, final List<FanoutTransport> chosen) {
+        final List<String> names = chosen.stream().map(FanoutTransport::name).toList();
+        final List<FanoutResult> ordered = new ArrayList<>(rows);
+        ordered.sort(java.util.Comparator.<FanoutResult>comparingInt(r -> sizes.indexOf(r.size()))
+            .thenComparingInt(r -> readers.indexOf(r.readers()))
+            .thenComparing(r -> !r.latency())
+            .thenComparingInt(r -> names.indexOf(r.transport())));
+        return ordered;
+    }
+
+    private void scenarios(final PrintStream out, final List<FanoutResult> results, final List<FanoutTransport> all,
+                           final long warmup, final long count) {
         final int most = mostReaders();
         final int size = sizes.get(0);
         if (stopReader) {
-            final FanoutTransport drop = FanoutTransports.byName("peregrine-broadcast-drop");
-            final FanoutResult stopped = report(out, FanoutRunner.run(new FanoutRunner.Spec(drop, most, size, true,
-                rate, warmup, count, FanoutRunner.Scenario.STOP_READER)));
-            final FanoutResult detached = report(out, FanoutRunner.run(new FanoutRunner.Spec(drop, most - 1, size,
-                true, rate, warmup, count, FanoutRunner.Scenario.NONE)));
+            final FanoutTransport drop = named(all, "peregrine-broadcast-drop");
+            final List<FanoutResult> stoppedRuns = new ArrayList<>();
+            final List<FanoutResult> detachedRuns = new ArrayList<>();
+            for (int round = 1; round <= rounds; round++) {
+                if (rounds > 1) {
+                    out.println("round " + round + " of " + rounds);
+                }
+                // alternating which goes first, so a drift of the machine does not always favour the same one
+                final boolean stoppedFirst = round % 2 == 1;
+                for (int i = 0; i < 2; i++) {
+                    if ((i == 0) == stoppedFirst) {
+                        stoppedRuns.add(report(out, FanoutRunner.run(new FanoutRunner.Spec(drop, most, size, true,
+                            rate, warmup, count, FanoutRunner.Scenario.STOP_READER))));
+                    } else {
+                        detachedRuns.add(report(out, FanoutRunner.run(new FanoutRunner.Spec(drop, most - 1, size,
+                            true, rate, warmup, count, FanoutRunner.Scenario.NONE))));
+                    }
+                }
+            }
+            final FanoutResult stopped = FanoutRounds.fold(stoppedRuns).get(0);
+            final FanoutResult detached = FanoutRounds.fold(detachedRuns).get(0);
             results.add(stopped);
             results.add(detached);
             if (!stopped.failed() && !detached.failed()) {
-                out.println(String.format(Locale.ROOT, "stop-reader: writer %.0f msg/s with reader 0 stopped, %.0f"
-                    + " with it detached (%.3fx); the other %d readers' worst p99 %.2f us vs %.2f us (%.3fx); they"
-                    + " lost nothing (every sequence checked)", stopped.messagesPerSecond(),
-                    detached.messagesPerSecond(), stopped.messagesPerSecond() / detached.messagesPerSecond(), most - 1,
-                    stopped.worst(99) / 1000, detached.worst(99) / 1000, stopped.worst(99) / detached.worst(99)));
+                out.println(FanoutRounds.stopVerdict(stopped, detached, logRecords()));
             }
         }
         if (killReader) {
-            final FanoutTransport block = FanoutTransports.byName("peregrine-broadcast");
-            results.add(report(out, FanoutRunner.run(new FanoutRunner.Spec(block, most, size, true, rate, warmup,
-                count, FanoutRunner.Scenario.KILL_READER))));
+            final FanoutTransport block = named(all, "peregrine-broadcast");
+            final List<FanoutResult> killed = new ArrayList<>();
+            for (int round = 1; round <= rounds; round++) {
+                if (rounds > 1) {
+                    out.println("round " + round + " of " + rounds);
+                }
+                killed.add(report(out, FanoutRunner.run(new FanoutRunner.Spec(block, most, size, true, rate, warmup,
+                    count, FanoutRunner.Scenario.KILL_READER))));
+            }
+            results.addAll(FanoutRounds.fold(killed));
         }
     }
 

@@ -18,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code bench fanout}: its refusals (one line, exit 2, nothing run) and a short real run of every transport at 1
- * and 2 readers, whose table must hold every row, every one passed (each reader checked every sequence).
+ * and 2 readers in 2 rounds, whose table must hold every row once, in the table's order whatever order a round
+ * ran them in, every one passed (each reader checked every sequence) with its range over the rounds.
  */
 class FanoutBenchCommandTest {
     @Test
@@ -51,6 +52,16 @@ class FanoutBenchCommandTest {
             .contains("--size", "8", "a message carries its 8-byte sequence and 8-byte send time");
     }
 
+    @Test
+    void shouldRefuseALogSizeThatIsNotAPowerOfTwo() {
+        final CliRun run = CliRun.execute("bench", "fanout", "--stop-reader", "--readers", "4", "--records", "100000");
+
+        assertThat(run.code()).isEqualTo(2);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err().lines().toList()).singleElement().asString()
+            .contains("--records", "'100000' is not a power of two");
+    }
+
     @Tag("slow")
     @Test
     @Timeout(600)
@@ -63,7 +74,7 @@ class FanoutBenchCommandTest {
         command.addAll(AeronDriverSettings.JVM_ARGUMENTS);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(),
             "bench", "fanout", "--readers", "1,2", "--size", "32", "--rate", "10000", "--warmup-seconds", "0.3",
-            "--seconds", "0.3", "--messages", "20000", "--report", report.toString()));
+            "--seconds", "0.3", "--messages", "20000", "--rounds", "2", "--report", report.toString()));
         final String out = run(command);
 
         final List<String> table = out.lines().dropWhile(l -> !l.equals("bench fanout")).toList();
@@ -73,7 +84,10 @@ class FanoutBenchCommandTest {
             "peregrine-broadcast 1", "peregrine-broadcast-drop 1", "peregrine-shm 1", "aeron-ipc 1",
             "peregrine-broadcast 2", "peregrine-broadcast-drop 2", "aeron-ipc 2",
             "peregrine-broadcast 1", "peregrine-shm 1", "aeron-ipc 1", "peregrine-broadcast 2", "aeron-ipc 2");
-        assertThat(rows).as(out).allSatisfy(l -> assertThat(l).doesNotContain("FAILED").contains(" ok"));
+        assertThat(rows).as(out).allSatisfy(l -> assertThat(l).doesNotContain("FAILED").contains(" ok")
+            .contains("; 2 rounds, "));
+        assertThat(out.lines().filter(l -> l.startsWith("round ")).toList()).as(out)
+            .containsExactly("round 1 of 2", "round 2 of 2");
         assertThat(table).as(out).anySatisfy(l -> assertThat(l).startsWith("  chronicle-queue: not run: "));
         final String html = Files.readString(report);
         assertThat(html.split("<svg class=\"chart\"", -1)).as("latency and throughput charts").hasSize(3);

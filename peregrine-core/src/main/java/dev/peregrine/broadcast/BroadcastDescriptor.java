@@ -17,7 +17,7 @@ import java.lang.invoke.VarHandle;
  *  128: TAIL slot    | tail position (8): next position to write             padding to 256 |  the writer
  *  256: ATTACH slot  | attach epoch (8), added to by each attaching reader   padding to 384 |  readers
  *  384: ACK slot     | attach epoch acknowledged by the writer (8)            padding to 512 |  the writer
- *  512: WAIT slot    | futex word (4) | sleepers (4) | futex readers (4)      padding to 640 |  readers; writer
+ *  512: WAIT slot    | futex word (4) | sleepers (4) | futex readers (4) | wake request (4)  to 640 |  readers; writer
  *  640: readers' table, "readers" entries of 128 bytes each:
  *       +----------------------------+-----------------+-------------+-------------+----------------+
  *       | state word (8): generation | position (8)    | evict reason| name length | name (64 bytes)|
@@ -48,7 +48,7 @@ public final class BroadcastDescriptor {
     /** "PGBCAST1" in ASCII, little-endian. */
     public static final long MAGIC = 0x3154534143424750L;
     /** Layout version; a file with another version is refused. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     /** Offset of the magic number. */
     public static final int MAGIC_OFFSET = 0;
     /** Offset of the layout version. */
@@ -85,6 +85,11 @@ public final class BroadcastDescriptor {
     public static final int SLEEPERS_OFFSET = 516;
     /** Offset of the number of attached readers that may sleep on the futex word. */
     public static final int FUTEX_READERS_OFFSET = 520;
+    /**
+     * Offset of the wake request: a reader about to sleep sets it to 1; the writer, after a record, clears it and
+     * wakes every sleeper only if it was set, so readers already woken but not yet running cost no more wake-ups.
+     */
+    public static final int WAKE_REQUEST_OFFSET = 524;
     /** Offset of the readers' table. */
     public static final int READERS_TABLE_OFFSET = 640;
     /** Length of one entry of the readers' table. */

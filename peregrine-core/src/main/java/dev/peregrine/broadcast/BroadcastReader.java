@@ -33,6 +33,7 @@ import static dev.peregrine.broadcast.BroadcastDescriptor.RECORD_LENGTH_OFFSET;
 import static dev.peregrine.broadcast.BroadcastDescriptor.RECORD_SEQUENCE_OFFSET;
 import static dev.peregrine.broadcast.BroadcastDescriptor.SLEEPERS_OFFSET;
 import static dev.peregrine.broadcast.BroadcastDescriptor.TAIL_OFFSET;
+import static dev.peregrine.broadcast.BroadcastDescriptor.WAKE_REQUEST_OFFSET;
 import static dev.peregrine.broadcast.BroadcastDescriptor.WRITER_ACTIVE;
 import static dev.peregrine.broadcast.BroadcastDescriptor.WRITER_CLOSED;
 import static dev.peregrine.broadcast.BroadcastDescriptor.WRITER_GENERATION_OFFSET;
@@ -495,9 +496,10 @@ public final class BroadcastReader implements AutoCloseable {
             INT.getAndAdd(log, (long)FUTEX_READERS_OFFSET, 1);
         }
         final int word = (int)INT.getVolatile(log, (long)FUTEX_OFFSET);
-        // a full fence (the add) before the tail is read again: either this reader sees the record, or the writer,
-        // which fences between its tail and the sleepers, sees it asleep and wakes it
         INT.getAndAdd(log, (long)SLEEPERS_OFFSET, 1);
+        // a full fence (the set) before the tail is read again: either this reader sees the record, or the writer,
+        // which fences between its tail store and its load of the request, sees the request and wakes it
+        INT.getAndSet(log, (long)WAKE_REQUEST_OFFSET, 1);
         try {
             if ((long)LONG.getAcquire(log, (long)TAIL_OFFSET) == position && !done && !pending) {
                 ShmFutex.await(futexWord, word, timespec, maxWaitNs);

@@ -29,6 +29,7 @@ import static dev.peregrine.broadcast.BroadcastDescriptor.REASON_DEAD;
 import static dev.peregrine.broadcast.BroadcastDescriptor.REASON_IDLE;
 import static dev.peregrine.broadcast.BroadcastDescriptor.SLEEPERS_OFFSET;
 import static dev.peregrine.broadcast.BroadcastDescriptor.TAIL_OFFSET;
+import static dev.peregrine.broadcast.BroadcastDescriptor.WAKE_REQUEST_OFFSET;
 import static dev.peregrine.broadcast.BroadcastDescriptor.WRITER_ACTIVE;
 import static dev.peregrine.broadcast.BroadcastDescriptor.WRITER_CLOSED;
 import static dev.peregrine.broadcast.BroadcastDescriptor.WRITER_GENERATION_OFFSET;
@@ -80,6 +81,7 @@ public final class BroadcastWriter implements AutoCloseable {
     private long limit;
     private long seenEpoch;
     private long evictions;
+    private long wakes;
     private boolean closed;
 
     private BroadcastWriter(final Path path, final CountersManager countersManager) {
@@ -196,6 +198,15 @@ public final class BroadcastWriter implements AutoCloseable {
     }
 
     /**
+     * Futex wake-ups this writer made after records (each wakes every sleeping reader); for monitors and tests.
+     *
+     * @return the count
+     */
+    public long wakes() {
+        return wakes;
+    }
+
+    /**
      * Readers asleep, or about to be, on the log's futex word, as the file says now; for monitors and tests.
      *
      * @return the count
@@ -267,13 +278,21 @@ public final class BroadcastWriter implements AutoCloseable {
         return OFFERED;
     }
 
+    /**
+     * Wakes the sleeping readers if one asked since the last wake-up: one {@code FUTEX_WAKE} per request, not per
+     * record, so readers woken but not yet scheduled (still counted as sleepers) cost the writer nothing more.
+     */
     private void wakeSleepers() {
-        // full fence: the tail store before the sleepers load; a reader adds to sleepers (full fence) then
-        // re-reads the tail: either it sees this record or this writer sees it sleeping
+        // full fence: the tail store before the request load; a reader sets the request (full fence) then re-reads
+        // the tail: either it sees this record or this writer sees its request
         VarHandle.fullFence();
-        if ((int)INT.getVolatile(log, (long)SLEEPERS_OFFSET) != 0) {
+        if ((int)INT.getVolatile(log, (long)WAKE_REQUEST_OFFSET) != 0) {
+            // cleared before the word changes: a reader that asks again after this reads the new word, or waits on
+            // the old one and is turned away by the kernel (the word differs) or woken by the wake below
+            INT.getAndSet(log, (long)WAKE_REQUEST_OFFSET, 0);
             INT.getAndAdd(log, (long)FUTEX_OFFSET, 1);
             ShmFutex.wake(futexWord, Integer.MAX_VALUE);
+            wakes++;
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.peregrine.broadcast;
 
 import dev.peregrine.shm.ShmFutex;
+import dev.peregrine.testkit.AllocationMeter;
 import dev.peregrine.testkit.Needs;
 
 import org.junit.jupiter.api.Test;
@@ -105,6 +106,63 @@ class BroadcastReaderWaysTest {
                 assertThat(thread.isAlive()).as(thread.getName() + " woken").isFalse();
             }
             assertThat(received.get()).isEqualTo(readers);
+        }
+    }
+
+    @Test
+    void shouldWakeOncePerRequestNotOncePerRecordWhileASleeperStaysCounted() throws Exception {
+        Needs.platform("futex", ShmFutex.isAvailable(), ShmFutex.unavailableReason());
+        try (BroadcastWriter writer = BroadcastWriter.create(dir(), "wakes",
+            BroadcastLogOptions.of(64, 16, 2, BroadcastPolicy.DROP));
+             BroadcastReader reader = BroadcastReader.attach(dir(), "wakes", "r", BroadcastStart.LIVE)) {
+            // the reader asks to be woken (nothing to read, so it sleeps its 1 ms bound and returns, its request set)
+            reader.sleep(TimeUnit.MILLISECONDS.toNanos(1));
+            // a sleeper that stays counted, as a reader woken but not yet scheduled, or stopped with SIGSTOP asleep
+            changeFile(writer.path(), log -> log.set(ValueLayout.JAVA_INT, BroadcastDescriptor.SLEEPERS_OFFSET, 1));
+            final byte[] bytes = new byte[8];
+            for (int i = 0; i < 1_000; i++) {
+                assertThat(writer.offer(bytes, 0, 8)).isEqualTo(BroadcastWriter.OFFERED);
+            }
+            assertThat(writer.sleepers()).as("still counted").isEqualTo(1);
+            assertThat(writer.wakes()).as("one request, one wake-up").isEqualTo(1);
+
+            reader.poll((buffer, offset, length, position) -> { }, 1_000);
+            reader.sleep(TimeUnit.MILLISECONDS.toNanos(1));
+            for (int i = 0; i < 1_000; i++) {
+                assertThat(writer.offer(bytes, 0, 8)).isEqualTo(BroadcastWriter.OFFERED);
+            }
+            assertThat(writer.wakes()).as("a second request, a second wake-up").isEqualTo(2);
+        }
+    }
+
+    @Test
+    void shouldAllocateNothingAskingForAndMakingAWakeUp() {
+        Needs.platform("futex", ShmFutex.isAvailable(), ShmFutex.unavailableReason());
+        try (BroadcastWriter writer = BroadcastWriter.create(dir(), "wake-alloc",
+            BroadcastLogOptions.of(64, 32, 2, BroadcastPolicy.DROP));
+             BroadcastReader reader = BroadcastReader.attach(dir(), "wake-alloc", "r", BroadcastStart.LIVE)) {
+            final MemorySegment payload = MemorySegment.ofArray(new byte[32]);
+            final long[] sum = new long[1];
+            final BroadcastHandler handler = (buffer, offset, length, position) -> sum[0] += length;
+            final long[] cycles = new long[1];
+            final Runnable cycle = () -> {
+                reader.sleep(1); // asks for a wake-up; nothing to read, so the kernel wait times out at once
+                if (writer.offer(payload, 0, 32) != BroadcastWriter.OFFERED || reader.poll(handler, 1) != 1) {
+                    throw new AssertionError("not offered or not read");
+                }
+                cycles[0]++;
+            };
+            assertThat(AllocationMeter.steadyStateBytes(20_000, 5_000, 10, cycle)).isZero();
+            assertThat(writer.wakes()).as("a wake-up per request").isEqualTo(cycles[0]);
+        }
+    }
+
+    private static void changeFile(final Path file, final java.util.function.Consumer<MemorySegment> change)
+        throws java.io.IOException {
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined();
+             java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file,
+                 java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+            change.accept(channel.map(java.nio.channels.FileChannel.MapMode.READ_WRITE, 0, channel.size(), arena));
         }
     }
 }

@@ -26,7 +26,6 @@ import java.util.List;
 final class AeronIpcFanout implements FanoutTransport {
     private static final String CHANNEL = "aeron:ipc";
     private static final int STREAM_ID = 1010;
-    private static final int FRAGMENT_LIMIT = 64;
     private static final long CONNECT_TIMEOUT_NS = 20_000_000_000L;
     // the same steps as Peregrine's BroadcastWait.BACKOFF: 100 spins, 10 yields, parks of 1 us doubling to 1 ms
     private static final long MAX_SPINS = 100;
@@ -60,7 +59,8 @@ final class AeronIpcFanout implements FanoutTransport {
             + " reader process; embedded MediaDriver in the writer's JVM, ThreadingMode.SHARED, sharedIdleStrategy"
             + " Agrona BackoffIdleStrategy with its defaults (the driver's conductor advances the publication's limit),"
             + " term " + AeronDriverSettings.TERM_LENGTH / (1024 * 1024) + " MiB, termBufferSparseFile=false;"
-            + " subscribers poll (up to " + FRAGMENT_LIMIT + " fragments, FragmentAssembler) and back off as"
+            + " subscribers poll (up to " + LATENCY_POLL_LIMIT + " fragments, " + THROUGHPUT_POLL_LIMIT + " in"
+            + " throughput runs, FragmentAssembler) and back off as"
             + " BroadcastWait.BACKOFF does: BackoffIdleStrategy(" + MAX_SPINS + " spins, " + MAX_YIELDS + " yields,"
             + " park 1 us to 1 ms); clients' conductors SleepingMillisIdleStrategy(1); JVM: "
             + String.join(" ", AeronDriverSettings.JVM_ARGUMENTS);
@@ -113,7 +113,8 @@ final class AeronIpcFanout implements FanoutTransport {
     }
 
     @Override
-    public Reader attach(final Path directory, final int size, final int index, final Sink sink) {
+    public Reader attach(final Path directory, final int size, final int index, final int pollLimit,
+                         final Sink sink) {
         final Aeron aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(aeronDirectory(directory))
             .idleStrategy(new SleepingMillisIdleStrategy(1)));
         try {
@@ -134,7 +135,7 @@ final class AeronIpcFanout implements FanoutTransport {
             return new Reader() {
                 @Override
                 public int read() {
-                    final int count = subscription.poll(handler, FRAGMENT_LIMIT);
+                    final int count = subscription.poll(handler, pollLimit);
                     idle.idle(count);
                     return count;
                 }

@@ -19,17 +19,20 @@ import java.util.List;
  * wait by futex ({@link BroadcastWait#FUTEX}: 200 polls, then a sleep the writer's one {@code FUTEX_WAKE} ends).
  */
 final class BroadcastFanout implements FanoutTransport {
-    /** Records the log holds. */
-    static final int CAPACITY = 16_384;
     /** The log's name in the run's directory. */
     static final String LOG_NAME = "fanout";
     private static final long LONGEST_WAIT_NS = 1_000_000L;
-    private static final int POLL_LIMIT = 64;
 
     private final BroadcastPolicy policy;
+    private final int records;
 
     BroadcastFanout(final BroadcastPolicy policy) {
+        this(policy, FanoutTransports.DEFAULT_RECORDS);
+    }
+
+    BroadcastFanout(final BroadcastPolicy policy, final int records) {
         this.policy = policy;
+        this.records = records;
     }
 
     @Override
@@ -54,15 +57,16 @@ final class BroadcastFanout implements FanoutTransport {
 
     @Override
     public String describe() {
-        return name() + ": BroadcastWriter/BroadcastReader, policy " + policy + ", " + CAPACITY + " records, readers"
+        return name() + ": BroadcastWriter/BroadcastReader, policy " + policy + ", " + records + " records, readers"
             + " wait by futex (BroadcastWait.FUTEX: 200 polls, then asleep until the writer's FUTEX_WAKE), polls of up"
-            + " to " + POLL_LIMIT + "; the writer spins between sends";
+            + " to " + LATENCY_POLL_LIMIT + " (" + THROUGHPUT_POLL_LIMIT + " in throughput runs); the writer wakes the"
+            + " sleepers with one FUTEX_WAKE per request, not per record";
     }
 
     @Override
     public Writer openWriter(final Path directory, final int size, final int readers) {
         final BroadcastWriter writer = BroadcastWriter.create(directory, LOG_NAME,
-            BroadcastLogOptions.of(CAPACITY, size, Math.max(2, readers + 1), policy));
+            BroadcastLogOptions.of(records, size, Math.max(2, readers + 1), policy));
         return new Writer() {
             private final MemorySegment buffer = Arena.ofAuto().allocate(FanoutMessage.MAX_SIZE, 64);
 
@@ -89,7 +93,8 @@ final class BroadcastFanout implements FanoutTransport {
     }
 
     @Override
-    public Reader attach(final Path directory, final int size, final int index, final Sink sink) {
+    public Reader attach(final Path directory, final int size, final int index, final int pollLimit,
+                         final Sink sink) {
         final BroadcastReader reader = BroadcastReader.attach(directory, LOG_NAME, "reader-" + index,
             BroadcastStart.LIVE);
         final BroadcastBlockingReader blocking = new BroadcastBlockingReader(reader, BroadcastWait.FUTEX,
@@ -99,7 +104,7 @@ final class BroadcastFanout implements FanoutTransport {
         return new Reader() {
             @Override
             public int read() {
-                return blocking.read(handler, POLL_LIMIT, LONGEST_WAIT_NS);
+                return blocking.read(handler, pollLimit, LONGEST_WAIT_NS);
             }
 
             @Override

@@ -46,7 +46,8 @@ public final class FanoutReaderChild {
         this.end = end;
         this.latency = latency;
         this.sequences = new FanoutSequences(tolerateLoss);
-        this.reader = transport.attach(directory, size, index, this::onMessage);
+        this.reader = transport.attach(directory, size, index, latency ? FanoutTransport.LATENCY_POLL_LIMIT
+            : FanoutTransport.THROUGHPUT_POLL_LIMIT, this::onMessage);
     }
 
     private void onMessage(final long sequence, final long sendNs) {

@@ -20,10 +20,49 @@ import java.util.List;
  * @param readersAllocated the most bytes a reader's thread allocated per measured message, or -1 if unknown
  * @param failure why the row failed (a reader saw a gap, a repeat, timed out, ...), or null
  * @param notes what a scenario found, one line each
+ * @param rounds the medians and ranges of a row run in several rounds ({@link FanoutRounds}), or null for one run:
+ *     then {@link #worst} and {@link #median} give the medians over the rounds
  */
 public record FanoutResult(String transport, int readers, int size, boolean latency, long rate,
                            List<Histogram> readerLatencies, double messagesPerSecond, double writerAllocated,
-                           double readersAllocated, String failure, List<String> notes) {
+                           double readersAllocated, String failure, List<String> notes, Rounds rounds) {
+    /** The percentiles a row of several rounds keeps: p50, p99, p99.9 and the maximum. */
+    static final double[] KEPT_PERCENTILES = {50, 99, 99.9, 100};
+
+    /**
+     * What a row run in several rounds keeps of them.
+     *
+     * @param count the rounds
+     * @param worst the median over the rounds of the worst reader's value at each of p50, p99, p99.9, max (ns)
+     * @param median the median over the rounds of the median reader's value at each of them (ns)
+     * @param low the lowest of the rounds: the worst reader's p99 (ns) of a latency row, msg/s of a throughput row
+     * @param high the highest of the rounds, the same figure
+     */
+    public record Rounds(int count, double[] worst, double[] median, double low, double high) {
+    }
+
+    /**
+     * A row of one run.
+     *
+     * @param transport the transport's name
+     * @param readers the reader count
+     * @param size the message size
+     * @param latency true for the fixed-rate latency run
+     * @param rate the writer's rate in a latency run, else 0
+     * @param readerLatencies each reader's latency histogram (ns)
+     * @param messagesPerSecond one-way messages per second every reader received
+     * @param writerAllocated bytes the writer's thread allocated per measured message, or -1
+     * @param readersAllocated the most bytes a reader's thread allocated per measured message, or -1
+     * @param failure why the row failed, or null
+     * @param notes what a scenario found
+     */
+    public FanoutResult(final String transport, final int readers, final int size, final boolean latency,
+                        final long rate, final List<Histogram> readerLatencies, final double messagesPerSecond,
+                        final double writerAllocated, final double readersAllocated, final String failure,
+                        final List<String> notes) {
+        this(transport, readers, size, latency, rate, readerLatencies, messagesPerSecond, writerAllocated,
+            readersAllocated, failure, notes, null);
+    }
     /**
      * A row for a transport that did not run.
      *
@@ -55,6 +94,9 @@ public record FanoutResult(String transport, int readers, int size, boolean late
      * @return nanoseconds, or NaN without latencies
      */
     public double worst(final double percentile) {
+        if (rounds != null) {
+            return rounds.worst()[kept(percentile)];
+        }
         final double[] values = values(percentile);
         return values.length == 0 ? Double.NaN : values[values.length - 1];
     }
@@ -67,8 +109,21 @@ public record FanoutResult(String transport, int readers, int size, boolean late
      * @return nanoseconds, or NaN without latencies
      */
     public double median(final double percentile) {
+        if (rounds != null) {
+            return rounds.median()[kept(percentile)];
+        }
         final double[] values = values(percentile);
         return values.length == 0 ? Double.NaN : values[(values.length - 1) / 2];
+    }
+
+    private static int kept(final double percentile) {
+        for (int i = 0; i < KEPT_PERCENTILES.length; i++) {
+            if (KEPT_PERCENTILES[i] == percentile) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("percentile=" + percentile + " is not kept over rounds: "
+            + Arrays.toString(KEPT_PERCENTILES));
     }
 
     private double[] values(final double percentile) {

@@ -58,6 +58,18 @@ public final class FanoutRunner {
     }
 
     /**
+     * Whether the writer of a latency run gives its core away ({@code Thread.yield()}) while it waits for a message's
+     * send time, instead of spinning on it: when the machine has fewer cores than the readers plus two (the writer
+     * and the rest of the system), a spinning writer would take a core the readers need.
+     *
+     * @param readers the run's reader processes
+     * @return true to yield between paced sends
+     */
+    public static boolean yieldsWhilePacing(final int readers) {
+        return Runtime.getRuntime().availableProcessors() < readers + 2;
+    }
+
+    /**
      * Runs one row; never throws for a failure of the run, which the row carries.
      *
      * @param spec the run
@@ -126,6 +138,7 @@ public final class FanoutRunner {
         final long warmup = spec.warmup();
         final long halfway = warmup + spec.count() / 2;
         final double periodNs = spec.latency() ? 1e9 / spec.rate() : 0;
+        final boolean yieldWhilePacing = spec.latency() && yieldsWhilePacing(spec.readers());
         final long startNs = System.nanoTime() + 1_000_000L;
         final long evictionsBefore = writer.evictions();
         long allocatedAtFirst = -1;
@@ -138,7 +151,11 @@ public final class FanoutRunner {
             final long intendedNs = spec.latency() ? startNs + (long)(sequence * periodNs) : 0;
             if (spec.latency()) {
                 while (System.nanoTime() - intendedNs < 0) {
-                    Thread.onSpinWait();
+                    if (yieldWhilePacing) {
+                        Thread.yield();
+                    } else {
+                        Thread.onSpinWait();
+                    }
                 }
             }
             if (sequence == warmup) {

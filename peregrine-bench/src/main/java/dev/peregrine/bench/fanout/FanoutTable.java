@@ -26,6 +26,12 @@ public final class FanoutTable {
     public static String render(final List<FanoutResult> results, final long rate,
                                 final List<FanoutTransport> transports, final String chronicle) {
         final StringBuilder out = new StringBuilder("bench fanout\n");
+        final int rounds = results.stream().mapToInt(r -> r.rounds() == null ? 1 : r.rounds().count()).max().orElse(1);
+        if (rounds > 1) {
+            out.append(String.format(Locale.ROOT, "[every figure: the median of %d alternating rounds (each round"
+                + " starts one transport further on); the status gives the range of the worst p99 or of msg/s]%n",
+                rounds));
+        }
         out.append(String.format(Locale.ROOT, "[one-way latency in us at %d msg/s, from the intended send time (CO-corrected),"
             + " one histogram per reader process; worst = the highest reader at each percentile, median = the median"
             + " reader's]%n", rate));
@@ -62,8 +68,11 @@ public final class FanoutTable {
                     r.size(), note));
             }
         }
-        out.append("[set-up; 2 vCPUs: readers beyond the first cannot all spin, so every reader waits (futex or"
-            + " back-off) once idle, and the writer spins]\n");
+        final int cores = Runtime.getRuntime().availableProcessors();
+        out.append(String.format(Locale.ROOT, "[set-up; %d cores: readers beyond the first cannot all spin, so every"
+            + " reader waits (futex or back-off) once idle; between paced sends the writer calls Thread.yield() when"
+            + " the cores are fewer than readers + 2 (here at %d readers or more), else it spins]%n", cores,
+            Math.max(1, cores - 1)));
         for (final FanoutTransport t : transports) {
             out.append("  ").append(t.describe()).append('\n');
         }
@@ -77,7 +86,14 @@ public final class FanoutTable {
         if (r.failed()) {
             return "FAILED: " + r.failure();
         }
-        return r.latency() ? String.format(Locale.ROOT, "ok, writer %.0f msg/s", r.messagesPerSecond()) : "ok";
+        final FanoutResult.Rounds rounds = r.rounds();
+        if (r.latency()) {
+            return String.format(Locale.ROOT, "ok, writer %.0f msg/s", r.messagesPerSecond()) + (rounds == null ? ""
+                : String.format(Locale.ROOT, "; %d rounds, worst p99 %s to %s", rounds.count(), us(rounds.low()),
+                    us(rounds.high())));
+        }
+        return rounds == null ? "ok" : String.format(Locale.ROOT, "ok; %d rounds, %.0f to %.0f msg/s", rounds.count(),
+            rounds.low(), rounds.high());
     }
 
     private static String us(final double nanos) {

@@ -9,6 +9,11 @@ import java.util.List;
  * writer in the bench's JVM, each reader in a child JVM of its own ({@link FanoutReaderChild}).
  */
 public interface FanoutTransport {
+    /** Most messages (or Aeron fragments) a reader takes in one poll of a latency run. */
+    int LATENCY_POLL_LIMIT = 64;
+    /** Most messages (or Aeron fragments) a reader takes in one poll of a throughput run: fewer polls per message. */
+    int THROUGHPUT_POLL_LIMIT = 256;
+
     /**
      * The name shown in the table and given to {@code --transport}.
      *
@@ -61,10 +66,11 @@ public interface FanoutTransport {
      * @param directory the run's directory
      * @param size the message size
      * @param index the reader's index, from 0
+     * @param pollLimit most messages one poll takes ({@link #LATENCY_POLL_LIMIT} or {@link #THROUGHPUT_POLL_LIMIT})
      * @param sink receives each message
      * @return the reader, attached: once this returns, the writer's next message reaches it
      */
-    Reader attach(Path directory, int size, int index, Sink sink);
+    Reader attach(Path directory, int size, int index, int pollLimit, Sink sink);
 
     /** The writer's side of a run. Not thread-safe: one thread offers. */
     interface Writer extends AutoCloseable {

@@ -22,7 +22,6 @@ final class ShmFanout implements FanoutTransport {
     static final int CAPACITY = 4 * 1024 * 1024;
     private static final String FILE_NAME = "ring";
     private static final int MAX_IN_FLIGHT = 1 << 20;
-    private static final int POLL_LIMIT = 64;
     private static final long LONGEST_WAIT_NS = 1_000_000L;
 
     @Override
@@ -84,7 +83,8 @@ final class ShmFanout implements FanoutTransport {
     }
 
     @Override
-    public Reader attach(final Path directory, final int size, final int index, final Sink sink) {
+    public Reader attach(final Path directory, final int size, final int index, final int pollLimit,
+                         final Sink sink) {
         final Arena arena = Arena.ofShared();
         final ShmRingReader reader;
         final ShmFutexWait wait;
@@ -100,7 +100,7 @@ final class ShmFanout implements FanoutTransport {
         return new Reader() {
             @Override
             public int read() {
-                final int count = reader.poll(handler, POLL_LIMIT);
+                final int count = reader.poll(handler, pollLimit);
                 if (count == 0) {
                     wait.idle(reader, 0, LONGEST_WAIT_NS);
                 } else if (count > 0) {
