@@ -135,6 +135,37 @@ class BroadcastReaderWaysTest {
         }
     }
 
+    /**
+     * A futex reader yields for {@link BroadcastBlockingReader#FUTEX_YIELD_NS} after its spins before it asks to be
+     * woken: a wait shorter than that costs the writer no wake-up, a longer one costs one. The clock is the test's,
+     * a microsecond a reading (fails if the reader sleeps straight after its spins: the short wait makes a request).
+     */
+    @Test
+    void shouldYieldBeforeItAsksToBeWoken() {
+        Needs.platform("futex", ShmFutex.isAvailable(), ShmFutex.unavailableReason());
+        final long[] now = {0};
+        try (BroadcastWriter writer = BroadcastWriter.create(dir(), "yields",
+            BroadcastLogOptions.of(64, 16, 2, BroadcastPolicy.DROP));
+             BroadcastBlockingReader reader = new BroadcastBlockingReader(
+                 BroadcastReader.attach(dir(), "yields", "r", BroadcastStart.LIVE), BroadcastWait.FUTEX,
+                 TimeUnit.MILLISECONDS.toNanos(1), () -> now[0] += 1_000)) {
+            final BroadcastHandler none = (buffer, offset, length, position) -> { };
+            final byte[] bytes = new byte[8];
+
+            // 200 spins (a reading each) and then yields, inside the yield window: the wait ends without a request
+            final long spins = 200 * 1_000;
+            assertThat(reader.read(none, 10, spins + BroadcastBlockingReader.FUTEX_YIELD_NS / 2)).isZero();
+            assertThat(writer.offer(bytes, 0, 8)).isEqualTo(BroadcastWriter.OFFERED);
+            assertThat(writer.wakes()).as("no request inside the yield window").isZero();
+            assertThat(reader.read(none, 10, 1_000_000)).isEqualTo(1);
+
+            // a wait past the window: the reader asks, and the next record costs the writer one wake-up
+            assertThat(reader.read(none, 10, spins + BroadcastBlockingReader.FUTEX_YIELD_NS + 20_000)).isZero();
+            assertThat(writer.offer(bytes, 0, 8)).isEqualTo(BroadcastWriter.OFFERED);
+            assertThat(writer.wakes()).as("one request past the window").isEqualTo(1);
+        }
+    }
+
     @Test
     void shouldAllocateNothingAskingForAndMakingAWakeUp() {
         Needs.platform("futex", ShmFutex.isAvailable(), ShmFutex.unavailableReason());

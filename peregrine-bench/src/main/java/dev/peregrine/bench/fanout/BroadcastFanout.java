@@ -16,7 +16,8 @@ import java.util.List;
 
 /**
  * Peregrine's broadcast log ({@code dev.peregrine.broadcast}): one log, every reader attached to it by name; readers
- * wait by futex ({@link BroadcastWait#FUTEX}: 200 polls, then a sleep the writer's one {@code FUTEX_WAKE} ends).
+ * wait by futex ({@link BroadcastWait#FUTEX}: 200 polls, yields for up to 100 µs, then a sleep the writer's one
+ * {@code FUTEX_WAKE} ends).
  */
 final class BroadcastFanout implements FanoutTransport {
     /** The log's name in the run's directory. */
@@ -58,7 +59,8 @@ final class BroadcastFanout implements FanoutTransport {
     @Override
     public String describe() {
         return name() + ": BroadcastWriter/BroadcastReader, policy " + policy + ", " + records + " records, readers"
-            + " wait by futex (BroadcastWait.FUTEX: 200 polls, then asleep until the writer's FUTEX_WAKE), polls of up"
+            + " wait by futex (BroadcastWait.FUTEX: 200 polls, yields for up to 100 us, then asleep until the writer's"
+            + " FUTEX_WAKE), polls of up"
             + " to " + LATENCY_POLL_LIMIT + " (" + THROUGHPUT_POLL_LIMIT + " in throughput runs); the writer wakes the"
             + " sleepers with one FUTEX_WAKE per request, not per record";
     }

@@ -1,5 +1,6 @@
 package dev.peregrine.bench.fanout;
 
+import dev.peregrine.broadcast.BroadcastBlockingReader;
 import dev.peregrine.shm.ShmFutexWait;
 import dev.peregrine.shm.ShmMessageHandler;
 import dev.peregrine.shm.ShmRingDescriptor;
@@ -14,8 +15,8 @@ import java.util.List;
 
 /**
  * Peregrine's one-to-one shared-memory ring ({@code dev.peregrine.shm}), one reader only: the reference the broadcast
- * log's one-reader target is measured against. The reader waits as the broadcast readers do: 200 polls, then futex
- * ({@link ShmFutexWait}).
+ * log's one-reader target is measured against. The reader waits as the broadcast readers do: 200 polls, yields for up
+ * to 100 µs, then futex ({@link ShmFutexWait}).
  */
 final class ShmFanout implements FanoutTransport {
     /** Bytes of ring. */
@@ -47,7 +48,7 @@ final class ShmFanout implements FanoutTransport {
     @Override
     public String describe() {
         return name() + ": one ShmRingWriter to one ShmRingReader (" + CAPACITY / (1024 * 1024) + " MiB ring), the"
-            + " one-to-one ring, 1 reader only; the reader waits by futex (ShmFutexWait: 200 polls, then asleep)";
+            + " one-to-one ring, 1 reader only; the reader waits as the broadcast readers do (200 polls, yields for up to 100 us, then asleep on ShmFutexWait)";
     }
 
     @Override
@@ -90,7 +91,7 @@ final class ShmFanout implements FanoutTransport {
         final ShmFutexWait wait;
         try {
             reader = new ShmRingReader(ShmRingFile.map(directory.resolve(FILE_NAME), CAPACITY, size, arena));
-            wait = new ShmFutexWait(200);
+            wait = new ShmFutexWait(0); // asleep at once: the spins and yields before it are the reader's below
         } catch (final RuntimeException ex) {
             arena.close();
             throw ex;
@@ -98,13 +99,27 @@ final class ShmFanout implements FanoutTransport {
         final ShmMessageHandler handler = (buffer, offset, length) ->
             sink.onMessage(FanoutMessage.sequence(buffer, offset), FanoutMessage.sendNs(buffer, offset));
         return new Reader() {
+            private int spins;
+            private boolean yielding;
+            private long yieldingSinceNs;
+
             @Override
             public int read() {
                 final int count = reader.poll(handler, pollLimit);
-                if (count == 0) {
+                if (count != 0) {
+                    spins = 0;
+                    yielding = false;
+                } else if (spins < BroadcastBlockingReader.FUTEX_SPINS) { // as BroadcastWait.FUTEX waits
+                    spins++;
+                    Thread.onSpinWait();
+                } else if (!yielding) {
+                    yielding = true;
+                    yieldingSinceNs = System.nanoTime();
+                    Thread.yield();
+                } else if (System.nanoTime() - yieldingSinceNs < BroadcastBlockingReader.FUTEX_YIELD_NS) {
+                    Thread.yield();
+                } else {
                     wait.idle(reader, 0, LONGEST_WAIT_NS);
-                } else if (count > 0) {
-                    wait.idle(reader, count, LONGEST_WAIT_NS);
                 }
                 return Math.max(0, count);
             }
