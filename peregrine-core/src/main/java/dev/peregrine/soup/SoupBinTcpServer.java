@@ -35,8 +35,8 @@ import static dev.peregrine.soup.SoupBinTcpServerCounters.CLOSED_TIMEOUT;
  *   <li>Serving: the replay comes from the store as fast as the client's socket takes it (at most
  *       {@link SoupBinTcpServerOptions#replayBurst} messages a duty cycle, paused while the connection's outbound
  *       buffer is full), then the live stream; a client that is caught up gets each message inside
- *       {@link SoupBinTcpSession#publish}. A client so slow that the store forgets what it still needs is
- *       closed with the reason.</li>
+ *       {@link SoupBinTcpSession#publish}. Messages go out in runs, one claim of the outbound buffer for
+ *       many packets. A client so slow that the store forgets what it still needs is closed with the reason.</li>
  *   <li>Faults: a second login, data before login, an unknown type, a packet of length 0 or longer than
  *       {@link SoupBinTcpServerOptions#maxPacketLength}, a malformed login, a handler that throws: that
  *       connection is closed with {@link CloseReason#ERROR} and the reason, and counted
