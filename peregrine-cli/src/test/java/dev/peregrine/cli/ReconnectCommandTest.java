@@ -25,7 +25,10 @@ class ReconnectCommandTest {
 
         assertThat(cli.code()).as(cli.out() + cli.err()).isZero();
         assertThat(cli.out()).contains("two reactor threads", "delivered=200000 of 200000 lost=0 repeated=0 cuts=")
-            .contains("cut to first message after it (n=").doesNotContain("FAILED");
+            .contains("cut to first message after it (n=").doesNotContain("FAILED")
+            // the resume's stages, by who cut: the server takes the even cuts, the client the odd ones
+            .contains("cut by the server (n=", "cut by the client (n=", "from the cut: loss noticed p50 ",
+                "; login accepted p50 ", "; first message p50 ");
         final Matcher cuts = CUTS.matcher(cli.out());
         assertThat(cuts.find()).isTrue();
         assertThat(Long.parseLong(cuts.group(1))).as(cli.out()).isGreaterThan(1); // both sides took a turn

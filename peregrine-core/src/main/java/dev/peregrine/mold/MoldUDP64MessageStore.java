@@ -63,6 +63,11 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
     private long nextSequence;
     private long writePosition;
     private int copiedBytes;
+    /**
+     * At most the data position of the oldest message kept ({@link #firstSequence}): what {@link #append} compares
+     * with before it reads that message's index entry. 0 (always a floor) until an append that had to look.
+     */
+    private long firstPositionFloor;
 
     private MoldUDP64MessageStore(final Arena arena, final MoldUDP64StoreFile file, final MemorySegment segment,
         final boolean fresh, final MemorySegment session, final int maxMessages, final long maxBytes) {
@@ -286,7 +291,8 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
         final long sequence = nextSequence;
         long position = writePosition;
         final long ringOffset = position % dataCapacity;
-        if (ringOffset + length > dataCapacity) {
+        final boolean wraps = ringOffset + length > dataCapacity;
+        if (wraps) {
             position += dataCapacity - ringOffset; // a message never wraps: it can be copied in one piece
         }
         final long end = position + length;
@@ -294,8 +300,13 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
         if (sequence - first > indexMask) {
             first = sequence - indexMask; // the index slot of the oldest message is about to be reused
         }
-        while (first < sequence && end - positionOf(first) > dataCapacity) {
-            first++;
+        // the oldest kept message's index entry is far behind the newest, in memory nobody else touches: read it only
+        // when this message's bytes can reach it (positions grow with sequence numbers, so the floor bounds them all)
+        if (end - firstPositionFloor > dataCapacity) {
+            while (first < sequence && end - positionOf(first) > dataCapacity) {
+                first++;
+            }
+            firstPositionFloor = first < sequence ? positionOf(first) : position;
         }
         // forget first what this message overwrites (an index entry, bytes of the ring): if the copy throws (a
         // source shorter than offset + length) or the process dies part-way, every message still kept is intact
@@ -305,7 +316,7 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
         final long entry = entryOf(sequence);
         segment.set(LONG, entry, position);
         segment.set(INT, entry + 8, length);
-        MemorySegment.copy(buffer, offset, segment, dataBase + position % dataCapacity, length);
+        MemorySegment.copy(buffer, offset, segment, dataBase + (wraps ? 0 : ringOffset), length); // position's place in the ring
         VarHandle.storeStoreFence(); // the message whole before the header counts it
         nextSequence = sequence + 1;
         writePosition = end;

@@ -10,6 +10,7 @@ import dev.peregrine.tcp.TcpTransport;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.SocketAddress;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -34,8 +35,8 @@ import static dev.peregrine.soup.SoupBinTcpServerCounters.CLOSED_TIMEOUT;
  *   <li>Serving: the replay comes from the store as fast as the client's socket takes it (at most
  *       {@link SoupBinTcpServerOptions#replayBurst} messages a duty cycle, paused while the connection's outbound
  *       buffer is full), then the live stream; a client that is caught up gets each message inside
- *       {@link SoupBinTcpSession#publish}. A client so slow that the store forgets what it still needs is
- *       closed with the reason.</li>
+ *       {@link SoupBinTcpSession#publish}. Messages go out in runs, one claim of the outbound buffer for
+ *       many packets. A client so slow that the store forgets what it still needs is closed with the reason.</li>
  *   <li>Faults: a second login, data before login, an unknown type, a packet of length 0 or longer than
  *       {@link SoupBinTcpServerOptions#maxPacketLength}, a malformed login, a handler that throws: that
  *       connection is closed with {@link CloseReason#ERROR} and the reason, and counted
@@ -51,6 +52,9 @@ import static dev.peregrine.soup.SoupBinTcpServerCounters.CLOSED_TIMEOUT;
  * Nothing allocates in steady state (live, replay, heartbeats). Not thread-safe: use it on the reactor's thread.
  */
 public final class SoupBinTcpServer implements AutoCloseable {
+    /** What a Sequenced Data packet adds to its message: the length field and the type. */
+    private static final int PACKET_OVERHEAD = SoupBinTcpLayout.LENGTH_FIELD_LENGTH + SoupBinTcpLayout.TYPE_LENGTH;
+    private static final ValueLayout.OfShort PACKET_LENGTH = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private final Reactor reactor;
     private final SoupBinTcpServerOptions options;
     private final SoupAuthenticator authenticator;
@@ -64,6 +68,11 @@ public final class SoupBinTcpServer implements AutoCloseable {
     private SoupServerConnection[] active = new SoupServerConnection[16];
     private int activeCount;
     private final long timerScanIntervalNs;
+    /**
+     * The longest run of packets served with one claim: a quarter of the outbound buffer, so that a run rarely waits
+     * for room while the half-full buffer is being written.
+     */
+    private final int maxRunBytes;
     private long nextTimerScanNs;
     private long serverId;
     private String listenFailure;
@@ -97,6 +106,7 @@ public final class SoupBinTcpServer implements AutoCloseable {
         this.timerScanIntervalNs = Math.max(1, Math.min(options.heartbeatIntervalNs(),
             Math.min(options.loginTimeoutNs(), options.receiveTimeoutNs())) / 10);
         this.nextTimerScanNs = reactor.nowNs();
+        this.maxRunBytes = Math.max(1, options.tcp().outboundBufferSize() / 4);
         this.counters = new SoupBinTcpServerCounters(reactor.counters());
         this.releaseCounters = counters::close;
         reactor.addReleaseHook(releaseCounters); // a reactor closed first still gets the slots back
@@ -267,7 +277,7 @@ public final class SoupBinTcpServer implements AutoCloseable {
     }
 
     /**
-     * Sends a client up to {@code limit} messages from the store, then End of Session if the session ended and the
+     * Sends a client up to {@code limit} messages from the store, in runs of one claim each, then End of Session if the session ended and the
      * client has everything. Stops when the outbound buffer is full; progress clears that.
      *
      * @param live whether this is the publish of the message (counted live), else a send from the store (replayed)
@@ -278,11 +288,12 @@ public final class SoupBinTcpServer implements AutoCloseable {
         int sent = 0;
         boolean stopped = false;
         while (sent < limit && client.nextSequence < store.nextSequence()) {
-            if (!serveOne(client, store)) {
+            final int run = serveRun(client, store, limit - sent);
+            if (run == 0) {
                 stopped = true;
                 break;
             }
-            sent++;
+            sent += run;
         }
         if (sent > 0) {
             (live ? counters.sequencedLive : counters.sequencedReplayed).add(sent);
@@ -299,33 +310,66 @@ public final class SoupBinTcpServer implements AutoCloseable {
         return sent;
     }
 
-    /** Sends the client its next message from the store; false if it was not sent (back-pressure, or closed). */
-    private boolean serveOne(final SoupServerConnection client, final MoldUDP64MessageStore store) {
-        final long sequence = client.nextSequence;
-        final int length = store.messageLength(sequence);
+    /**
+     * Sends the client a run of its next messages from the store, framed here as SoupBinTCP packets (length, type,
+     * message) with one claim of the outbound buffer ({@link TcpTransport#tryClaimFramed}), at most
+     * {@link #maxRunBytes} unless one message alone is longer. Every length read from the store is checked before a
+     * byte is claimed or copied.
+     *
+     * @return the messages sent, 0 if none (back-pressure, the client fell behind the store, a message too long for
+     *     Sequenced Data, or the connection closed under the write)
+     */
+    private int serveRun(final SoupServerConnection client, final MoldUDP64MessageStore store, final int limit) {
+        final long first = client.nextSequence;
+        final long end = Math.min(store.nextSequence(), first + limit);
+        long bytes = 0;
+        long sequence = first;
+        for (; sequence < end; sequence++) {
+            final int length = store.messageLength(sequence);
+            if (length < 0 || length > SoupBinTcpLayout.MAX_MESSAGE_LENGTH) {
+                if (sequence == first) {
+                    refuse(client, store, sequence, length);
+                    return 0;
+                }
+                break; // the run ends before it; the next run meets it first
+            }
+            final long framed = bytes + PACKET_OVERHEAD + length;
+            if (framed > maxRunBytes && sequence > first) {
+                break;
+            }
+            bytes = framed;
+        }
+        final int count = (int)(sequence - first);
+        final long claim = transport.tryClaimFramed(client.channelId, (int)bytes, count);
+        if (claim < 0) {
+            client.backPressured = true; // BACK_PRESSURED; or the channel is closing, and onClosed follows
+            return 0;
+        }
+        final MemorySegment out = transport.claimBuffer();
+        long at = claim;
+        for (long s = first; s < sequence; s++) {
+            final int length = store.copyMessage(s, out, at + PACKET_OVERHEAD);
+            out.set(PACKET_LENGTH, at, (short)(length + SoupBinTcpLayout.TYPE_LENGTH));
+            out.set(ValueLayout.JAVA_BYTE, at + SoupBinTcpLayout.LENGTH_FIELD_LENGTH, SoupBinTcpLayout.SEQUENCED_DATA);
+            at += PACKET_OVERHEAD + length;
+        }
+        client.nextSequence = sequence;
+        if (transport.commit() < 0) {
+            return 0; // closed under the write: onClosed has been or will be delivered
+        }
+        client.lastSentNs = reactor.nowNs();
+        return count;
+    }
+
+    /** The client's next message cannot be served: it fell behind the store, or the message is too long for it. */
+    private void refuse(final SoupServerConnection client, final MoldUDP64MessageStore store, final long sequence,
+        final int length) {
         if (length < 0) {
             fail(client, CLOSED_FELL_BEHIND, CloseReason.ERROR, "fell behind the store: next sequence " + sequence
                 + " is older than the oldest kept, " + store.firstSequence());
-            return false;
-        }
-        if (length > SoupBinTcpLayout.MAX_MESSAGE_LENGTH) {
+        } else {
             protocolFault(client, "message " + sequence + " of " + length + " bytes does not fit a Sequenced Data packet");
-            return false;
         }
-        final long offset = transport.tryClaim(client.channelId, length + 1);
-        if (offset < 0) {
-            client.backPressured = true;
-            return false;
-        }
-        final MemorySegment claim = transport.claimBuffer();
-        claim.set(ValueLayout.JAVA_BYTE, offset, SoupBinTcpLayout.SEQUENCED_DATA);
-        store.copyMessage(sequence, claim, offset + 1);
-        client.nextSequence = sequence + 1;
-        if (transport.commit() < 0) {
-            return false; // closed under the write: onClosed has been or will be delivered
-        }
-        client.lastSentNs = reactor.nowNs();
-        return true;
     }
 
     private int scanTimers(final long nowNs) {

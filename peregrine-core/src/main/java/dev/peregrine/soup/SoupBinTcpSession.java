@@ -12,7 +12,8 @@ import java.util.Arrays;
  *
  * <p>{@link #publish} appends a message to the store and writes it at once to every client that is caught up;
  * a client still replaying gets it from the store in turn, so the seam between replay and live has no gap and
- * no repeat. Messages appended to the store by someone else on the same reactor (a MoldUDP64 publisher, a
+ * no repeat. A publisher with many messages at hand {@link #append appends} them and then {@link #flush flushes}
+ * once: each caught-up client gets the run with one claim of its outbound buffer. Messages appended to the store by someone else on the same reactor (a MoldUDP64 publisher, a
  * gateway) are served the same way, on the server's next duty cycle.
  *
  * <p>Not thread-safe: call on the server's reactor thread only.
@@ -24,6 +25,8 @@ public final class SoupBinTcpSession {
     private SoupServerConnection[] clients = new SoupServerConnection[4];
     private int clientCount;
     private boolean ended;
+    /** The first message appended since the last flush, or 0 if none. */
+    private long firstUnflushed;
 
     SoupBinTcpSession(final SoupBinTcpServer server, final String name, final MoldUDP64MessageStore store) {
         this.server = server;
@@ -32,7 +35,8 @@ public final class SoupBinTcpSession {
     }
 
     /**
-     * Appends a message to the session and sends it to every client that is caught up; allocates nothing.
+     * Appends a message to the session and sends it to every client that is caught up, with whatever was
+     * {@link #append appended} before it; allocates nothing.
      *
      * @param buffer memory holding it
      * @param offset where it starts
@@ -41,6 +45,24 @@ public final class SoupBinTcpSession {
      * @throws IllegalStateException after {@link #end()}
      */
     public long publish(final MemorySegment buffer, final long offset, final int length) {
+        final long sequence = append(buffer, offset, length);
+        flush();
+        return sequence;
+    }
+
+    /**
+     * Appends a message to the session without sending it yet: the clients that are caught up get it, with every
+     * message appended since the last flush, at the next {@link #flush()} or {@link #publish}, or on the server's
+     * next duty cycle. For a publisher with many messages at hand: a run of them goes to each client as one
+     * claim of its outbound buffer, not one per message. Allocates nothing.
+     *
+     * @param buffer memory holding it
+     * @param offset where it starts
+     * @param length its length, 0 to {@link SoupBinTcpLayout#MAX_MESSAGE_LENGTH}
+     * @return its sequence number
+     * @throws IllegalStateException after {@link #end()}
+     */
+    public long append(final MemorySegment buffer, final long offset, final int length) {
         if (ended) {
             throw new IllegalStateException("session=" + name + " has ended; publish refused");
         }
@@ -49,13 +71,33 @@ public final class SoupBinTcpSession {
                 + SoupBinTcpLayout.MAX_MESSAGE_LENGTH + "]");
         }
         final long sequence = store.append(buffer, offset, length);
-        for (int i = 0; i < clientCount; i++) {
-            final SoupServerConnection client = clients[i];
-            if (client.nextSequence == sequence && !client.backPressured) {
-                server.serve(client, 1, true);
-            }
+        if (firstUnflushed == 0) {
+            firstUnflushed = sequence;
         }
         return sequence;
+    }
+
+    /**
+     * Sends what was {@link #append appended} since the last flush to every client that was caught up when it was
+     * appended, as far as each client's outbound buffer takes it (the rest follows from the store as its socket
+     * drains). A client still replaying is served by the server's duty cycle, as before. Allocates nothing.
+     *
+     * @return the messages sent, all clients together
+     */
+    public int flush() {
+        final long from = firstUnflushed;
+        if (from == 0) {
+            return 0;
+        }
+        firstUnflushed = 0;
+        int sent = 0;
+        for (int i = 0; i < clientCount; i++) {
+            final SoupServerConnection client = clients[i];
+            if (client.nextSequence >= from && !client.backPressured) {
+                sent += server.serve(client, Integer.MAX_VALUE, true);
+            }
+        }
+        return sent;
     }
 
     /**

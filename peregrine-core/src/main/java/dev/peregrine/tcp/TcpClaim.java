@@ -94,6 +94,41 @@ final class TcpClaim {
         return offset;
     }
 
+    /** {@link TcpTransport#tryClaimFramed(long, int, int)}. */
+    long tryClaimFramed(final long channelId, final int bytes, final int frames) {
+        if (bytes < 1 || frames < 1) {
+            throw new IllegalArgumentException("bytes=" + bytes + " frames=" + frames + " must be at least 1");
+        }
+        TcpConnection connection = lastClaimed;
+        if (connection == null || connection.id() != channelId || connection.state() != TcpConnection.CONNECTED) {
+            connection = connections.connected(channelId);
+            if (connection == null) {
+                return connections.notConnected(channelId);
+            }
+            if (open) {
+                throw stillOpen();
+            }
+            lastClaimed = connection;
+            lastClaimedSegment = connection.sender().outboundSegment();
+        }
+        if (open) {
+            throw stillOpen();
+        }
+        if (bytes > connection.sender().outboundCapacity()) {
+            return SendResult.MESSAGE_TOO_LARGE;
+        }
+        final long offset = connection.sender().claimFramed(bytes);
+        if (offset >= 0) {
+            open = true;
+            claimedLength = ~bytes; // negative: a run, committed as one
+            claimedRunFrames = frames;
+            if (ended != null || !flusherAdded) {
+                started();
+            }
+        }
+        return offset;
+    }
+
     /** {@link TcpTransport#claimStride()}. */
     int stride() {
         if (!open) {

@@ -211,7 +211,15 @@ final class TcpFrameSender {
         return start + headerLength;
     }
 
-    /** Appends a claimed run: its headers and trailers were written when it was claimed. */
+    /** Reserves room for a run of frames the caller writes whole, headers included, and returns where it starts. */
+    long claimFramed(final int bytes) {
+        if (!outbound.reserve(bytes)) {
+            return backPressured();
+        }
+        return outbound.tail();
+    }
+
+    /** Appends a claimed run: its headers and trailers were written when it was claimed, or by the caller. */
     long commitRun(final int runLength, final int frames) {
         outbound.advance(runLength);
         framesQueued += frames;

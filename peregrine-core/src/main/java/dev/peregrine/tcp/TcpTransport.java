@@ -208,6 +208,26 @@ public final class TcpTransport implements Transport, ReadPausable {
     }
 
     /**
+     * Claims {@code bytes} of the channel's outbound buffer for {@code frames} whole frames that the caller writes
+     * itself, each header and trailer included, in this transport's framing: write them into {@link #claimBuffer()}
+     * from the returned offset, then {@link #commit()} (or {@link #abortClaim()}). It is for a protocol whose packets
+     * are already framed as the transport frames them (SoupBinTCP's packets under {@code length:2be}), serving a run
+     * of messages of different lengths with one claim. The transport does not read the frames back: a wrong header
+     * breaks the stream for the peer. Everything else is as for {@link #tryClaim(long, int)}.
+     *
+     * @param channelId the channel
+     * @param bytes the framed length of the whole run, at least 1
+     * @param frames how many frames the run holds (for the channel's counters), at least 1
+     * @return the offset in {@link #claimBuffer()} where the first frame's header goes, or a negative
+     *     {@link SendResult} code (nothing claimed): {@link SendResult#MESSAGE_TOO_LARGE} when the run is larger than
+     *     the whole outbound buffer, {@link SendResult#BACK_PRESSURED} when it does not fit now
+     * @throws IllegalArgumentException if {@code bytes} or {@code frames} is less than 1
+     */
+    public long tryClaimFramed(final long channelId, final int bytes, final int frames) {
+        return claim.tryClaimFramed(channelId, bytes, frames);
+    }
+
+    /**
      * The distance from one payload of the open claim to the next: the framed length of one frame (header,
      * payload and trailer). Only a run ({@link #tryClaim(long, int, int)}) has a next payload, but the answer
      * holds for a claim of one frame too.

@@ -62,6 +62,11 @@ final class CutSchedule {
         return resumed;
     }
 
+    /** Who made cut {@code index} (from 0): {@link #SERVER} or {@link #CLIENT}. */
+    int sideOf(final long index) {
+        return clientCuts ? (int)(index & 1) : SERVER;
+    }
+
     void over() {
         over = true;
     }

@@ -9,6 +9,9 @@ import org.HdrHistogram.Histogram;
 
 import java.lang.foreign.MemorySegment;
 import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -19,6 +22,12 @@ import java.util.concurrent.TimeUnit;
  * each cut to the first message delivered on the next connection.
  */
 final class ReconnectClient implements SoupBinTcpClientListener {
+    private static final int DETECTED = 0;
+    private static final int ACCEPTED = 1;
+    private static final int FIRST = 2;
+    private static final int STAGES = 3;
+    private static final String[] STAGE_NAMES = {"loss noticed", "login accepted", "first message"};
+
     private final Reactor reactor;
     private final SoupBinTcpClient client;
     private final CutSchedule cuts;
@@ -26,6 +35,12 @@ final class ReconnectClient implements SoupBinTcpClientListener {
     /** A test hook: the number of one message this client drops as a broken client would, or 0. */
     private final long skip;
     private final Histogram resume = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+    /**
+     * The resume's stages, from the cut, by who cut ({@link CutSchedule#SERVER}, {@link CutSchedule#CLIENT}): the loss
+     * noticed by the client, Login Accepted on the next connection, the first message on it.
+     */
+    private final Histogram[][] stages = new Histogram[2][STAGES];
+    private long lostCuts;
     private final Pollable cutter = this::cut;
     private long expected = 1;
     private long lost;
@@ -49,6 +64,26 @@ final class ReconnectClient implements SoupBinTcpClientListener {
             .credentials(ReconnectServer.USER, ReconnectServer.PASSWORD).session("").fromSequence(1)
             .backoff(1, 50, TimeUnit.MILLISECONDS), this);
         reactor.add(cutter);
+        for (final Histogram[] side : stages) {
+            for (int stage = 0; stage < STAGES; stage++) {
+                side[stage] = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+            }
+        }
+    }
+
+    /** Records a stage of the resume after the last cut, in the histogram of the side that made it. */
+    private void stage(final int stage) {
+        final long made = cuts.made();
+        final Histogram histogram = stages[cuts.sideOf(made - 1)][stage];
+        histogram.recordValue(Math.min(histogram.getHighestTrackableValue(), Math.max(0, System.nanoTime() - cuts.lastCutNs())));
+    }
+
+    @Override
+    public void onConnectionLost(final String reason) {
+        if (cuts != null && cuts.made() != lostCuts) { // the first loss after a cut: the cut noticed
+            lostCuts = cuts.made();
+            stage(DETECTED);
+        }
     }
 
     /** Connects; call on the reactor's thread or before it starts. */
@@ -71,6 +106,7 @@ final class ReconnectClient implements SoupBinTcpClientListener {
             measuredCuts = cuts.made();
             cutNs = cuts.lastCutNs();
             awaitingFirst = true;
+            stage(ACCEPTED);
         }
     }
 
@@ -83,6 +119,7 @@ final class ReconnectClient implements SoupBinTcpClientListener {
         if (awaitingFirst) {
             resume.recordValue(Math.min(resume.getHighestTrackableValue(), System.nanoTime() - cutNs));
             awaitingFirst = false;
+            stage(FIRST);
             cuts.resumedAfter(measuredCuts);
         } else if (!started) {
             started = true;
@@ -156,5 +193,27 @@ final class ReconnectClient implements SoupBinTcpClientListener {
 
     Histogram resume() {
         return resume;
+    }
+
+    /**
+     * The resume's stages, a line for each side that cut: p50 and p99 from the cut to the loss noticed, to Login
+     * Accepted, and to the first message. Read after the thread ended.
+     */
+    List<String> breakdown() {
+        final List<String> lines = new ArrayList<>();
+        for (int side = 0; side < stages.length; side++) {
+            if (stages[side][FIRST].getTotalCount() == 0) {
+                continue;
+            }
+            final StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  cut by the %s (n=%d), from the cut:",
+                side == CutSchedule.SERVER ? "server" : "client", stages[side][FIRST].getTotalCount()));
+            for (int stage = 0; stage < STAGES; stage++) {
+                final Histogram histogram = stages[side][stage];
+                line.append(String.format(Locale.ROOT, "%s %s p50 %.1f us p99 %.1f us", stage == 0 ? "" : ";",
+                    STAGE_NAMES[stage], histogram.getValueAtPercentile(50) / 1e3, histogram.getValueAtPercentile(99) / 1e3));
+            }
+            lines.add(line.toString());
+        }
+        return lines;
     }
 }

@@ -20,10 +20,11 @@ import java.util.Locale;
  * @param resume time from each cut to the first message delivered on the next connection, in nanoseconds
  * @param restart time from each kill to the restarted server listening, in nanoseconds, or null in process
  * @param failure why the run did not finish, or null
+ * @param breakdown the resume's stages by who cut, a line each (see {@code ReconnectClient#breakdown}); empty for none
  */
 public record ReconnectResult(long count, long delivered, long lost, long repeated, long foreign, long cuts,
                               long reconnects, long skippedRepeats, Histogram resume, Histogram restart,
-                              String failure) {
+                              String failure, List<String> breakdown) {
     /**
      * Whether the run passed: every message exactly once, in order, and the run finished.
      *
@@ -45,6 +46,7 @@ public record ReconnectResult(long count, long delivered, long lost, long repeat
             foreign == 0 ? "" : " foreign=" + foreign, cuts, reconnects, skippedRepeats));
         lines.add(percentiles(restart == null ? "cut to first message after it" : "kill to first message after it",
             resume));
+        lines.addAll(breakdown);
         if (restart != null) {
             lines.add(percentiles("kill to restarted server listening", restart));
         }

@@ -86,7 +86,7 @@ public final class ReconnectRunner {
             closeOn(serverReactor, server::close);
             return new ReconnectResult(spec.count(), client.delivered(), client.lost(), client.repeated(),
                 client.foreign(), cuts.made(), client.connects() - 1, client.skippedRepeats(), client.resume(), null,
-                failure);
+                failure, client.breakdown());
         }
     }
 
@@ -125,6 +125,6 @@ public final class ReconnectRunner {
 
     private static ReconnectResult failed(final Spec spec, final String failure) {
         return new ReconnectResult(spec.count(), 0, spec.count(), 0, 0, 0, 0, 0, new org.HdrHistogram.Histogram(3),
-            null, failure);
+            null, failure, java.util.List.of());
     }
 }

@@ -96,7 +96,7 @@ public final class RestartRunner {
             ReconnectRunner.closeOn(reactor, client::close);
             return new ReconnectResult(spec.count(), client.delivered(), client.lost(), client.repeated(),
                 client.foreign(), kills.made(), client.connects() - 1, client.skippedRepeats(), client.resume(),
-                restart, failure);
+                restart, failure, client.breakdown());
         } finally {
             child.getOutputStream().close(); // the child ends when its stdin closes
             if (!child.waitFor(10, TimeUnit.SECONDS)) {
