@@ -77,6 +77,35 @@ class CountersManagerTest {
         assertThat(read(CountersReader.of(immediate))).containsExactly(new Seen(reused.id(), CounterTypes.MOLD_GAPS, "second", 0));
     }
 
+    /**
+     * Freed slots are reused oldest first, each once, and a full file whose oldest freed slot is still waiting detaches
+     * rather than taking a younger one (fails if a slot freed twice in the queue is handed out twice, or if the order
+     * is not the order of freeing).
+     */
+    @Test
+    void shouldReuseFreedSlotsOldestFirstAndEachOnce() {
+        final CountersManager manager = CountersManager.inMemory(4, 0);
+        final Counter[] counters = new Counter[4];
+        for (int i = 0; i < 4; i++) {
+            counters[i] = manager.allocate(CounterTypes.MOLD_GAPS, "c" + i);
+        }
+        counters[2].close();
+        counters[0].close();
+        counters[0].close(); // a second close frees nothing
+        counters[3].close();
+
+        assertThat(manager.allocate(CounterTypes.MOLD_GAPS, "a").id()).isEqualTo(counters[2].id());
+        assertThat(manager.allocate(CounterTypes.MOLD_GAPS, "b").id()).isEqualTo(counters[0].id());
+        assertThat(manager.allocate(CounterTypes.MOLD_GAPS, "c").id()).isEqualTo(counters[3].id());
+        assertThat(manager.allocate(CounterTypes.MOLD_GAPS, "d").isDetached()).as("every slot taken").isTrue();
+
+        final CountersManager waiting = CountersManager.inMemory(2, 60_000);
+        final Counter old = waiting.allocate(CounterTypes.MOLD_GAPS, "old");
+        waiting.allocate(CounterTypes.MOLD_GAPS, "kept");
+        old.close();
+        assertThat(waiting.allocate(CounterTypes.MOLD_GAPS, "new").isDetached()).as("the freed slot still waits").isTrue();
+    }
+
     @Test
     void shouldDetachCountersWhenEverySlotIsTaken() {
         final CountersManager manager = CountersManager.inMemory(1, 0);
