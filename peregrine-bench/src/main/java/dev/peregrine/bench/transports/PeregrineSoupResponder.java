@@ -108,13 +108,13 @@ final class PeregrineSoupResponder implements Responder, SoupBinTcpServerHandler
             messages++; // read, and left unanswered by design
             return;
         }
+        messages++; // single writer: the reactor thread; counted before the answer can reach the client
         if (echo) {
             session.publish(buffer, offset, length);
         } else {
             MemorySegment.copy(buffer, offset, reply, 0, Math.min(length, sequenceLength));
             session.publish(reply, 0, (int)reply.byteSize());
         }
-        messages++; // single writer: the reactor thread
     }
 
     @Override

@@ -177,9 +177,10 @@ final class NassauSoupResponder implements Responder {
                     NassauMoldBenchTransport.sequence(ping, sequenceLength));
                 reply.limit(config.replySize());
             }
+            // counted before the answer leaves: a client that has the answer must find the ping counted
+            messages++; // single writer: this thread
             server.send(reply);
             next[0]++;
-            messages++; // single writer: this thread
         }
 
         @Override
