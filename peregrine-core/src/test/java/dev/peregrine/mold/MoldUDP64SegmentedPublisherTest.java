@@ -223,18 +223,13 @@ final class MoldUDP64SegmentedPublisherTest {
         // NativeMemorySegmentImpl) and only C2's escape analysis removes it. Traced with -XX:TieredStopAtLevel=1,
         // -XX:-UseTLAB and JFR's ObjectAllocationOutsideTLAB: exactly those two per cycle, nothing else on the thread.
         // On a loaded 2-core machine C2 may come after any fixed warm-up (40 B a cycle seen: one of the two still
-        // uncompiled). So the warm-up is not a fixed count: a set of 10 windows is measured again, after a further
-        // warm-up, until one set allocates nothing at all, at most 10 sets. An allocation in every cycle, or in one
-        // cycle of every 2 000, shows in every window of every set and fails.
-        AllocationMeter.Windows measured = AllocationMeter.windows(20_000, 2_000, 10, cycle);
-        int sets = 1;
-        while (measured.totalBytes() != 0 && sets < 10) {
-            measured = AllocationMeter.windows(20_000, 2_000, 10, cycle);
-            sets++;
-        }
+        // uncompiled). So the warm-up is not a fixed count: sets of 10 windows are measured until one allocates
+        // nothing at all, at most 10 sets (AllocationMeter.firstCleanSet). An allocation in every cycle, or in one
+        // cycle of every 20 000, shows in every set and fails.
+        final AllocationMeter.Windows measured = AllocationMeter.firstCleanSet(20_000, 2_000, 10, 10, cycle);
 
         assertThat(publisher.endpoint().segmentedSends()).isGreaterThan(20_000);
-        assertThat(measured.totalBytes()).as("bytes in the last of %d sets of 10 windows", sets).isZero();
+        assertThat(measured.totalBytes()).as("bytes in the last of %d sets of 10 windows", measured.sets()).isZero();
     }
 
     /** Bursts out, coalesced reads in: the subscriber still gets every message once, in order, byte for byte. */

@@ -246,10 +246,12 @@ class MoldToSoupGatewayTest {
     }
 
     /**
-     * The same with every tenth packet dropped and recovered from the request server. Measured as
-     * {@code MoldUDP64AllocationTest} measures that path ({@code steadyStateBytes}, which forgives one window in five):
-     * with zero tolerance, 1 or 2 windows of 10 show a few hundred bytes here, in MoldUDP64's recovery, which the
-     * gateway does not touch (its own path is the test above).
+     * The same with every tenth packet dropped and recovered from the request server, measured as
+     * {@code MoldUDP64AllocationTest} measures that path: zero tolerance in the first of at most five sets of ten
+     * windows that is clean ({@link AllocationMeter#firstCleanSet}). With zero tolerance after a fixed warm-up, 1 or
+     * 2 windows of 10 showed a few hundred bytes here, in MoldUDP64's recovery, which the gateway does not touch;
+     * under C1 that path allocates nothing of its own per gap (docs/proof-notes.md), so they are JIT events.
+     * Anything allocated once per set (20 000 messages) fails.
      */
     @Test
     void shouldAllocateNothingPerMessageThroughTheGatewayInSteadyStateWithRecovery() {
@@ -281,7 +283,7 @@ class MoldToSoupGatewayTest {
                 }
             };
             final long bytes = zeroTolerance ? AllocationMeter.bytesInAnyWindow(30_000, 2_000, 10, oneMessage)
-                : AllocationMeter.steadyStateBytes(30_000, 2_000, 10, oneMessage);
+                : AllocationMeter.firstCleanSet(30_000, 2_000, 10, 5, oneMessage).totalBytes();
             rig.publishOne();
             pump(rig.reactor, () -> next[0] == rig.publisher.nextSequence());
             assertThat(faults[0]).isZero();

@@ -286,6 +286,7 @@ class UdpNativeSocketTest {
     }
 
     @Test
+    @Timeout(value = 150, unit = TimeUnit.SECONDS) // up to five sets after the warm-up, on a loaded machine
     void shouldReceiveAndSendWithoutAllocatingInSteadyState() throws Exception {
         final int clientPort = freePort();
         final long[] received = new long[1];
@@ -309,8 +310,10 @@ class UdpNativeSocketTest {
             }
         };
         // a longer warm-up than the JDK path's test: on a loaded machine 40 bytes a round trip were seen for the
-        // first 20 000 round trips of a run after the other UDP tests, until the native path was compiled
-        final long allocated = AllocationMeter.steadyStateBytes(60_000, 5_000, 10, roundTrip);
+        // first 20 000 round trips of a run after the other UDP tests, until the native path was compiled (the JDK's
+        // errno capture slice of each downcall, which only C2 removes: docs/proof-notes.md). Zero tolerance in the
+        // first of at most five sets of ten windows that is clean; anything allocated once per 50 000 round trips fails
+        final long allocated = AllocationMeter.firstCleanSet(60_000, 5_000, 10, 5, roundTrip).totalBytes();
 
         assertThat(received[0]).isEqualTo(2L * roundTrips[0]);
         assertThat(allocated).isZero();

@@ -98,6 +98,44 @@ public final class AllocationMeter {
     }
 
     /**
+     * Zero tolerance after a warm-up that waits for the JIT instead of counting on a fixed length: runs
+     * {@code action} {@code warmup} times, then measures sets of {@code windows} windows of {@code window}
+     * iterations until one whole set allocates nothing, at most {@code maxSets} sets, and returns the last set
+     * measured (clean, or the last that was not). Each set that allocated is the further warm-up of the next.
+     *
+     * <p>For a path whose source allocates nothing but whose interpreted or C1 code does (an object C2's escape
+     * analysis removes, such as the JDK's errno capture slice in a downcall): on a loaded two-core machine C2 may
+     * compile it after any fixed warm-up, and a deoptimisation may send it back once. What it still catches: an
+     * allocation at least once per set ({@code window * windows} iterations) shows in every set and fails; so does
+     * any allocation at all while the JIT keeps one set from being clean in {@code maxSets}.
+     *
+     * @param warmup iterations not measured before the first set
+     * @param window iterations per measured window
+     * @param windows windows per set, at least 1
+     * @param maxSets the most sets to measure, at least 1
+     * @param action the code under test
+     * @return the last set measured; {@link Windows#totalBytes()} is 0 when it is clean, {@link Windows#sets()}
+     *     says how many sets it took
+     */
+    public static Windows firstCleanSet(final int warmup, final int window, final int windows, final int maxSets,
+        final Runnable action) {
+        if (maxSets < 1) {
+            throw new IllegalArgumentException("maxSets=" + maxSets + " must be at least 1");
+        }
+        Windows measured = windows(warmup, window, windows, action);
+        int sets = 1;
+        while (measured.totalBytes() != 0 && sets < maxSets) {
+            System.out.println("allocation set " + sets + " on " + Thread.currentThread().getName() + ": "
+                + measured.totalBytes() + " bytes in " + measured.allocatingWindows() + " of " + windows
+                + " windows; measuring another set");
+            measured = windows(0, window, windows, action);
+            sets++;
+        }
+        measured.sets = sets;
+        return measured;
+    }
+
+    /**
      * Runs {@code action} {@code warmup} times, then {@code windows} windows of {@code window} iterations each, and
      * returns every window's figure, for a test that bounds a one-off it can name by count and bytes instead of
      * forgiving a share of the windows.
@@ -135,6 +173,7 @@ public final class AllocationMeter {
         private long[] bytes = new long[16];
         private long before;
         private int count;
+        private int sets = 1;
 
         /**
          * Creates it.
@@ -176,6 +215,16 @@ public final class AllocationMeter {
          */
         public int count() {
             return count;
+        }
+
+        /**
+         * The sets of windows measured to reach these windows: 1 unless they come from
+         * {@link AllocationMeter#firstCleanSet(int, int, int, int, Runnable)}, which keeps only the last set.
+         *
+         * @return the count
+         */
+        public int sets() {
+            return sets;
         }
 
         /**
