@@ -456,7 +456,9 @@ public final class ReactorCommandRing extends CommandRingPad1 implements Pollabl
             final long headCache = (long)LONG.getAcquire(segment, (long)HEAD_CACHE_OFFSET);
             if (padding + alignedLength > capacity - (tail - headCache)) {
                 final long head = (long)LONG.getAcquire(segment, (long)HEAD_OFFSET); // pairs with doWork's release
-                LONG.setRelease(segment, (long)HEAD_CACHE_OFFSET, head); // its release passes the zeroed room on
+                if (head != headCache) { // a full ring's spinning producers would otherwise write the line per try
+                    LONG.setRelease(segment, (long)HEAD_CACHE_OFFSET, head); // its release passes the zeroed room on
+                }
                 if (padding + alignedLength > capacity - (tail - head)) {
                     LONG.getAndAdd(segment, (long)REFUSED_OFFSET, 1L);
                     return BACK_PRESSURED;
