@@ -120,6 +120,7 @@ public final class Reactor extends ReactorPad1 implements AutoCloseable {
         this.selectInterval = options.selectInterval();
         this.longCycleThresholdNs = options.longCycleThresholdNs() == 0 ? Long.MAX_VALUE : options.longCycleThresholdNs();
         LongDutyCycleEvent.enabled(); // loads the event class now: loading allocates, and must not in a cycle
+        SelectorBoxing.warnIfAllocating();
         this.commands = new MpscArrayQueue<>(options.commandQueueCapacity());
         this.nowNs = clock.nanoTime();
         this.timers = new TimerWheel(nowNs, options.timerTickNs(), options.ticksPerWheel());

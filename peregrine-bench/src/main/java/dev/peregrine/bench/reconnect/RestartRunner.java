@@ -3,6 +3,7 @@ package dev.peregrine.bench.reconnect;
 import dev.peregrine.peers.support.FreePorts;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.reactor.ReactorOptions;
+import dev.peregrine.reactor.SelectorBoxing;
 import org.HdrHistogram.Histogram;
 
 import java.io.BufferedReader;
@@ -107,7 +108,7 @@ public final class RestartRunner {
 
     private static Process start(final ReconnectRunner.Spec spec, final Path store, final int port) throws IOException {
         final List<String> command = List.of(ProcessHandle.current().info().command().orElse("java"),
-            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+            "--enable-native-access=ALL-UNNAMED", SelectorBoxing.JVM_OPTION, "-cp", System.getProperty("java.class.path"),
             ReconnectServerChild.class.getName(), store.toString(), Integer.toString(port), Long.toString(spec.count()),
             Long.toString(spec.rate()), Boolean.toString(spec.busySpin()));
         return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();

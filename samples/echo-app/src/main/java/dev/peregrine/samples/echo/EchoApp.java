@@ -59,7 +59,8 @@ public final class EchoApp {
         final Path folder = Files.createTempDirectory("peregrine-echo-app");
         final Path socket = folder.resolve("echo.sock");
         final List<String> command = List.of(ProcessHandle.current().info().command().orElse("java"),
-            "--enable-native-access=dev.peregrine.core", "--module-path", System.getProperty("jdk.module.path"),
+            "--enable-native-access=dev.peregrine.core", "-XX:AutoBoxCacheMax=65536", "--module-path",
+            System.getProperty("jdk.module.path"),
             "--module", EchoApp.class.getModule().getName() + "/" + EchoApp.class.getName(), SERVE, socket.toString());
         final Process server = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try (BufferedReader lines = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8))) {
