@@ -71,6 +71,7 @@ class FanoutBenchCommandTest {
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElseThrow());
         command.add("--enable-native-access=ALL-UNNAMED");
+        command.add("-XX:AutoBoxCacheMax=65536"); // as the launcher: SelectorBoxing
         command.addAll(AeronDriverSettings.JVM_ARGUMENTS);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(),
             "bench", "fanout", "--readers", "1,2", "--size", "32", "--rate", "10000", "--warmup-seconds", "0.3",

@@ -79,6 +79,7 @@ class FanoutCommandTest {
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElseThrow());
         command.add("--enable-native-access=ALL-UNNAMED");
+        command.add("-XX:AutoBoxCacheMax=65536"); // as the launcher: SelectorBoxing
         command.add("-Xmx128m");
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));

@@ -56,6 +56,7 @@ class HandoffCommandTest {
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElseThrow());
         command.add("--enable-native-access=ALL-UNNAMED");
+        command.add("-XX:AutoBoxCacheMax=65536"); // as the launcher: SelectorBoxing
         command.addAll(AeronDriverSettings.JVM_ARGUMENTS);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(),
             "bench", "handoff", "--size", "32", "--rate", "20000", "--warmup-seconds", "0.05", "--seconds", "0.1"));

@@ -72,6 +72,7 @@ class LibraryInstallTest {
         run(sample, List.of(tree.resolve("mvnw").toString(), "-B", "-q", "-Dmaven.repo.local=" + repository, tail(),
             "package"), "sample-build");
         final String output = run(sample, List.of(java(), "--enable-native-access=dev.peregrine.core",
+            "-XX:AutoBoxCacheMax=65536",
             "-p", "target/lib:target/echo-app.jar", "-m", "dev.peregrine.samples.echo/dev.peregrine.samples.echo.EchoApp"),
             "sample-run");
         assertThat(output).contains("tcp: sent 'hello over TCP' to process", "got back 'hello over TCP'",

@@ -49,6 +49,7 @@ class BroadcastMultiProcessTest {
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElseThrow());
         command.add("--enable-native-access=ALL-UNNAMED");
+        command.add("-XX:AutoBoxCacheMax=65536"); // as the launcher: SelectorBoxing
         command.add("-Xmx64m");
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));

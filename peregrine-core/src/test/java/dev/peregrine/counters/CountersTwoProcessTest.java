@@ -31,6 +31,7 @@ class CountersTwoProcessTest {
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElseThrow());
         command.add("--enable-native-access=ALL-UNNAMED");
+        command.add("-XX:AutoBoxCacheMax=65536"); // as the launcher: SelectorBoxing
         command.add("-D" + CountersManager.DIRECTORY_PROPERTY + "=" + dir);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));

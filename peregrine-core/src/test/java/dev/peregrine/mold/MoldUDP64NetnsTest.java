@@ -53,7 +53,8 @@ class MoldUDP64NetnsTest {
 
     private List<String> java(final String namespace, final String... args) {
         final List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", namespace,
-            ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
+            ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=ALL-UNNAMED",
+            "-XX:AutoBoxCacheMax=65536", "-Xmx256m",
             "-cp", System.getProperty("java.class.path"), MoldNetnsNode.class.getName()));
         command.addAll(List.of(args));
         return command;

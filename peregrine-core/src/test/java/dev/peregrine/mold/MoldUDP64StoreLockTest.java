@@ -101,7 +101,8 @@ class MoldUDP64StoreLockTest {
 
     private static String runInAnotherProcess(final String... args) throws IOException, InterruptedException {
         final List<String> command = new java.util.ArrayList<>(List.of(ProcessHandle.current().info().command()
-            .orElseThrow(), "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+            .orElseThrow(), "--enable-native-access=ALL-UNNAMED", "-XX:AutoBoxCacheMax=65536",
+            "-cp", System.getProperty("java.class.path"),
             MoldUDP64StoreProcess.class.getName()));
         command.addAll(List.of(args));
         final Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();

@@ -44,7 +44,8 @@ public final class ShmMeasure {
 
     private static Process start(final String... args) throws Exception {
         final List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
-            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), ShmMeasure.class.getName()));
+            "--enable-native-access=ALL-UNNAMED", "-XX:AutoBoxCacheMax=65536", "-cp",
+            System.getProperty("java.class.path"), ShmMeasure.class.getName()));
         command.addAll(List.of(args));
         final Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         final BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));

@@ -41,6 +41,7 @@ class ShmTwoProcessTest {
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElseThrow());
         command.add("--enable-native-access=ALL-UNNAMED");
+        command.add("-XX:AutoBoxCacheMax=65536"); // as the launcher: SelectorBoxing
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(ShmPeerProcess.class.getName());

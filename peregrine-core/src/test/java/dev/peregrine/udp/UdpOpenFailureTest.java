@@ -25,7 +25,7 @@ class UdpOpenFailureTest {
         final Process child = new ProcessBuilder(List.of(
             Path.of(System.getProperty("java.home"), "bin", "java").toString(),
             "-XX:MaxDirectMemorySize=100000", // one 64 KiB buffer, not two
-            "--enable-native-access=ALL-UNNAMED",
+            "--enable-native-access=ALL-UNNAMED", "-XX:AutoBoxCacheMax=65536",
             "-cp", System.getProperty("java.class.path"),
             UdpOpenOutOfDirectMemory.class.getName())).redirectErrorStream(true).start();
         child.getOutputStream().close();

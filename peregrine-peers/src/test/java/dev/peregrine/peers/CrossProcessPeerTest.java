@@ -47,6 +47,7 @@ class CrossProcessPeerTest {
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElseThrow());
         command.add("--enable-native-access=ALL-UNNAMED");
+        command.add("-XX:AutoBoxCacheMax=65536"); // as the launcher: SelectorBoxing
         command.addAll(transport.jvmArguments());
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), PeerResponderProcess.class.getName(),
             transport.name(), Integer.toString(config.port()), Integer.toString(config.size()), directory.toString()));
