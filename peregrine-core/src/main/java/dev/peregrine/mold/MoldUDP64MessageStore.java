@@ -41,7 +41,9 @@ import static dev.peregrine.mold.MoldUDP64StoreLayout.PACKET_LENGTH;
  * type {@code 'S'}, the message), so that a run of consecutive messages is one contiguous range of bytes a SoupBinTCP
  * server sends as it is ({@link #packetRun}). A MoldUDP64 answer copies each message into a message block
  * ({@link #copyBlocks}). The index holds one entry per {@value #BLOCK_MESSAGES} messages, for seeks: a message is
- * found from its block's entry by a walk of at most {@value #BLOCK_MESSAGES} - 1 length fields, each checked.
+ * found from its block's entry by a walk of at most {@value #BLOCK_MESSAGES} - 1 length fields, each checked. The
+ * byte bound forgets a block of them at a time where it can, so that appending never reads an old packet: the store
+ * may hold up to 63 messages fewer than its bytes would allow.
  *
  * <p>The store can live in a memory-mapped file, so that a restarted publisher or re-request server goes
  * on from where it stopped; {@link MoldUDP64StoreLayout} draws the file. A file of an earlier layout version is
@@ -330,8 +332,10 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
         }
         // forget first what this message overwrites (bytes of the ring, an index entry): if the copy throws (a
         // source shorter than offset + length) or the process dies part-way, every message still kept is intact
-        firstSequence = first;
-        segment.set(LONG, FIRST_SEQUENCE_OFFSET, first);
+        if (first != firstSequence) {
+            firstSequence = first;
+            segment.set(LONG, FIRST_SEQUENCE_OFFSET, first);
+        }
         VarHandle.storeStoreFence(); // the forgetting above before the overwriting below, for a file reopened after a crash
         if (wraps && dataCapacity - skipOffset >= PACKET_HEADER_LENGTH) {
             data.set(ValueLayout.JAVA_BYTE, skipOffset + 2, SKIP); // a walk that reaches it goes on at the ring's start
@@ -355,35 +359,44 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
 
     /**
      * Forgets the oldest messages whose bytes a new packet at {@code position} up to {@code end} would overwrite, and
-     * makes the oldest one kept the anchor (written to the header before any byte is overwritten).
+     * makes the oldest one kept the anchor (written to the header before any byte is overwritten). It forgets whole
+     * blocks of {@value #BLOCK_MESSAGES} while the index knows where the next one starts, so that no old packet is
+     * read (each would be a cache miss far behind the newest): up to 63 messages more than the bytes need are
+     * forgotten. Packet by packet only within the newest block.
      *
      * @return the oldest message kept, the new one if no other
      */
     private long forgetOverwritten(final long oldestCounted, final long sequence, final long position, final long end) {
-        long first = oldestCounted;
-        long at = position;
-        if (first < sequence) {
-            at = seek(first);
-            long offset = seekOffset;
-            while (end - at > dataCapacity) {
+        long anchor = anchorSequence;
+        long at = anchorPosition;
+        // blocks below the oldest counted one are forgotten already, and their entries may have been reused
+        long block = Math.max((anchor >>> BLOCK_SHIFT) + 1, oldestCounted >>> BLOCK_SHIFT);
+        while (end - at > dataCapacity && block << BLOCK_SHIFT < sequence) {
+            anchor = block << BLOCK_SHIFT;
+            at = segment.get(LONG, entryOf(anchor) + 8);
+            block++;
+        }
+        if (end - at > dataCapacity) {
+            long offset = at % dataCapacity;
+            while (anchor < sequence && end - at > dataCapacity) {
                 final int packet = PACKET_HEADER_LENGTH + lengthAt(offset);
                 at += packet;
                 offset += packet;
-                if (++first == sequence) {
-                    at = position;
-                    break;
-                }
+                anchor++;
                 if (dataCapacity - offset < PACKET_HEADER_LENGTH || data.get(ValueLayout.JAVA_BYTE, offset + 2) != PACKET_TYPE) {
                     at += dataCapacity - offset;
                     offset = 0;
                 }
             }
+            if (anchor == sequence) {
+                at = position;
+            }
         }
-        anchorSequence = first;
+        anchorSequence = anchor;
         anchorPosition = at;
-        segment.set(LONG, ANCHOR_SEQUENCE_OFFSET, first);
+        segment.set(LONG, ANCHOR_SEQUENCE_OFFSET, anchor);
         segment.set(LONG, ANCHOR_POSITION_OFFSET, at);
-        return first;
+        return Math.max(oldestCounted, anchor);
     }
 
     /**
