@@ -246,7 +246,7 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
         long position = anchorPosition;
         long offset = position % dataCapacity;
         for (long sequence = anchorSequence; sequence < next; sequence++) {
-            if (dataCapacity - offset < PACKET_HEADER_LENGTH || data.get(ValueLayout.JAVA_BYTE, offset + 2) != PACKET_TYPE) {
+            if (skipsToStart(offset)) {
                 position += dataCapacity - offset;
                 offset = 0;
             }
@@ -383,7 +383,7 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
                 at += packet;
                 offset += packet;
                 anchor++;
-                if (dataCapacity - offset < PACKET_HEADER_LENGTH || data.get(ValueLayout.JAVA_BYTE, offset + 2) != PACKET_TYPE) {
+                if (skipsToStart(offset)) {
                     at += dataCapacity - offset;
                     offset = 0;
                 }
@@ -421,18 +421,17 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
         final long start = seek(sequence);
         final long startOffset = seekOffset;
         final long last = sequence + Math.min(nextSequence - sequence, maxCount);
-        final MemorySegment ring = data;
-        final long capacity = dataCapacity;
+        final long byteLimit = Math.min(maxBytes, Integer.MAX_VALUE); // runBytes() is an int
         long offset = startOffset;
         long next = sequence;
         while (next < last) {
-            if (capacity - offset < PACKET_HEADER_LENGTH || ring.get(ValueLayout.JAVA_BYTE, offset + 2) != PACKET_TYPE) {
+            if (skipsToStart(offset)) {
                 break; // the ring's end: the rest of the run starts at the ring's start
             }
             final int length = lengthAt(offset);
             final long after = offset + PACKET_HEADER_LENGTH + length;
-            if (length > MAX_PACKET_MESSAGE_LENGTH || after > capacity
-                || after - startOffset > maxBytes && next > sequence) {
+            if (length > MAX_PACKET_MESSAGE_LENGTH || after > dataCapacity
+                || after - startOffset > byteLimit && next > sequence) {
                 break;
             }
             offset = after;
@@ -497,7 +496,7 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
         int written = 0;
         int copied = 0;
         for (long s = sequence; s < last; s++) {
-            if (dataCapacity - at < PACKET_HEADER_LENGTH || data.get(ValueLayout.JAVA_BYTE, at + 2) != PACKET_TYPE) {
+            if (skipsToStart(at)) {
                 at = 0;
             }
             final int length = lengthAt(at);
@@ -627,7 +626,7 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
         }
         long offset = position % dataCapacity;
         while (true) {
-            if (dataCapacity - offset < PACKET_HEADER_LENGTH || data.get(ValueLayout.JAVA_BYTE, offset + 2) != PACKET_TYPE) {
+            if (skipsToStart(offset)) {
                 position += dataCapacity - offset;
                 offset = 0;
             }
@@ -641,6 +640,14 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
         }
         seekOffset = offset;
         return position;
+    }
+
+    /**
+     * Whether the ring's rest from {@code offset} is skipped: fewer than a packet header's bytes are left, or the type
+     * is not a packet's (the mark an append leaves where the next packet did not fit). A walk goes on at the start.
+     */
+    private boolean skipsToStart(final long offset) {
+        return dataCapacity - offset < PACKET_HEADER_LENGTH || data.get(ValueLayout.JAVA_BYTE, offset + 2) != PACKET_TYPE;
     }
 
     /** The message length a packet's length field says (it counts the type; 0 stands for 65 535). */

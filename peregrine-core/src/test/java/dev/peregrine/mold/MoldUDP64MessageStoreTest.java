@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class MoldUDP64MessageStoreTest {
     private final MemorySegment scratch = Arena.ofAuto().allocate(70_000);
 
-    private static MemorySegment message(final int length, final int fill) {
+    static MemorySegment message(final int length, final int fill) {
         final MemorySegment segment = MemorySegment.ofArray(new byte[length]);
         segment.fill((byte)fill);
         return segment;

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.HexFormat;
 import java.util.SplittableRandom;
 
+import static dev.peregrine.mold.MoldUDP64MessageStoreTest.message;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -18,12 +19,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class MoldUDP64StorePacketsTest {
     private final MemorySegment scratch = Arena.ofAuto().allocate(70_000);
-
-    private static MemorySegment message(final int length, final int fill) {
-        final MemorySegment segment = MemorySegment.ofArray(new byte[length]);
-        segment.fill((byte)fill);
-        return segment;
-    }
 
     @Test
     void shouldKeepEachMessageAsASequencedDataPacketSoThatARunIsOneRange() {
