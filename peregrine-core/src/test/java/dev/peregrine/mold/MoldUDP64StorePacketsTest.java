@@ -108,6 +108,30 @@ class MoldUDP64StorePacketsTest {
         }
     }
 
+    // the count bound forgets without touching the ring, so the anchor stays far behind; when the byte bound comes
+    // to forget, the index entries of the blocks between were reused long ago and must not be followed
+    @Test
+    void shouldForgetForBytesFromAnAnchorLeftFarBehindByTheCountBound() {
+        try (MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory("A", 256, 65_535)) {
+            final int[] lengths = new int[3_200];
+            for (int s = 1; s < lengths.length; s++) {
+                lengths[s] = s <= 3_000 ? s % 4 : 1_000;
+                final MemorySegment bytes = message(lengths[s], 'S');
+                if (lengths[s] > 0) {
+                    bytes.set(ValueLayout.JAVA_BYTE, lengths[s] - 1, (byte)s);
+                }
+                store.append(bytes, 0, lengths[s]);
+            }
+            assertThat(store.nextSequence() - store.firstSequence()).as("1 000-byte messages: the bytes bind")
+                .isLessThan(70);
+            for (long s = store.firstSequence(); s < store.nextSequence(); s++) {
+                assertThat(store.messageLength(s)).as("message %d", s).isEqualTo(lengths[(int)s]);
+                assertThat(store.copyMessage(s, scratch, 0)).isEqualTo(lengths[(int)s]);
+                assertThat(scratch.get(ValueLayout.JAVA_BYTE, lengths[(int)s] - 1)).as("message %d", s).isEqualTo((byte)s);
+            }
+        }
+    }
+
     private void checkKept(final MoldUDP64MessageStore store, final int[] lengths, final SplittableRandom random) {
         final long first = store.firstSequence();
         final long next = store.nextSequence();
