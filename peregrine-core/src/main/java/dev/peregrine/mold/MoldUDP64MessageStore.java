@@ -11,66 +11,86 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
+import static dev.peregrine.mold.MoldUDP64StoreLayout.ANCHOR_POSITION_OFFSET;
+import static dev.peregrine.mold.MoldUDP64StoreLayout.ANCHOR_SEQUENCE_OFFSET;
+import static dev.peregrine.mold.MoldUDP64StoreLayout.DATA_CAPACITY_OFFSET;
+import static dev.peregrine.mold.MoldUDP64StoreLayout.FIRST_SEQUENCE_OFFSET;
+import static dev.peregrine.mold.MoldUDP64StoreLayout.HEADER_LENGTH;
+import static dev.peregrine.mold.MoldUDP64StoreLayout.INDEX_ENTRY_LENGTH;
+import static dev.peregrine.mold.MoldUDP64StoreLayout.INT;
+import static dev.peregrine.mold.MoldUDP64StoreLayout.MAGIC;
+import static dev.peregrine.mold.MoldUDP64StoreLayout.MAGIC_OFFSET;
+import static dev.peregrine.mold.MoldUDP64StoreLayout.MAX_MESSAGES_OFFSET;
+import static dev.peregrine.mold.MoldUDP64StoreLayout.NEXT_SEQUENCE_OFFSET;
+import static dev.peregrine.mold.MoldUDP64StoreLayout.SESSION_OFFSET;
+import static dev.peregrine.mold.MoldUDP64StoreLayout.VERSION;
+import static dev.peregrine.mold.MoldUDP64StoreLayout.VERSION_OFFSET;
+import static dev.peregrine.mold.MoldUDP64StoreLayout.WRITE_POSITION_OFFSET;
+import static dev.peregrine.mold.MoldUDP64StoreLayout.BLOCK_SHIFT;
+import static dev.peregrine.mold.MoldUDP64StoreLayout.PACKET_TYPE;
+import static dev.peregrine.mold.MoldUDP64StoreLayout.SKIP;
+import static dev.peregrine.mold.MoldUDP64StoreLayout.LONG;
+import static dev.peregrine.mold.MoldUDP64StoreLayout.PACKET_LENGTH;
+
 /**
- * The most recent messages of one session, kept off-heap for the re-request server: a bounded window of
- * at most {@code maxMessages} messages and {@code maxBytes} bytes; older messages are forgotten.
- * Appending and copying allocate nothing.
+ * The most recent messages of one session, kept off-heap for the re-request server and for SoupBinTCP clients: a
+ * bounded window of at most {@code maxMessages} messages and {@code maxBytes} bytes of them; older messages are
+ * forgotten. Appending and copying allocate nothing.
+ *
+ * <p>Each message is kept as the SoupBinTCP Sequenced Data packet that carries it (2-byte big-endian packet length,
+ * type {@code 'S'}, the message), so that a run of consecutive messages is one contiguous range of bytes a SoupBinTCP
+ * server sends as it is ({@link #packetRun}). A MoldUDP64 answer copies each message into a message block
+ * ({@link #copyBlocks}). The index holds one entry per {@value #BLOCK_MESSAGES} messages, for seeks: a message is
+ * found from its block's entry by a walk of at most {@value #BLOCK_MESSAGES} - 1 length fields, each checked. The
+ * byte bound forgets a block of them at a time where it can, so that appending never reads an old packet: the store
+ * may hold up to 63 messages fewer than its bytes would allow.
  *
  * <p>The store can live in a memory-mapped file, so that a restarted publisher or re-request server goes
- * on from where it stopped. Layout (native byte order, one file or one off-heap segment):
- * <pre>
- *  0       8        12             16              24          40           48          56          64    128
- * +-------+--------+--------------+---------------+-----------+------------+-----------+-----------+-----+
- * | magic | version| index        | data capacity | session   | first      | next      | write     | pad |
- * |       |        | capacity (n) | (bytes)       | (10 + 6)  | sequence   | sequence  | position  |     |
- * +-------+--------+--------------+---------------+-----------+------------+-----------+-----------+-----+
- * | index: n entries of 16 bytes, entry = sequence &amp; (n - 1): data position (8), length (4), pad (4) |
- * +------------------------------------------------------------------------------------------------------+
- * | data: a ring of data-capacity bytes; a message never wraps (the rest of the ring is skipped)         |
- * +------------------------------------------------------------------------------------------------------+
- * </pre>
- * Positions grow without bound; a position's place in the ring is {@code position % capacity}.
+ * on from where it stopped; {@link MoldUDP64StoreLayout} draws the file. A file of an earlier layout version is
+ * refused with the reason.
  *
  * <p>Not thread-safe: one reactor thread owns the store (publisher and re-request server on one reactor).
  */
 public final class MoldUDP64MessageStore implements AutoCloseable {
-    private static final long MAGIC = 0x3436_5044_4C4F_4D50L; // "PMOLDP64"
-    private static final int VERSION = 1;
-    private static final int MAGIC_OFFSET = 0;
-    private static final int VERSION_OFFSET = 8;
-    private static final int INDEX_CAPACITY_OFFSET = 12;
-    private static final int DATA_CAPACITY_OFFSET = 16;
-    private static final int SESSION_OFFSET = 24;
-    private static final int FIRST_SEQUENCE_OFFSET = 40;
-    private static final int NEXT_SEQUENCE_OFFSET = 48;
-    private static final int WRITE_POSITION_OFFSET = 56;
-    private static final int HEADER_LENGTH = 128;
-    private static final int INDEX_ENTRY_LENGTH = 16;
-
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
-    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
-
+    /** Messages per index entry. */
+    public static final int BLOCK_MESSAGES = 64;
+    /** What a kept packet adds to its message: the length field and the type. */
+    public static final int PACKET_HEADER_LENGTH = 3;
+    /** The longest message a kept packet can carry as SoupBinTCP Sequenced Data (its length field counts the type). */
+    public static final int MAX_PACKET_MESSAGE_LENGTH = 0xFFFE;
     private final Arena arena;
     /** The locked file of a mapped store, null in memory. */
     private final MoldUDP64StoreFile file;
     private final MemorySegment segment;
     private final MemorySegment session;
-    private final int indexMask;
+    /** The ring of packets, and a read-only view of it for {@link #packetRun}'s readers. */
+    private final MemorySegment data;
+    private final MemorySegment dataView;
+    private final int messageMask;
+    private final int slotMask;
     private final long indexBase;
-    private final long dataBase;
     private final long dataCapacity;
     private long firstSequence;
     private long nextSequence;
     private long writePosition;
+    /** {@code writePosition % dataCapacity}, kept so that an append divides nothing. */
+    private long writeOffset;
+    private long anchorSequence;
+    private long anchorPosition;
     private int copiedBytes;
-    /**
-     * At most the data position of the oldest message kept ({@link #firstSequence}): what {@link #append} compares
-     * with before it reads that message's index entry. 0 (always a floor) until an append that had to look.
-     */
-    private long firstPositionFloor;
+    private long runOffset;
+    private int runBytes;
+    /** Where the last {@link #seek} found its message in the ring. */
+    private long seekOffset;
+    // the start and the end of the last run: the next run of the same client, or the same run for the next
+    // caught-up client, starts at one of them, without a walk
+    private long runStartSequence;
+    private long runStartPosition;
+    private long runEndSequence;
+    private long runEndPosition;
 
     private MoldUDP64MessageStore(final Arena arena, final MoldUDP64StoreFile file, final MemorySegment segment,
-        final boolean fresh, final MemorySegment session, final int maxMessages, final long maxBytes) {
+        final boolean fresh, final MemorySegment session, final int maxMessages, final long dataCapacity) {
         this.arena = arena;
         this.file = file;
         this.segment = segment;
@@ -78,22 +98,30 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
             segment.asSlice(0, HEADER_LENGTH).fill((byte)0);
             segment.set(LONG, MAGIC_OFFSET, MAGIC);
             segment.set(INT, VERSION_OFFSET, VERSION);
-            segment.set(INT, INDEX_CAPACITY_OFFSET, maxMessages);
-            segment.set(LONG, DATA_CAPACITY_OFFSET, maxBytes);
+            segment.set(INT, MAX_MESSAGES_OFFSET, maxMessages);
+            segment.set(LONG, DATA_CAPACITY_OFFSET, dataCapacity);
             MemorySegment.copy(session, 0, segment, SESSION_OFFSET, MoldUDP64Layout.SESSION_LENGTH);
             segment.set(LONG, FIRST_SEQUENCE_OFFSET, 1);
             segment.set(LONG, NEXT_SEQUENCE_OFFSET, 1);
             segment.set(LONG, WRITE_POSITION_OFFSET, 0);
+            segment.set(LONG, ANCHOR_SEQUENCE_OFFSET, 1);
+            segment.set(LONG, ANCHOR_POSITION_OFFSET, 0);
         }
-        final int indexCapacity = segment.get(INT, INDEX_CAPACITY_OFFSET);
-        this.indexMask = indexCapacity - 1;
+        final int messages = segment.get(INT, MAX_MESSAGES_OFFSET);
+        final int slots = MoldUDP64StoreLayout.indexSlots(messages);
+        this.messageMask = messages - 1;
+        this.slotMask = slots - 1;
         this.dataCapacity = segment.get(LONG, DATA_CAPACITY_OFFSET);
         this.indexBase = HEADER_LENGTH;
-        this.dataBase = HEADER_LENGTH + (long)indexCapacity * INDEX_ENTRY_LENGTH;
+        this.data = segment.asSlice(HEADER_LENGTH + (long)slots * INDEX_ENTRY_LENGTH, this.dataCapacity);
+        this.dataView = data.asReadOnly();
         this.session = segment.asSlice(SESSION_OFFSET, MoldUDP64Layout.SESSION_LENGTH);
         this.firstSequence = segment.get(LONG, FIRST_SEQUENCE_OFFSET);
         this.nextSequence = segment.get(LONG, NEXT_SEQUENCE_OFFSET);
         this.writePosition = segment.get(LONG, WRITE_POSITION_OFFSET);
+        this.anchorSequence = segment.get(LONG, ANCHOR_SEQUENCE_OFFSET);
+        this.anchorPosition = segment.get(LONG, ANCHOR_POSITION_OFFSET);
+        this.writeOffset = Math.floorMod(writePosition, this.dataCapacity);
     }
 
     /**
@@ -101,22 +129,24 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
      *
      * @param session the session's name
      * @param maxMessages most messages kept; rounded up to a power of two
-     * @param maxBytes most message bytes kept, at least {@link MoldUDP64Layout#MAX_MESSAGE_LENGTH}
+     * @param maxBytes most message bytes kept, at least {@link MoldUDP64Layout#MAX_MESSAGE_LENGTH} (the ring adds
+     *     {@value #PACKET_HEADER_LENGTH} bytes a message for the packet headers)
      * @return the store, empty; its first message will be number 1
      */
     public static MoldUDP64MessageStore inMemory(final String session, final int maxMessages, final long maxBytes) {
-        final int indexCapacity = indexCapacity(maxMessages, maxBytes);
+        final int messages = MoldUDP64StoreLayout.maxMessages(maxMessages, maxBytes);
+        final long dataCapacity = MoldUDP64StoreLayout.dataCapacity(messages, maxBytes);
         final Arena arena = Arena.ofShared();
-        final MemorySegment segment = arena.allocate(length(indexCapacity, maxBytes), 64);
-        return new MoldUDP64MessageStore(arena, null, segment, true, MoldUDP64Layout.session(session), indexCapacity,
-            maxBytes);
+        final MemorySegment segment = arena.allocate(MoldUDP64StoreLayout.length(messages, dataCapacity), 64);
+        return new MoldUDP64MessageStore(arena, null, segment, true, MoldUDP64Layout.session(session), messages,
+            dataCapacity);
     }
 
     /**
      * Opens a store in a memory-mapped file: an existing file of the same session goes on from its last
      * message; a missing or empty file, or a store of another session, is started afresh with these capacities.
-     * Any other file (one that is not a store, or a store whose header or index is damaged) is refused and left
-     * as it is.
+     * Any other file (one that is not a store, a store of another layout version, or a store whose header or
+     * packets are damaged) is refused and left as it is.
      *
      * <p>The store holds an exclusive lock on the file until {@link #close()}: a file another store has open, in
      * this process or another, is refused as in use. A file started afresh gets all its blocks at once
@@ -132,24 +162,25 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
      *     blocks, is not a store or is a damaged one
      */
     public static MoldUDP64MessageStore mapped(final Path file, final String session, final int maxMessages, final long maxBytes) {
-        final int wantedIndex = indexCapacity(maxMessages, maxBytes);
+        final int wantedMessages = MoldUDP64StoreLayout.maxMessages(maxMessages, maxBytes);
+        final long wantedData = MoldUDP64StoreLayout.dataCapacity(wantedMessages, maxBytes);
         try {
             final MoldUDP64StoreFile storeFile = MoldUDP64StoreFile.open(file);
             final Arena arena = Arena.ofShared();
             try {
                 final FileChannel channel = storeFile.channel();
                 final long existing = channel.size();
-                final boolean fresh = existing == 0 || !isStoreOf(channel, existing, session);
+                final boolean fresh = existing == 0 || !MoldUDP64StoreLayout.isStoreOf(channel, existing, session);
                 if (fresh && session == null) {
                     throw new IllegalArgumentException("file=" + file + " holds no message store and session=null");
                 }
-                final long length = fresh ? length(wantedIndex, maxBytes) : existing;
+                final long length = fresh ? MoldUDP64StoreLayout.length(wantedMessages, wantedData) : existing;
                 if (fresh) {
                     storeFile.startAfresh(length);
                 }
                 final MemorySegment segment = channel.map(FileChannel.MapMode.READ_WRITE, 0, length, arena);
                 final MoldUDP64MessageStore store = new MoldUDP64MessageStore(arena, storeFile, segment, fresh,
-                    fresh ? MoldUDP64Layout.session(session) : null, wantedIndex, maxBytes);
+                    fresh ? MoldUDP64Layout.session(session) : null, wantedMessages, wantedData);
                 final String damage = fresh ? null : store.damage();
                 if (damage != null) {
                     throw new IOException("a damaged message store, " + damage + ": refused and left as it is");
@@ -168,8 +199,9 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
     /**
      * Why {@link #mapped} would refuse a file whose header it reads, or null if it would take it: a missing or empty
      * file, or a store of any session with a sound header, is taken; something that is not a regular file, a file
-     * that is not a store, or a file another store holds now (of this process or another) is refused. The file is
-     * only read. A store whose index is damaged passes here and is refused by {@link #mapped}, which reads it whole.
+     * that is not a store (or a store of another layout version), or a file another store holds now (of this process
+     * or another) is refused. The file is only read. A store whose packets are damaged passes here and is refused by
+     * {@link #mapped}, which reads it whole.
      *
      * @param file the file
      * @return the reason, or null
@@ -184,68 +216,61 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
         return MoldUDP64StoreFile.refusal(file, channel -> {
             final long existing = channel.size();
             if (existing > 0) {
-                isStoreOf(channel, existing, null);
+                MoldUDP64StoreLayout.isStoreOf(channel, existing, null);
             }
         });
     }
 
     /**
-     * Whether a non-empty file is a store of this session (or of any, for a null session).
-     *
-     * @throws IOException if it is not a store, or its header is damaged: nothing to overwrite
-     */
-    private static boolean isStoreOf(final FileChannel channel, final long existing, final String session) throws IOException {
-        if (existing < HEADER_LENGTH) {
-            throw new IOException("not a MoldUDP64 message store (" + existing + " bytes, shorter than a store's header of "
-                + HEADER_LENGTH + "): refused and left as it is");
-        }
-        try (Arena probe = Arena.ofConfined()) {
-            final MemorySegment header = channel.map(FileChannel.MapMode.READ_ONLY, 0, HEADER_LENGTH, probe);
-            final long magic = header.get(LONG, MAGIC_OFFSET);
-            if (magic != MAGIC) {
-                throw new IOException("not a MoldUDP64 message store (magic=0x" + Long.toHexString(magic)
-                    + "): refused and left as it is");
-            }
-            final int version = header.get(INT, VERSION_OFFSET);
-            final int index = header.get(INT, INDEX_CAPACITY_OFFSET);
-            final long data = header.get(LONG, DATA_CAPACITY_OFFSET);
-            if (version != VERSION) {
-                throw new IOException("a message store of layout version=" + version + ", not " + VERSION
-                    + ": refused and left as it is");
-            }
-            if (index <= 0 || Integer.bitCount(index) != 1 || data < MoldUDP64Layout.MAX_MESSAGE_LENGTH
-                || length(index, data) != existing) {
-                throw new IOException("a damaged message store, index capacity=" + index + " data capacity=" + data
-                    + " in a file of " + existing + " bytes: refused and left as it is");
-            }
-            return session == null || MemorySegment.mismatch(header, SESSION_OFFSET,
-                SESSION_OFFSET + MoldUDP64Layout.SESSION_LENGTH, MoldUDP64Layout.session(session), 0,
-                MoldUDP64Layout.SESSION_LENGTH) == -1;
-        }
-    }
-
-    /**
-     * What is wrong with a reopened store's sequences and index, as the constructor took them, or null if nothing:
-     * each message kept must lie whole within the last data-capacity bytes written, so that appending and copying
-     * stay inside the ring.
+     * What is wrong with a reopened store's sequences, anchor, packets and index, as the constructor took them, or
+     * null if nothing: a walk from the anchor must cross whole packets, each within the ring and within the last
+     * data-capacity bytes written, to the write position; every index entry a seek may use must name the packet the
+     * walk found. Appending, seeking and copying then stay inside the ring.
      */
     private String damage() {
         final long first = firstSequence;
         final long next = nextSequence;
         final long written = writePosition;
-        if (first < 1 || next < first || next - first > indexMask + 1L || next == Long.MAX_VALUE) {
-            return "firstSequence=" + first + " nextSequence=" + next + " with an index of " + (indexMask + 1L);
+        if (first < 1 || next < first || next - first > messageMask + 1L || next == Long.MAX_VALUE) {
+            return "firstSequence=" + first + " nextSequence=" + next + " with at most " + (messageMask + 1L)
+                + " messages";
         }
         if (written < 0 || written > Long.MAX_VALUE / 2) { // 2^62 bytes: never written, and far from overflowing
             return "writePosition=" + written;
         }
-        for (long sequence = first; sequence < next; sequence++) {
-            final long position = positionOf(sequence);
-            final int length = segment.get(INT, entryOf(sequence) + 8);
-            if (length < 0 || length > MoldUDP64Layout.MAX_MESSAGE_LENGTH || position < 0 || position > written - length
-                || written - position > dataCapacity || position % dataCapacity + length > dataCapacity) {
+        if (anchorSequence < 1 || anchorSequence > first || anchorPosition < 0 || anchorPosition > written
+            || written - anchorPosition > dataCapacity) {
+            return "anchorSequence=" + anchorSequence + " anchorPosition=" + anchorPosition + " (firstSequence="
+                + first + ", writePosition=" + written + ", data capacity " + dataCapacity + ")";
+        }
+        long position = anchorPosition;
+        long offset = position % dataCapacity;
+        for (long sequence = anchorSequence; sequence < next; sequence++) {
+            if (skipsToStart(offset)) {
+                position += dataCapacity - offset;
+                offset = 0;
+            }
+            final int length = lengthAt(offset);
+            if (data.get(ValueLayout.JAVA_BYTE, offset + 2) != PACKET_TYPE || offset + PACKET_HEADER_LENGTH + length > dataCapacity
+                || position + PACKET_HEADER_LENGTH + length > written) {
                 return "message " + sequence + " at position=" + position + " length=" + length + " (writePosition="
                     + written + ", data capacity " + dataCapacity + ")";
+            }
+            final long entry = entryOf(sequence);
+            if (segment.get(LONG, entry) == sequence && segment.get(LONG, entry + 8) != position) {
+                return "the index entry of message " + sequence + " at position=" + segment.get(LONG, entry + 8)
+                    + ", not at " + position;
+            }
+            position += PACKET_HEADER_LENGTH + length;
+            offset += PACKET_HEADER_LENGTH + length;
+        }
+        if (position != written) {
+            return "the packets end at position=" + position + ", not at writePosition=" + written;
+        }
+        for (long block = first >>> BLOCK_SHIFT; first < next && block <= (next - 1) >>> BLOCK_SHIFT; block++) {
+            final long entrySequence = segment.get(LONG, entryOf(block << BLOCK_SHIFT));
+            if (entrySequence >>> BLOCK_SHIFT != block || entrySequence > Math.max(first, block << BLOCK_SHIFT)) {
+                return "the index entry of block " + block + " names message " + entrySequence;
             }
         }
         return null;
@@ -271,8 +296,10 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
         }
         firstSequence = sequence;
         nextSequence = sequence;
+        anchorSequence = sequence;
         segment.set(LONG, FIRST_SEQUENCE_OFFSET, sequence);
         segment.set(LONG, NEXT_SEQUENCE_OFFSET, sequence);
+        segment.set(LONG, ANCHOR_SEQUENCE_OFFSET, sequence);
     }
 
     /**
@@ -289,40 +316,162 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
             throw new IllegalArgumentException("length=" + length);
         }
         final long sequence = nextSequence;
-        long position = writePosition;
-        final long ringOffset = position % dataCapacity;
-        final boolean wraps = ringOffset + length > dataCapacity;
-        if (wraps) {
-            position += dataCapacity - ringOffset; // a message never wraps: it can be copied in one piece
-        }
-        final long end = position + length;
+        final int packet = PACKET_HEADER_LENGTH + length;
+        final long skipOffset = writeOffset;
+        final boolean wraps = skipOffset + packet > dataCapacity;
+        // a packet never wraps: it can be sent or copied in one piece
+        final long position = wraps ? writePosition + dataCapacity - skipOffset : writePosition;
+        final long ringOffset = wraps ? 0 : skipOffset;
+        final long end = position + packet;
         long first = firstSequence;
-        if (sequence - first > indexMask) {
-            first = sequence - indexMask; // the index slot of the oldest message is about to be reused
+        if (sequence - first > messageMask) {
+            first = sequence - messageMask; // the count bound: nothing in the ring is touched by it
         }
-        // the oldest kept message's index entry is far behind the newest, in memory nobody else touches: read it only
-        // when this message's bytes can reach it (positions grow with sequence numbers, so the floor bounds them all)
-        if (end - firstPositionFloor > dataCapacity) {
-            while (first < sequence && end - positionOf(first) > dataCapacity) {
-                first++;
-            }
-            firstPositionFloor = first < sequence ? positionOf(first) : position;
+        if (end - anchorPosition > dataCapacity) { // the new bytes reach the anchor's: forget what they overwrite
+            first = forgetOverwritten(first, sequence, position, end);
         }
-        // forget first what this message overwrites (an index entry, bytes of the ring): if the copy throws (a
+        // forget first what this message overwrites (bytes of the ring, an index entry): if the copy throws (a
         // source shorter than offset + length) or the process dies part-way, every message still kept is intact
-        firstSequence = first;
-        segment.set(LONG, FIRST_SEQUENCE_OFFSET, first);
+        if (first != firstSequence) {
+            firstSequence = first;
+            segment.set(LONG, FIRST_SEQUENCE_OFFSET, first);
+        }
         VarHandle.storeStoreFence(); // the forgetting above before the overwriting below, for a file reopened after a crash
-        final long entry = entryOf(sequence);
-        segment.set(LONG, entry, position);
-        segment.set(INT, entry + 8, length);
-        MemorySegment.copy(buffer, offset, segment, dataBase + (wraps ? 0 : ringOffset), length); // position's place in the ring
+        if (wraps && dataCapacity - skipOffset >= PACKET_HEADER_LENGTH) {
+            data.set(ValueLayout.JAVA_BYTE, skipOffset + 2, SKIP); // a walk that reaches it goes on at the ring's start
+        }
+        data.set(PACKET_LENGTH, ringOffset, (short)(length + 1)); // 65 535 wraps to 0: no SoupBinTCP packet carries it
+        data.set(ValueLayout.JAVA_BYTE, ringOffset + 2, PACKET_TYPE);
+        MemorySegment.copy(buffer, offset, data, ringOffset + PACKET_HEADER_LENGTH, length);
+        if ((sequence & (BLOCK_MESSAGES - 1)) == 0 || writePosition == 0) { // a block's first message, or the first ever
+            final long entry = entryOf(sequence);
+            segment.set(LONG, entry, sequence);
+            segment.set(LONG, entry + 8, position);
+        }
         VarHandle.storeStoreFence(); // the message whole before the header counts it
         nextSequence = sequence + 1;
         writePosition = end;
+        writeOffset = ringOffset + packet == dataCapacity ? 0 : ringOffset + packet;
         segment.set(LONG, WRITE_POSITION_OFFSET, end);
         segment.set(LONG, NEXT_SEQUENCE_OFFSET, sequence + 1);
         return sequence;
+    }
+
+    /**
+     * Forgets the oldest messages whose bytes a new packet at {@code position} up to {@code end} would overwrite, and
+     * makes the oldest one kept the anchor (written to the header before any byte is overwritten). It forgets whole
+     * blocks of {@value #BLOCK_MESSAGES} while the index knows where the next one starts, so that no old packet is
+     * read (each would be a cache miss far behind the newest): up to 63 messages more than the bytes need are
+     * forgotten. Packet by packet only within the newest block.
+     *
+     * @return the oldest message kept, the new one if no other
+     */
+    private long forgetOverwritten(final long oldestCounted, final long sequence, final long position, final long end) {
+        long anchor = anchorSequence;
+        long at = anchorPosition;
+        // blocks below the oldest counted one are forgotten already, and their entries may have been reused
+        long block = Math.max((anchor >>> BLOCK_SHIFT) + 1, oldestCounted >>> BLOCK_SHIFT);
+        while (end - at > dataCapacity && block << BLOCK_SHIFT < sequence) {
+            anchor = block << BLOCK_SHIFT;
+            at = segment.get(LONG, entryOf(anchor) + 8);
+            block++;
+        }
+        if (end - at > dataCapacity) {
+            long offset = at % dataCapacity;
+            while (anchor < sequence && end - at > dataCapacity) {
+                final int packet = PACKET_HEADER_LENGTH + lengthAt(offset);
+                at += packet;
+                offset += packet;
+                anchor++;
+                if (skipsToStart(offset)) {
+                    at += dataCapacity - offset;
+                    offset = 0;
+                }
+            }
+            if (anchor == sequence) {
+                at = position;
+            }
+        }
+        anchorSequence = anchor;
+        anchorPosition = at;
+        segment.set(LONG, ANCHOR_SEQUENCE_OFFSET, anchor);
+        segment.set(LONG, ANCHOR_POSITION_OFFSET, at);
+        return Math.max(oldestCounted, anchor);
+    }
+
+    /**
+     * Finds a run of consecutive kept messages, from {@code sequence} on, whose packets lie one after another in
+     * the ring ({@link #ring()}): bytes a SoupBinTCP server sends as they are, {@link #runBytes()} of them from
+     * {@link #runOffset()}. The run ends before {@code maxCount} messages, before a message that would take it past
+     * {@code maxBytes} (the first one is taken whatever its length), at the ring's end, and before a message longer
+     * than {@link #MAX_PACKET_MESSAGE_LENGTH}. Every length is checked against the ring before it is counted.
+     * Allocates nothing.
+     *
+     * @param sequence the first message wanted
+     * @param maxCount most messages, at least 1
+     * @param maxBytes most bytes, unless the first packet alone is longer
+     * @return the messages in the run; 0 if the first is longer than {@link #MAX_PACKET_MESSAGE_LENGTH} (see
+     *     {@link #messageLength}); -1 if the store does not hold it
+     */
+    public int packetRun(final long sequence, final int maxCount, final long maxBytes) {
+        runBytes = 0;
+        if (sequence < firstSequence || sequence >= nextSequence || maxCount < 1) {
+            return -1;
+        }
+        final long start = seek(sequence);
+        final long startOffset = seekOffset;
+        final long last = sequence + Math.min(nextSequence - sequence, maxCount);
+        final long byteLimit = Math.min(maxBytes, Integer.MAX_VALUE); // runBytes() is an int
+        long offset = startOffset;
+        long next = sequence;
+        while (next < last) {
+            if (skipsToStart(offset)) {
+                break; // the ring's end: the rest of the run starts at the ring's start
+            }
+            final int length = lengthAt(offset);
+            final long after = offset + PACKET_HEADER_LENGTH + length;
+            if (length > MAX_PACKET_MESSAGE_LENGTH || after > dataCapacity
+                || after - startOffset > byteLimit && next > sequence) {
+                break;
+            }
+            offset = after;
+            next++;
+        }
+        runOffset = startOffset;
+        runBytes = (int)(offset - startOffset);
+        runStartSequence = sequence;
+        runStartPosition = start;
+        runEndSequence = next;
+        runEndPosition = start + runBytes;
+        return (int)(next - sequence);
+    }
+
+    /**
+     * Where the last {@link #packetRun} starts in {@link #ring()}.
+     *
+     * @return the offset
+     */
+    public long runOffset() {
+        return runOffset;
+    }
+
+    /**
+     * The length of the last {@link #packetRun}, packet headers included.
+     *
+     * @return bytes
+     */
+    public int runBytes() {
+        return runBytes;
+    }
+
+    /**
+     * The ring of packets, read-only, for the runs {@link #packetRun} finds; a view valid while the store is open.
+     * Bytes outside a run found since the last {@link #append} mean nothing.
+     *
+     * @return the ring
+     */
+    public MemorySegment ring() {
+        return dataView;
     }
 
     /**
@@ -342,18 +491,23 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
             return 0;
         }
         final long last = Math.min(nextSequence, sequence + count);
+        seek(sequence);
+        long at = seekOffset;
         int written = 0;
         int copied = 0;
         for (long s = sequence; s < last; s++) {
-            final long entry = entryOf(s);
-            final int length = segment.get(INT, entry + 8);
+            if (skipsToStart(at)) {
+                at = 0;
+            }
+            final int length = lengthAt(at);
             if (written + MoldUDP64Layout.BLOCK_HEADER_LENGTH + length > maxBytes) {
                 break;
             }
             MoldUDP64Layout.putMessageLength(buffer, offset + written, length);
-            MemorySegment.copy(segment, dataBase + segment.get(LONG, entry) % dataCapacity, buffer,
+            MemorySegment.copy(data, at + PACKET_HEADER_LENGTH, buffer,
                 offset + written + MoldUDP64Layout.BLOCK_HEADER_LENGTH, length);
             written += MoldUDP64Layout.BLOCK_HEADER_LENGTH + length;
+            at += PACKET_HEADER_LENGTH + length;
             copied++;
         }
         copiedBytes = written;
@@ -361,8 +515,7 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
     }
 
     /**
-     * The length of one message kept in the store; allocates nothing. With {@link #copyMessage} it serves a
-     * protocol that frames messages its own way (SoupBinTCP's Sequenced Data).
+     * The length of one message kept in the store; allocates nothing.
      *
      * @param sequence the message
      * @return its length, or -1 if the store does not hold it
@@ -371,7 +524,8 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
         if (sequence < firstSequence || sequence >= nextSequence) {
             return -1;
         }
-        return segment.get(INT, entryOf(sequence) + 8);
+        seek(sequence);
+        return lengthAt(seekOffset);
     }
 
     /**
@@ -386,9 +540,9 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
         if (sequence < firstSequence || sequence >= nextSequence) {
             return -1;
         }
-        final long entry = entryOf(sequence);
-        final int length = segment.get(INT, entry + 8);
-        MemorySegment.copy(segment, dataBase + segment.get(LONG, entry) % dataCapacity, buffer, offset, length);
+        seek(sequence);
+        final int length = lengthAt(seekOffset);
+        MemorySegment.copy(data, seekOffset + PACKET_HEADER_LENGTH, buffer, offset, length);
         return length;
     }
 
@@ -443,26 +597,66 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
         }
     }
 
-    private long positionOf(final long sequence) {
-        return segment.get(LONG, entryOf(sequence));
+    /**
+     * The position of a kept message ({@code anchorSequence <= sequence < nextSequence}), its place in the ring left
+     * in {@link #seekOffset}: from the last run's start or end, or a walk of fewer than {@value #BLOCK_MESSAGES}
+     * packets from its block's index entry (or from the anchor, when the block's first message is older). A walk
+     * never reads outside the ring, whatever the lengths say.
+     */
+    private long seek(final long sequence) {
+        long at;
+        long position;
+        if (sequence == runEndSequence) {
+            at = sequence;
+            position = runEndPosition;
+        } else if (sequence == runStartSequence) {
+            at = sequence;
+            position = runStartPosition;
+        } else {
+            final long entry = entryOf(sequence);
+            final long entrySequence = segment.get(LONG, entry);
+            if (entrySequence >>> BLOCK_SHIFT == sequence >>> BLOCK_SHIFT && entrySequence <= sequence
+                && entrySequence >= anchorSequence) {
+                at = entrySequence;
+                position = segment.get(LONG, entry + 8);
+            } else {
+                at = anchorSequence;
+                position = anchorPosition;
+            }
+        }
+        long offset = position % dataCapacity;
+        while (true) {
+            if (skipsToStart(offset)) {
+                position += dataCapacity - offset;
+                offset = 0;
+            }
+            if (at == sequence) {
+                break;
+            }
+            final int packet = PACKET_HEADER_LENGTH + lengthAt(offset);
+            position += packet;
+            offset += packet;
+            at++;
+        }
+        seekOffset = offset;
+        return position;
     }
 
-    /** Where a message's index entry (position, then length) sits. */
+    /**
+     * Whether the ring's rest from {@code offset} is skipped: fewer than a packet header's bytes are left, or the type
+     * is not a packet's (the mark an append leaves where the next packet did not fit). A walk goes on at the start.
+     */
+    private boolean skipsToStart(final long offset) {
+        return dataCapacity - offset < PACKET_HEADER_LENGTH || data.get(ValueLayout.JAVA_BYTE, offset + 2) != PACKET_TYPE;
+    }
+
+    /** The message length a packet's length field says (it counts the type; 0 stands for 65 535). */
+    private int lengthAt(final long offset) {
+        return Short.toUnsignedInt(data.get(PACKET_LENGTH, offset)) + 0xFFFF & 0xFFFF;
+    }
+
+    /** Where the index entry of a message's block (sequence, then position of its first message) sits. */
     private long entryOf(final long sequence) {
-        return indexBase + (sequence & indexMask) * INDEX_ENTRY_LENGTH;
-    }
-
-    private static int indexCapacity(final int maxMessages, final long maxBytes) {
-        if (maxMessages < 1 || maxMessages > 1 << 30) {
-            throw new IllegalArgumentException("maxMessages=" + maxMessages + " must be in [1, 2^30]");
-        }
-        if (maxBytes < MoldUDP64Layout.MAX_MESSAGE_LENGTH || maxBytes > 1L << 40) {
-            throw new IllegalArgumentException("maxBytes=" + maxBytes + " must be in [65535, 2^40]");
-        }
-        return maxMessages == 1 ? 1 : Integer.highestOneBit(maxMessages - 1) << 1;
-    }
-
-    private static long length(final int indexCapacity, final long maxBytes) {
-        return HEADER_LENGTH + (long)indexCapacity * INDEX_ENTRY_LENGTH + maxBytes;
+        return indexBase + (sequence >>> BLOCK_SHIFT & slotMask) * INDEX_ENTRY_LENGTH;
     }
 }

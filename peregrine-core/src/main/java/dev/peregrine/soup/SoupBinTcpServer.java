@@ -10,7 +10,6 @@ import dev.peregrine.tcp.TcpTransport;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.SocketAddress;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -52,9 +51,6 @@ import static dev.peregrine.soup.SoupBinTcpServerCounters.CLOSED_TIMEOUT;
  * Nothing allocates in steady state (live, replay, heartbeats). Not thread-safe: use it on the reactor's thread.
  */
 public final class SoupBinTcpServer implements AutoCloseable {
-    /** What a Sequenced Data packet adds to its message: the length field and the type. */
-    private static final int PACKET_OVERHEAD = SoupBinTcpLayout.LENGTH_FIELD_LENGTH + SoupBinTcpLayout.TYPE_LENGTH;
-    private static final ValueLayout.OfShort PACKET_LENGTH = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private final Reactor reactor;
     private final SoupBinTcpServerOptions options;
     private final SoupAuthenticator authenticator;
@@ -311,49 +307,29 @@ public final class SoupBinTcpServer implements AutoCloseable {
     }
 
     /**
-     * Sends the client a run of its next messages from the store, framed here as SoupBinTCP packets (length, type,
-     * message) with one claim of the outbound buffer ({@link TcpTransport#tryClaimFramed}), at most
-     * {@link #maxRunBytes} unless one message alone is longer. Every length read from the store is checked before a
-     * byte is claimed or copied.
+     * Sends the client a run of its next messages from the store: the store keeps them as SoupBinTCP packets, so
+     * the run is one range of its bytes ({@link MoldUDP64MessageStore#packetRun}), copied whole into one claim of the
+     * outbound buffer ({@link TcpTransport#tryClaimFramed}), at most {@link #maxRunBytes} unless one message alone is
+     * longer. The store checks every length of the run before a byte is claimed or copied.
      *
      * @return the messages sent, 0 if none (back-pressure, the client fell behind the store, a message too long for
      *     Sequenced Data, or the connection closed under the write)
      */
     private int serveRun(final SoupServerConnection client, final MoldUDP64MessageStore store, final int limit) {
         final long first = client.nextSequence;
-        final long end = Math.min(store.nextSequence(), first + limit);
-        long bytes = 0;
-        long sequence = first;
-        for (; sequence < end; sequence++) {
-            final int length = store.messageLength(sequence);
-            if (length < 0 || length > SoupBinTcpLayout.MAX_MESSAGE_LENGTH) {
-                if (sequence == first) {
-                    refuse(client, store, sequence, length);
-                    return 0;
-                }
-                break; // the run ends before it; the next run meets it first
-            }
-            final long framed = bytes + PACKET_OVERHEAD + length;
-            if (framed > maxRunBytes && sequence > first) {
-                break;
-            }
-            bytes = framed;
+        final int count = store.packetRun(first, limit, maxRunBytes);
+        if (count <= 0) {
+            refuse(client, store, first, store.messageLength(first));
+            return 0;
         }
-        final int count = (int)(sequence - first);
-        final long claim = transport.tryClaimFramed(client.channelId, (int)bytes, count);
+        final int bytes = store.runBytes();
+        final long claim = transport.tryClaimFramed(client.channelId, bytes, count);
         if (claim < 0) {
             client.backPressured = true; // BACK_PRESSURED; or the channel is closing, and onClosed follows
             return 0;
         }
-        final MemorySegment out = transport.claimBuffer();
-        long at = claim;
-        for (long s = first; s < sequence; s++) {
-            final int length = store.copyMessage(s, out, at + PACKET_OVERHEAD);
-            out.set(PACKET_LENGTH, at, (short)(length + SoupBinTcpLayout.TYPE_LENGTH));
-            out.set(ValueLayout.JAVA_BYTE, at + SoupBinTcpLayout.LENGTH_FIELD_LENGTH, SoupBinTcpLayout.SEQUENCED_DATA);
-            at += PACKET_OVERHEAD + length;
-        }
-        client.nextSequence = sequence;
+        MemorySegment.copy(store.ring(), store.runOffset(), transport.claimBuffer(), claim, bytes);
+        client.nextSequence = first + count;
         if (transport.commit() < 0) {
             return 0; // closed under the write: onClosed has been or will be delivered
         }

@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class MoldUDP64MessageStoreTest {
     private final MemorySegment scratch = Arena.ofAuto().allocate(70_000);
 
-    private static MemorySegment message(final int length, final int fill) {
+    static MemorySegment message(final int length, final int fill) {
         final MemorySegment segment = MemorySegment.ofArray(new byte[length]);
         segment.fill((byte)fill);
         return segment;
@@ -200,18 +200,24 @@ class MoldUDP64MessageStoreTest {
     }
 
     /** The layout's offsets (class javadoc), written here by hand rather than taken from the class under test. */
+    private static final int VERSION = 8;
     private static final int FIRST_SEQUENCE = 40;
     private static final int NEXT_SEQUENCE = 48;
     private static final int WRITE_POSITION = 56;
+    private static final int ANCHOR_SEQUENCE = 64;
+    private static final int ANCHOR_POSITION = 72;
     private static final int INDEX = 128;
+    /** A store of 16 messages has 2 index entries of 16 bytes. */
+    private static final int DATA = INDEX + 2 * 16;
 
-    private static void damage(final Path file, final long offset, final long value, final boolean isInt) throws Exception {
+    private static void damage(final Path file, final long offset, final long value, final int width) throws Exception {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
-            final ByteBuffer bytes = ByteBuffer.allocate(isInt ? 4 : 8).order(ByteOrder.nativeOrder());
-            if (isInt) {
-                bytes.putInt(0, (int)value);
-            } else {
-                bytes.putLong(0, value);
+            final ByteBuffer bytes = ByteBuffer.allocate(width).order(width == 2 ? ByteOrder.BIG_ENDIAN : ByteOrder.nativeOrder());
+            switch (width) {
+                case 1 -> bytes.put(0, (byte)value);
+                case 2 -> bytes.putShort(0, (short)value);
+                case 4 -> bytes.putInt(0, (int)value);
+                default -> bytes.putLong(0, value);
             }
             channel.write(bytes, offset);
         }
@@ -225,21 +231,25 @@ class MoldUDP64MessageStoreTest {
             store.append(message(6, 2), 0, 6);
             store.append(message(7, 3), 0, 7);
         }
-        final long entry2 = INDEX + 2 * 16; // sequence 2 & (16 - 1)
-        record Damage(String name, long offset, long value, boolean isInt, String reported) {
+        // packets of 3 + 5, 3 + 6 and 3 + 7 bytes from the ring's start: message 2's length field at DATA + 8
+        final long packet2 = DATA + 8;
+        record Damage(String name, long offset, long value, int width, String reported) {
         }
         for (final Damage damage : List.of(
-            new Damage("a negative length", entry2 + 8, -1, true, "length=-1"),
-            new Damage("a length past the largest message", entry2 + 8, 70_000, true, "length=70000"),
-            new Damage("a position past what was written", entry2, 1_000, false, "position=1000"),
-            new Damage("a negative position", entry2, -6, false, "position=-6"),
-            new Damage("a negative write position", WRITE_POSITION, -1, false, "writePosition=-1"),
-            new Damage("a first sequence past the next", FIRST_SEQUENCE, 9, false, "firstSequence=9"),
-            new Damage("a first sequence of 0", FIRST_SEQUENCE, 0, false, "firstSequence=0"),
-            new Damage("more messages than the index holds", NEXT_SEQUENCE, 100, false, "nextSequence=100"))) {
+            new Damage("a length past the packets written", packet2, 1_001, 2, "length=1000"),
+            new Damage("a shorter length", packet2, 3, 2, "message 3 at position="),
+            new Damage("a packet of another type", packet2 + 2, 'U', 1, "message 2 at position="),
+            new Damage("an index entry at another position", INDEX + 8, 3, 8, "the index entry of message 1 at position=3"),
+            new Damage("an index entry of another block", INDEX, 70, 8, "the index entry of block 0 names message 70"),
+            new Damage("an anchor past the first sequence", ANCHOR_SEQUENCE, 2, 8, "anchorSequence=2"),
+            new Damage("an anchor past what was written", ANCHOR_POSITION, 100, 8, "anchorPosition=100"),
+            new Damage("a negative write position", WRITE_POSITION, -1, 8, "writePosition=-1"),
+            new Damage("a first sequence past the next", FIRST_SEQUENCE, 9, 8, "firstSequence=9"),
+            new Damage("a first sequence of 0", FIRST_SEQUENCE, 0, 8, "firstSequence=0"),
+            new Damage("more messages than the store holds", NEXT_SEQUENCE, 100, 8, "nextSequence=100"))) {
             final Path file = directory.resolve(damage.name().replace(' ', '-') + ".store");
             Files.copy(good, file);
-            damage(file, damage.offset(), damage.value(), damage.isInt());
+            damage(file, damage.offset(), damage.value(), damage.width());
             final byte[] before = Files.readAllBytes(file);
 
             // opened as it was, the store would answer a request with an IndexOutOfBoundsException, or append
@@ -252,6 +262,23 @@ class MoldUDP64MessageStoreTest {
         try (MoldUDP64MessageStore store = MoldUDP64MessageStore.mapped(good, "FEED", 16, 1 << 16)) {
             assertThat(store.copyBlocks(1, 3, scratch, 0, 100)).as("the undamaged copy opens").isEqualTo(3);
         }
+    }
+
+    // a file of layout version 1 (bare messages, an index entry each) would be read wrongly: refused with the reason
+    @Test
+    void shouldRefuseAStoreOfTheEarlierLayoutWithTheReason(@TempDir final Path directory) throws Exception {
+        final Path file = directory.resolve("v1.store");
+        try (MoldUDP64MessageStore store = MoldUDP64MessageStore.mapped(file, "FEED", 16, 1 << 16)) {
+            store.append(message(5, 1), 0, 5);
+        }
+        damage(file, VERSION, 1, 4);
+        final byte[] before = Files.readAllBytes(file);
+
+        assertThatThrownBy(() -> MoldUDP64MessageStore.mapped(file, "FEED", 16, 1 << 16).close())
+            .isInstanceOf(UncheckedIOException.class).hasMessageContaining("file=" + file)
+            .hasMessageContaining("layout version=1, not 2").hasMessageContaining("to start afresh, remove it");
+        assertThat(MoldUDP64MessageStore.refusalOf(file)).contains("layout version=1, not 2");
+        assertThat(Files.readAllBytes(file)).as("left as it was").isEqualTo(before);
     }
 
     @Test

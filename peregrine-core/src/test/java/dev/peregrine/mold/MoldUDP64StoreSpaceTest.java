@@ -23,8 +23,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class MoldUDP64StoreSpaceTest {
-    /** Header, 64 index entries, 64 KiB of data: 17 pages, one more than the small tmpfs holds. */
-    private static final long STORE_LENGTH = 128 + 64 * 16 + (1 << 16);
+    /**
+     * Header, 2 index entries (one per 32 messages), 64 KiB of data and a packet header for each of 64 messages: 17
+     * pages, one more than the small tmpfs holds.
+     */
+    private static final long STORE_LENGTH = 128 + 2 * 16 + (1 << 16) + 64 * 3;
 
     private static Path mountPoint;
 
