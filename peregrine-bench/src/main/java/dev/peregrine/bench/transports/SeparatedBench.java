@@ -3,13 +3,18 @@ package dev.peregrine.bench.transports;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import dev.peregrine.peers.Responder;
+import dev.peregrine.handoff.SeparatedSleepIdleStrategy;
+import dev.peregrine.handoff.SeparatedStack;
+import dev.peregrine.reactor.IdleStrategy;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.reactor.ReactorOptions;
 import dev.peregrine.reactor.YieldingIdleStrategy;
+import dev.peregrine.shm.ShmFutex;
 import dev.peregrine.shm.ShmTransport;
 import dev.peregrine.tcp.TcpTransport;
 
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * A Peregrine transport whose responder runs the separated stack ({@link SeparatedResponder}): the same echo
@@ -21,17 +26,46 @@ import java.util.List;
 public final class SeparatedBench extends ResponderVariant {
     /** What a separated variant's name ends with. */
     public static final String SUFFIX = "[separated]";
+    /**
+     * What the name ends with of the variant whose application thread yields on every machine, as before the
+     * futex hand-over: for comparing the two in one run.
+     */
+    public static final String YIELD_SUFFIX = "[separated-yield]";
     /** The transports that have a separated variant. */
     public static final List<String> BASES = List.of("peregrine-tcp", "peregrine-shm");
 
-    /** One line for the report: what the {@code [separated]} rows measure and how their third thread waits. */
-    public static final String NOTE = "[separated] rows: the responder's echo handler runs on an application thread of"
-        + " its own, which yields when idle (YieldingIdleStrategy: on 2 vCPUs a third spinning thread measures the"
-        + " scheduler), and with fewer than 3 cores the responder's reactor yields too (the shared rows' spins);"
-        + " events reach it through a one-to-one ring, echoes leave through the reactor's command ring";
+    /** Longest sleep of a sleeping application thread: a bound, never a latency (each event wakes it). */
+    private static final long SLEEP_BOUND_NS = 100_000_000L;
 
-    private SeparatedBench(final BenchTransport base) {
+    private final boolean yielding;
+
+    private SeparatedBench(final BenchTransport base, final boolean yielding) {
         super(base);
+        this.yielding = yielding;
+    }
+
+    /**
+     * One line for the report: what the {@code [separated]} rows measure and how, on this machine, their reactor and
+     * application thread wait (the mode follows the cores of the machine that runs it).
+     *
+     * @param busySpin whether the run's waiting sides spin
+     * @return the line
+     */
+    public static String note(final boolean busySpin) {
+        final int cores = Runtime.getRuntime().availableProcessors();
+        final boolean spins = busySpin && cores >= 3;
+        final String mode = spins
+            ? "the reactor spins as in the shared rows and the application thread yields when idle"
+            : sleeps() ? "the reactor yields when idle and the application thread sleeps on a futex that the reactor"
+                + " wakes for each event (SeparatedSleepIdleStrategy)"
+            : "the reactor and the application thread yield when idle (YieldingIdleStrategy; no futex here: "
+                + ShmFutex.unavailableReason() + ")";
+        return "[separated] rows: the responder's echo handler runs on an application thread of its own; events reach"
+            + " it through a one-to-one ring, echoes leave through the reactor's command ring. Mode on this machine ("
+            + cores + " cores" + (busySpin ? "" : ", no busy-spin") + "): " + mode + (spins ? ""
+            : " (3 cores are needed for client, reactor and application to spin: a third spinning thread on 2 vCPUs"
+            + " measures the scheduler)") + ". [separated-yield] rows, if asked: the reactor as in [separated], the"
+            + " application thread yielding (YieldingIdleStrategy) on any machine";
     }
 
     /**
@@ -42,16 +76,31 @@ public final class SeparatedBench extends ResponderVariant {
      * @throws IllegalArgumentException for any other transport, naming those that have one
      */
     public static SeparatedBench of(final BenchTransport base) {
+        return of(base, false);
+    }
+
+    /**
+     * The separated variant of a transport whose application thread yields on any machine ({@link #YIELD_SUFFIX}).
+     *
+     * @param base {@code peregrine-tcp} or {@code peregrine-shm}
+     * @return the variant
+     * @throws IllegalArgumentException for any other transport, naming those that have one
+     */
+    public static SeparatedBench yielding(final BenchTransport base) {
+        return of(base, true);
+    }
+
+    private static SeparatedBench of(final BenchTransport base, final boolean yielding) {
         if (!(base instanceof PeregrineTcpBench) && !(base instanceof PeregrineShmBench)) {
             throw new IllegalArgumentException("transport=" + base.name() + " has no separated stack; only "
                 + String.join(", ", BASES) + " have one");
         }
-        return new SeparatedBench(base);
+        return new SeparatedBench(base, yielding);
     }
 
     @Override
     public String name() {
-        return base.name() + SUFFIX;
+        return base.name() + (yielding ? YIELD_SUFFIX : SUFFIX);
     }
 
     @Override
@@ -60,7 +109,9 @@ public final class SeparatedBench extends ResponderVariant {
             + " echo handler on an application thread of its own that yields when idle (YieldingIdleStrategy: on 2"
             + " vCPUs a third spinning thread measures the scheduler), events through a one-to-one off-heap ring,"
             + " echoes through the reactor's command ring; client as in " + base.name() + ", the reactor too when"
-            + " client, reactor and application thread each have a core, else yielding when idle";
+            + " client, reactor and application thread each have a core, else yielding when idle"
+            + (yielding ? "" : ", and then the application thread sleeps on a futex that the reactor wakes for each"
+            + " event instead of yielding");
     }
 
     /**
@@ -73,7 +124,24 @@ public final class SeparatedBench extends ResponderVariant {
      * @return true to spin
      */
     static boolean reactorSpins(final BenchConfig config) {
-        return config.busySpin() && Runtime.getRuntime().availableProcessors() >= 3;
+        return config.busySpin() && Runtime.getRuntime().availableProcessors() >= 3; // as note() says
+    }
+
+    /** Whether the application thread can sleep on a futex here (Linux x86_64 or aarch64, native access). */
+    private static boolean sleeps() {
+        return ShmFutex.isAvailable();
+    }
+
+    /**
+     * The application thread's idle strategy: yielding where the reactor spins (a core each) or in the
+     * {@code [separated-yield]} rows; otherwise sleeping on a futex, so that the reactor, which shares a core with
+     * it, hands each event over with a wake-up instead of waiting for {@code sched_yield} to pick it.
+     */
+    private Function<SeparatedStack, IdleStrategy> applicationIdle(final BenchConfig config) {
+        if (yielding || reactorSpins(config) || !sleeps()) {
+            return stack -> new YieldingIdleStrategy();
+        }
+        return stack -> new SeparatedSleepIdleStrategy(stack, 0, SLEEP_BOUND_NS);
     }
 
     @Override
@@ -84,13 +152,13 @@ public final class SeparatedBench extends ResponderVariant {
                 : options.idleStrategy(new YieldingIdleStrategy()));
             return SeparatedResponder.start(reactor,
                 handler -> new TcpTransport(reactor, PeregrineTcpBench.options(config), handler),
-                PeregrineTcpBench.address(config), config.largest());
+                PeregrineTcpBench.address(config), config.largest(), applicationIdle(config));
         }
         final PeregrineShmBenchSupport shm = (PeregrineShmBenchSupport)base;
         final Reactor reactor = new Reactor(new ReactorOptions().name("peregrine-shm-separated")
             .idleStrategy(reactorSpins(config) ? shm.sharedIdle(config) : new YieldingIdleStrategy()));
         return SeparatedResponder.start(reactor, handler -> new ShmTransport(reactor, shm.options(config), handler),
-            PeregrineShmBenchSupport.address(config, "pp"), config.largest());
+            PeregrineShmBenchSupport.address(config, "pp"), config.largest(), applicationIdle(config));
     }
 
 }
