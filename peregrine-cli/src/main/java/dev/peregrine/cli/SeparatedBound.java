@@ -51,7 +51,7 @@ final class SeparatedBound {
             out.println("  size " + size + ": " + PeregrineSpscHandoff.NAME + " (events) " + LatencyTable.micros(events)
                 + " us, " + PeregrineMpscHandoff.NAME + " (commands) " + LatencyTable.micros(commands) + " us");
             for (final String base : SeparatedBench.BASES) {
-                for (final String suffix : List.of(SeparatedBench.SUFFIX, SeparatedBench.YIELD_SUFFIX)) {
+                for (final String suffix : List.of(SeparatedBench.SUFFIX, SeparatedBench.SLEEP_SUFFIX)) {
                     final double shared = medianP50(results, base, size);
                     final double separated = medianP50(results, base + suffix, size);
                     if (Double.isNaN(shared) || Double.isNaN(separated)) {

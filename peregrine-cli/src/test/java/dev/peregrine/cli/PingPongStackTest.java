@@ -64,8 +64,8 @@ class PingPongStackTest {
 
     /**
      * Busy-spinning (the default) on a machine with fewer than 3 cores: the separated responder's reactor yields, and
-     * its application thread sleeps on a futex that the reactor wakes per event ([separated]) or yields
-     * ([separated-yield]); the report's heading says which mode this machine got. While the reactor spun, the
+     * its application thread yields ([separated]) or sleeps on a futex that the reactor wakes per event
+     * ([separated-sleep]); the report's heading says which mode this machine got. While the reactor spun, the
      * yielding application thread waited a scheduler slice for every event (10 ms a round trip here) and 10 000
      * warm-up round trips overran the runner's 61 s deadline.
      */
@@ -74,13 +74,13 @@ class PingPongStackTest {
         final Path json = folder.resolve("busy.json");
 
         final CliRun cli = CliRun.execute("bench", "pingpong", "--transport", "tcp", "--stack",
-            "separated,separated-yield", "--size", "64", "--messages", "2000", "--warmup", "10000", "--quiet", "--json",
+            "separated,separated-sleep", "--size", "64", "--messages", "2000", "--warmup", "10000", "--quiet", "--json",
             json.toString());
 
         assertThat(cli.code()).as(cli.out() + cli.err()).isZero();
         final List<JsonNode> runs = Json.read(json).valueStream().toList();
         assertThat(runs).extracting(r -> r.get("transport").asText()).containsExactly("peregrine-tcp[separated]",
-            "peregrine-tcp[separated-yield]");
+            "peregrine-tcp[separated-sleep]");
         assertThat(runs).allSatisfy(r -> {
             assertThat(r.get("status").asText()).isEqualTo("ok");
             assertThat(r.get("messages").asLong()).isEqualTo(2000);
@@ -88,12 +88,12 @@ class PingPongStackTest {
         final int cores = Runtime.getRuntime().availableProcessors();
         assertThat(cli.out()).contains("Mode on this machine (" + cores + " cores): ").contains(cores >= 3
             ? "the reactor spins as in the shared rows"
-            : ShmFutex.isAvailable() ? "the application thread sleeps on a futex" : "no futex here");
+            : ShmFutex.isAvailable() ? "the application thread sleeping on a futex" : "no futex here");
     }
 
     @Test
     void shouldRefuseTheYieldingSeparatedStackForAnotherTransportWithOneLine() {
-        final CliRun cli = CliRun.execute("bench", "pingpong", "--transport", "udp", "--stack", "separated-yield",
+        final CliRun cli = CliRun.execute("bench", "pingpong", "--transport", "udp", "--stack", "separated-sleep",
             "--messages", "10", "--warmup", "0");
 
         assertThat(cli.code()).isEqualTo(2);
@@ -140,6 +140,6 @@ class PingPongStackTest {
         assertThat(cli.code()).isEqualTo(2);
         assertThat(cli.err().lines().toList()).hasSize(1);
         assertThat(cli.err()).contains("--stack", "'seperated' is not a stack; expected shared, separated,"
-            + " separated-yield, logged or several");
+            + " separated-sleep, logged or several");
     }
 }

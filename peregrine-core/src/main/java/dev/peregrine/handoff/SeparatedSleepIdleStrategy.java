@@ -9,14 +9,13 @@ import java.util.function.BooleanSupplier;
  * The idle strategy of a separated stack's application thread on a machine without a core for it: after a few idle
  * cycles it sleeps on a futex, and the reactor wakes it ({@code FUTEX_WAKE}) when it hands over an event.
  *
- * <p>Why: with the reactor and the application sharing a core and both yielding, an event waits until
- * {@code sched_yield} happens to pick the application thread, and each idle cycle of either costs a switch. Asleep,
- * the application thread leaves the core to the reactor, and the wake-up makes it runnable at once. Pair it with a
- * reactor that sleeps too ({@code BlockingSelectIdleStrategy}, woken by the command ring's commit): each hand-over
- * is then a wake-up of a sleeping thread, not a yield.
+ * <p>Why: with the reactor and the application sharing a core and both yielding, each idle cycle of either is a
+ * switch to the other (tens per round trip). Asleep, the application thread leaves the core to the reactor, and the
+ * wake-up makes it runnable at once: two switches per round trip.
  *
- * <p>With a core each, spin or yield instead: a sleep and a wake-up cost system calls that a spinning thread does not
- * pay.
+ * <p>What it costs: a {@code FUTEX_WAKE} and a {@code FUTEX_WAIT} per hand-over. On a 2-vCPU VM that cost the two
+ * threads more CPU per hand-over than a yield did, so it frees the core rather than speeding the median round trip
+ * (docs/separated-two-cores.md). With a core each, spin or yield instead.
  *
  * <ul>
  *   <li>The reactor pays nothing more while the application is awake except a full fence per event written.</li>

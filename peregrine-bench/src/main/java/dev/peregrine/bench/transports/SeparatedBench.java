@@ -27,21 +27,21 @@ public final class SeparatedBench extends ResponderVariant {
     /** What a separated variant's name ends with. */
     public static final String SUFFIX = "[separated]";
     /**
-     * What the name ends with of the variant whose application thread yields on every machine, as before the
-     * futex hand-over: for comparing the two in one run.
+     * What the name ends with of the variant whose application thread, where it has no core of its own, sleeps on a
+     * futex that the reactor wakes per event ({@link SeparatedSleepIdleStrategy}) instead of yielding.
      */
-    public static final String YIELD_SUFFIX = "[separated-yield]";
+    public static final String SLEEP_SUFFIX = "[separated-sleep]";
     /** The transports that have a separated variant. */
     public static final List<String> BASES = List.of("peregrine-tcp", "peregrine-shm");
 
     /** Longest sleep of a sleeping application thread: a bound, never a latency (each event wakes it). */
     private static final long SLEEP_BOUND_NS = 100_000_000L;
 
-    private final boolean yielding;
+    private final boolean sleeping;
 
-    private SeparatedBench(final BenchTransport base, final boolean yielding) {
+    private SeparatedBench(final BenchTransport base, final boolean sleeping) {
         super(base);
-        this.yielding = yielding;
+        this.sleeping = sleeping;
     }
 
     /**
@@ -56,16 +56,16 @@ public final class SeparatedBench extends ResponderVariant {
         final boolean spins = busySpin && cores >= 3;
         final String mode = spins
             ? "the reactor spins as in the shared rows and the application thread yields when idle"
-            : sleeps() ? "the reactor yields when idle and the application thread sleeps on a futex that the reactor"
+            : "the reactor and the application thread yield when idle (YieldingIdleStrategy; 3 cores are needed for"
+                + " client, reactor and application to spin: a third spinning thread on 2 vCPUs measures the scheduler)";
+        final String sleepMode = spins ? "as in [separated]: the application thread has a core"
+            : sleeps() ? "the reactor as in [separated], the application thread sleeping on a futex that the reactor"
                 + " wakes for each event (SeparatedSleepIdleStrategy)"
-            : "the reactor and the application thread yield when idle (YieldingIdleStrategy; no futex here: "
-                + ShmFutex.unavailableReason() + ")";
+            : "as in [separated]: no futex here (" + ShmFutex.unavailableReason() + ")";
         return "[separated] rows: the responder's echo handler runs on an application thread of its own; events reach"
             + " it through a one-to-one ring, echoes leave through the reactor's command ring. Mode on this machine ("
-            + cores + " cores" + (busySpin ? "" : ", no busy-spin") + "): " + mode + (spins ? ""
-            : " (3 cores are needed for client, reactor and application to spin: a third spinning thread on 2 vCPUs"
-            + " measures the scheduler)") + ". [separated-yield] rows, if asked: the reactor as in [separated], the"
-            + " application thread yielding (YieldingIdleStrategy) on any machine";
+            + cores + " cores" + (busySpin ? "" : ", no busy-spin") + "): " + mode + ". [separated-sleep] rows, if"
+            + " asked: " + sleepMode;
     }
 
     /**
@@ -80,27 +80,28 @@ public final class SeparatedBench extends ResponderVariant {
     }
 
     /**
-     * The separated variant of a transport whose application thread yields on any machine ({@link #YIELD_SUFFIX}).
+     * The separated variant of a transport whose application thread sleeps on a futex where it has no core of its
+     * own ({@link #SLEEP_SUFFIX}).
      *
      * @param base {@code peregrine-tcp} or {@code peregrine-shm}
      * @return the variant
      * @throws IllegalArgumentException for any other transport, naming those that have one
      */
-    public static SeparatedBench yielding(final BenchTransport base) {
+    public static SeparatedBench sleeping(final BenchTransport base) {
         return of(base, true);
     }
 
-    private static SeparatedBench of(final BenchTransport base, final boolean yielding) {
+    private static SeparatedBench of(final BenchTransport base, final boolean sleeping) {
         if (!(base instanceof PeregrineTcpBench) && !(base instanceof PeregrineShmBench)) {
             throw new IllegalArgumentException("transport=" + base.name() + " has no separated stack; only "
                 + String.join(", ", BASES) + " have one");
         }
-        return new SeparatedBench(base, yielding);
+        return new SeparatedBench(base, sleeping);
     }
 
     @Override
     public String name() {
-        return base.name() + (yielding ? YIELD_SUFFIX : SUFFIX);
+        return base.name() + (sleeping ? SLEEP_SUFFIX : SUFFIX);
     }
 
     @Override
@@ -110,8 +111,8 @@ public final class SeparatedBench extends ResponderVariant {
             + " vCPUs a third spinning thread measures the scheduler), events through a one-to-one off-heap ring,"
             + " echoes through the reactor's command ring; client as in " + base.name() + ", the reactor too when"
             + " client, reactor and application thread each have a core, else yielding when idle"
-            + (yielding ? "" : ", and then the application thread sleeps on a futex that the reactor wakes for each"
-            + " event instead of yielding");
+            + (sleeping ? ", and then the application thread sleeps on a futex that the reactor wakes for each"
+            + " event instead of yielding" : "");
     }
 
     /**
@@ -133,12 +134,14 @@ public final class SeparatedBench extends ResponderVariant {
     }
 
     /**
-     * The application thread's idle strategy: yielding where the reactor spins (a core each) or in the
-     * {@code [separated-yield]} rows; otherwise sleeping on a futex, so that the reactor, which shares a core with
-     * it, hands each event over with a wake-up instead of waiting for {@code sched_yield} to pick it.
+     * The application thread's idle strategy: in the {@code [separated-sleep]} rows, where the reactor does not spin
+     * (it shares a core with the application), sleeping on a futex, so that the reactor hands each event over with a
+     * wake-up instead of waiting for {@code sched_yield} to pick it; yielding otherwise. Yielding stays the
+     * {@code [separated]} rows' way: on the 2-vCPU VM a futex hand-over cost the two threads more CPU than a yield
+     * (5.5-6.7 us against 3.4-3.6 us, docs/separated-two-cores.md).
      */
     private Function<SeparatedStack, IdleStrategy> applicationIdle(final BenchConfig config) {
-        if (yielding || reactorSpins(config) || !sleeps()) {
+        if (!sleeping || reactorSpins(config) || !sleeps()) {
             return stack -> new YieldingIdleStrategy();
         }
         return stack -> new SeparatedSleepIdleStrategy(stack, 0, SLEEP_BOUND_NS);
