@@ -89,9 +89,11 @@ public final class PingPongCommand implements Callable<Integer>, Validated {
             + " ${DEFAULT-VALUE}).")
     int rounds;
 
-    @Option(names = "--stack", split = ",", defaultValue = "shared", paramLabel = "shared|separated|logged[,...]",
+    @Option(names = "--stack", split = ",", defaultValue = "shared",
+        paramLabel = "shared|separated|separated-sleep|logged[,...]",
         description = "Where the responder's handler runs: shared (on the reactor thread) or separated (on an"
-            + " application thread of its own, yielding when idle, through the rings of dev.peregrine.handoff);"
+            + " application thread of its own, yielding when idle, through the rings of dev.peregrine.handoff;"
+            + " separated-sleep: with fewer than 3 cores it sleeps on a futex that the reactor wakes per event);"
             + " logged: shared, logging every event and message through the async logger first, as echo --log FILE"
             + " --log-messages does. A list measures each in one run, rows named e.g. peregrine-tcp[separated]."
             + " separated: peregrine-tcp and peregrine-shm only; logged: peregrine-tcp only (default: ${DEFAULT-VALUE}).")
@@ -100,12 +102,12 @@ public final class PingPongCommand implements Callable<Integer>, Validated {
     @Override
     public void validate() {
         for (final String stack : stacks) {
-            if (!stack.equals("shared") && !stack.equals("separated") && !stack.equals("logged")) {
+            if (!List.of("shared", "separated", "separated-sleep", "logged").contains(stack)) {
                 throw Cli.invalid(spec.commandLine(), "--stack", "'" + stack + "' is not a stack; expected shared,"
-                    + " separated, logged or several, comma-separated");
+                    + " separated, separated-sleep, logged or several, comma-separated");
             }
         }
-        if (stacks.contains("separated")) {
+        if (stacks.contains("separated") || stacks.contains("separated-sleep")) {
             for (final BenchTransport transport : CommonOptions.transports(transports)) {
                 if (!SeparatedBench.BASES.contains(transport.name())) {
                     throw Cli.invalid(spec.commandLine(), "--stack", "separated runs with "
@@ -133,8 +135,8 @@ public final class PingPongCommand implements Callable<Integer>, Validated {
             return relaunched;
         }
         unavailable(chosen).print(out);
-        if (stacks.contains("separated")) {
-            out.println(SeparatedBench.NOTE);
+        if (stacks.contains("separated") || stacks.contains("separated-sleep")) {
+            out.println(SeparatedBench.note(common.busySpin(true)));
         }
         if (stacks.contains("logged")) {
             out.println(LoggedBench.NOTE);
@@ -158,7 +160,7 @@ public final class PingPongCommand implements Callable<Integer>, Validated {
             if (results.size() > 1 || !floors.isEmpty()) {
                 out.print(Summary.pingpong(results, floors).toText());
             }
-            if (stacks.contains("separated") && stacks.contains("shared")) {
+            if ((stacks.contains("separated") || stacks.contains("separated-sleep")) && stacks.contains("shared")) {
                 SeparatedBound.print(out, results, sizes);
             }
             common.writeFiles(results, out);
@@ -198,7 +200,7 @@ public final class PingPongCommand implements Callable<Integer>, Validated {
             }
             final List<RunResult> results = session.results();
             out.print(Summary.pingpongRounds(results, floors).toText());
-            if (stacks.contains("separated") && stacks.contains("shared")) {
+            if ((stacks.contains("separated") || stacks.contains("separated-sleep")) && stacks.contains("shared")) {
                 SeparatedBound.print(out, results, sizes);
             }
             common.writeFiles(results, out, JsonResults.toJson(results, roundOf), roundOf);
@@ -215,6 +217,9 @@ public final class PingPongCommand implements Callable<Integer>, Validated {
             }
             if (stacks.contains("separated")) {
                 stacked.add(SeparatedBench.of(transport));
+            }
+            if (stacks.contains("separated-sleep")) {
+                stacked.add(SeparatedBench.sleeping(transport));
             }
             if (stacks.contains("logged")) {
                 stacked.add(LoggedBench.of(transport));

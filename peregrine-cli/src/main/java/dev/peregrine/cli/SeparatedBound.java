@@ -51,12 +51,15 @@ final class SeparatedBound {
             out.println("  size " + size + ": " + PeregrineSpscHandoff.NAME + " (events) " + LatencyTable.micros(events)
                 + " us, " + PeregrineMpscHandoff.NAME + " (commands) " + LatencyTable.micros(commands) + " us");
             for (final String base : SeparatedBench.BASES) {
-                final double shared = medianP50(results, base, size);
-                final double separated = medianP50(results, base + SeparatedBench.SUFFIX, size);
-                if (Double.isNaN(shared) || Double.isNaN(separated)) {
-                    continue;
+                for (final String suffix : List.of(SeparatedBench.SUFFIX, SeparatedBench.SLEEP_SUFFIX)) {
+                    final double shared = medianP50(results, base, size);
+                    final double separated = medianP50(results, base + suffix, size);
+                    if (Double.isNaN(shared) || Double.isNaN(separated)) {
+                        continue;
+                    }
+                    out.println("  " + verdict(suffix.equals(SeparatedBench.SUFFIX) ? base : base + suffix, size,
+                        shared, separated, events, commands));
                 }
-                out.println("  " + verdict(base, size, shared, separated, events, commands));
             }
         }
     }

@@ -50,6 +50,10 @@ import static dev.peregrine.handoff.WorkerRingDescriptor.TYPE_SENT;
  * new WorkerRunner("app", agent, new YieldingIdleStrategy(), -1).start(); // or agent.doWork() in a loop of one's own
  * }</pre>
  *
+ * <p>An application thread that idles in a {@link SeparatedSleepIdleStrategy} sleeps on a futex; the stack wakes it
+ * ({@code FUTEX_WAKE}) after writing an event into the ring, only when it announced its sleep. While that strategy
+ * exists, each event written costs the reactor a full fence; without it, nothing.
+ *
  * <p>Threading: every method is for the reactor thread (construction and {@link #attach} before the transport
  * delivers), except the counters, which any thread may read. Nothing allocates per message.
  */
@@ -73,6 +77,8 @@ public final class SeparatedStack implements ChannelHandler, Pollable, AutoClose
     private final Arena arena;
     private final MemorySegment scratch;
     private final int room;
+    private final ApplicationWake applicationWake;
+    private volatile boolean wakeUps;
     private Transport transport;
     private ReadPausable pausable;
     private SeparatedTransport facade;
@@ -103,6 +109,7 @@ public final class SeparatedStack implements ChannelHandler, Pollable, AutoClose
         this.room = Math.min(SCRATCH, events.maxMessageLength());
         this.arena = Arena.ofShared();
         this.scratch = arena.allocate(SCRATCH, 8);
+        this.applicationWake = new ApplicationWake();
         reactor.add(this);
         reactor.addWakeCondition(this::hasMovableBacklog);
     }
@@ -200,6 +207,7 @@ public final class SeparatedStack implements ChannelHandler, Pollable, AutoClose
             return;
         }
         if (backlog.isEmpty() && events.tryWrite(TYPE_MESSAGE, channelId, buffer, offset, length)) {
+            wakeApplication();
             return;
         }
         final ReadPausable pausable = this.pausable;
@@ -263,7 +271,14 @@ public final class SeparatedStack implements ChannelHandler, Pollable, AutoClose
      */
     @Override
     public int doWork(final long nowNs) {
-        return backlog.isEmpty() ? 0 : backlog.moveTo(events, RESUME_FLAG, pausable);
+        if (backlog.isEmpty()) {
+            return 0;
+        }
+        final int moved = backlog.moveTo(events, RESUME_FLAG, pausable);
+        if (moved > 0) {
+            wakeApplication();
+        }
+        return moved;
     }
 
     /**
@@ -275,11 +290,13 @@ public final class SeparatedStack implements ChannelHandler, Pollable, AutoClose
         reactor.remove(this);
         events.close();
         backlog.close();
+        applicationWake.close();
         arena.close();
     }
 
     private void control(final int type, final long id, final int length) {
         if (backlog.isEmpty() && events.tryWrite(type, id, scratch, 0, length)) {
+            wakeApplication();
             return;
         }
         if (!backlog.tryWrite(type, id, scratch, 0, length)) {
@@ -291,6 +308,47 @@ public final class SeparatedStack implements ChannelHandler, Pollable, AutoClose
         overflowed = overflowed + 1;
         errorHandler.onError(new IllegalStateException("separated stack of reactor " + reactor.name()
             + ": dropped an event of channelId=" + channelId + ": " + why));
+    }
+
+    /** Wakes an application thread asleep in a {@link SeparatedSleepIdleStrategy}, once an event is published. */
+    private void wakeApplication() {
+        if (wakeUps) {
+            applicationWake.wake();
+        }
+    }
+
+    /**
+     * Turns on the wake-ups of a sleeping application thread: from now on each event written costs the reactor a
+     * full fence, and a {@code FUTEX_WAKE} when the application sleeps. Before the application thread starts.
+     */
+    ApplicationWake enableApplicationWakeUps() {
+        wakeUps = true;
+        return applicationWake;
+    }
+
+    /** Whether the application thread has work: an event to read, or closes to retry. Application thread. */
+    boolean applicationHasWork() {
+        final SeparatedTransport facade = this.facade;
+        return !events.isEmpty() || facade != null && facade.pending() > 0;
+    }
+
+    /**
+     * Times the reactor woke the application thread from a sleep ({@link SeparatedSleepIdleStrategy}).
+     *
+     * @return a count
+     */
+    public long applicationWakeUps() {
+        return applicationWake.wakes();
+    }
+
+    /**
+     * Sleeps the application thread began ({@link SeparatedSleepIdleStrategy}), each ended by a wake-up, its
+     * timeout or a spurious return.
+     *
+     * @return a count
+     */
+    public long applicationSleeps() {
+        return applicationWake.sleeps();
     }
 
     /** The wake condition: the backlog's next event fits the event ring now. */

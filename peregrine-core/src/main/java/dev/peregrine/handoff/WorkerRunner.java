@@ -78,11 +78,15 @@ public final class WorkerRunner implements AutoCloseable {
     }
 
     /**
-     * Stops the loop after its current cycle and waits for the thread to end.
+     * Stops the loop after its current cycle and waits for the thread to end; a thread asleep in a
+     * {@link SeparatedSleepIdleStrategy} is woken for it.
      */
     @Override
     public void close() {
         running = false;
+        if (idleStrategy instanceof SeparatedSleepIdleStrategy sleeper) {
+            sleeper.stop(); // after running=false: the loop that wakes sees it and ends
+        }
         if (thread.isAlive() && thread != Thread.currentThread()) {
             try {
                 thread.join();

@@ -21,7 +21,8 @@
  * the application thread; the handler's {@link dev.peregrine.handoff.SeparatedTransport} encodes its commands into
  * the command ring, listen and connect included (they wait for the reactor's answer: the id is the transport's).
  * It lives here, not in a package of its own, because it is these two rings put together and reads them through
- * package-private methods that are not API.
+ * package-private methods that are not API. On a machine without a core for the application thread, {@link dev.peregrine.handoff.SeparatedSleepIdleStrategy}
+ * lets it sleep on a futex that the reactor wakes when it hands over an event, instead of yielding.
  *
  * <p>A worker answers through the command ring:
  * <pre>{@code
@@ -44,7 +45,8 @@
  *   <li>a worker ring has one producer, the reactor thread, and one consumer, its worker's thread;</li>
  *   <li>a worker agent belongs to one worker thread;</li>
  *   <li>a separated stack is the reactor thread's; its agent and its transport belong to one application thread (or
- *       to the thread that sets them up before that one starts).</li>
+ *       to the thread that sets them up before that one starts), and so does its
+ *       {@code SeparatedSleepIdleStrategy}, except {@code stop()}, which any thread may call.</li>
  * </ul>
  * Nothing allocates in steady state on either side. The transports stay reactor-thread-only: these rings are the
  * way in and out.

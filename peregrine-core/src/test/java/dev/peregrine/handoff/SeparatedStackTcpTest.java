@@ -3,9 +3,11 @@ package dev.peregrine.handoff;
 import dev.peregrine.channel.ChannelHandler;
 import dev.peregrine.channel.CloseReason;
 import dev.peregrine.channel.Transport;
+import dev.peregrine.reactor.IdleStrategy;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.reactor.ReactorOptions;
 import dev.peregrine.reactor.YieldingIdleStrategy;
+import dev.peregrine.shm.ShmFutex;
 import dev.peregrine.tcp.Framing;
 import dev.peregrine.tcp.TcpOptions;
 import dev.peregrine.tcp.TcpTransport;
@@ -21,12 +23,14 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
  * A separated stack over real loopback TCP: the server's transport on a reactor thread, its echo handler on an
@@ -96,6 +100,26 @@ class SeparatedStackTcpTest {
 
     @Test
     void shouldAllocateNothingPerMessageOnTheReactorOrTheApplicationThreadOnceWarm() throws Exception {
+        roundTripsAllocateNothing(stack -> new YieldingIdleStrategy());
+    }
+
+    /**
+     * The same with the application thread asleep between messages ({@link SeparatedSleepIdleStrategy}): the
+     * reactor's wake-up ({@code FUTEX_WAKE}) and the application's sleep allocate nothing either.
+     */
+    @Test
+    void shouldAllocateNothingPerMessageWhenTheApplicationThreadSleepsBetweenMessages() throws Exception {
+        assumeThat(ShmFutex.isAvailable()).as(String.valueOf(ShmFutex.unavailableReason())).isTrue();
+        final SeparatedStack[] seen = new SeparatedStack[1];
+        roundTripsAllocateNothing(stack -> {
+            seen[0] = stack;
+            return new SeparatedSleepIdleStrategy(stack, 0, 100_000_000L);
+        });
+        assertThat(seen[0].applicationWakeUps()).as("the application slept and was woken").isPositive();
+    }
+
+    private void roundTripsAllocateNothing(final Function<SeparatedStack, IdleStrategy> applicationIdle)
+        throws Exception {
         final List<Throwable> errors = new CopyOnWriteArrayList<>();
         final Client client = new Client();
         WorkerRunner runner = null;
@@ -116,7 +140,7 @@ class SeparatedStackTcpTest {
             listener.start();
             spin(reactor, () -> !listener.isAlive());
             listener.join();
-            runner = new WorkerRunner("separated-application", agent, new YieldingIdleStrategy(), -1).start();
+            runner = new WorkerRunner("separated-application", agent, applicationIdle.apply(stack), -1).start();
             spin(reactor, () -> echo.bound != null);
             clientTcp.connect(echo.bound);
             spin(reactor, () -> client.channelId >= 0 && echo.thread != null);

@@ -10,6 +10,7 @@ import dev.peregrine.handoff.SeparatedStack;
 import dev.peregrine.handoff.SeparatedTransport;
 import dev.peregrine.handoff.WorkerRunner;
 import dev.peregrine.peers.Responder;
+import dev.peregrine.reactor.IdleStrategy;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.reactor.YieldingIdleStrategy;
 
@@ -22,8 +23,8 @@ import java.util.function.Function;
 
 /**
  * The echo side with a separated stack: the transport on a reactor thread, the echo handler on an application
- * thread of its own that yields when idle ({@link YieldingIdleStrategy}: on two vCPUs a third spinning thread would
- * measure the scheduler). Events reach the handler through the stack's ring, echoes go back through the command
+ * thread of its own that never spins ({@link YieldingIdleStrategy} or a futex sleep, as {@link SeparatedBench}
+ * chooses: on two vCPUs a third spinning thread would measure the scheduler). Events reach the handler through the stack's ring, echoes go back through the command
  * ring: two hand-offs per round trip more than the shared stack.
  */
 final class SeparatedResponder implements Responder, ChannelHandler {
@@ -60,18 +61,21 @@ final class SeparatedResponder implements Responder, ChannelHandler {
      * @param transportOn makes the real transport on that reactor with the given handler
      * @param address where to listen
      * @param largest the longest message of the run
+     * @param applicationIdle the application thread's idle strategy, made for the stack
      * @return the listening responder
      * @throws IOException if it does not listen within 10 s (closed then)
      * @throws InterruptedException if interrupted while waiting
      */
     static SeparatedResponder start(final Reactor reactor, final Function<ChannelHandler, Transport> transportOn,
-                                    final SocketAddress address, final int largest)
+                                    final SocketAddress address, final int largest,
+                                    final Function<SeparatedStack, IdleStrategy> applicationIdle)
         throws IOException, InterruptedException {
         final SeparatedResponder responder = new SeparatedResponder(reactor, transportOn, largest);
         reactor.start();
         responder.transport.listen(address); // this thread is the application's until the runner starts
         responder.runner = new WorkerRunner(reactor.name() + "-application",
-            new SeparatedAgent(responder.stack, responder, reactor.errorHandler(), 64), new YieldingIdleStrategy(), -1)
+            new SeparatedAgent(responder.stack, responder, reactor.errorHandler(), 64),
+            applicationIdle.apply(responder.stack), -1)
             .start();
         if (!responder.ready.await(10, TimeUnit.SECONDS) || responder.failure != null) {
             responder.close();

@@ -77,6 +77,9 @@ public final class Transports {
      * @throws IllegalArgumentException naming the known transports if there is none by that name
      */
     public static BenchTransport byName(final String name) {
+        if (name.endsWith(SeparatedBench.SLEEP_SUFFIX)) {
+            return SeparatedBench.sleeping(byName(name.substring(0, name.length() - SeparatedBench.SLEEP_SUFFIX.length())));
+        }
         if (name.endsWith(SeparatedBench.SUFFIX)) {
             return SeparatedBench.of(byName(name.substring(0, name.length() - SeparatedBench.SUFFIX.length())));
         }
