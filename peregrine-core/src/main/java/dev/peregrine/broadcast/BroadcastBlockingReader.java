@@ -72,7 +72,8 @@ public final class BroadcastBlockingReader implements AutoCloseable {
      * @return records delivered; 0 after the timeout, or once the reader is done ({@link BroadcastReader#isDone()})
      */
     public int read(final BroadcastHandler handler, final int limit, final long timeoutNs) {
-        final long deadline = clock.getAsLong() + timeoutNs;
+        long deadline = 0;
+        boolean waited = false;
         while (true) {
             final int count = reader.poll(handler, limit);
             if (count > 0 || reader.isDone()) {
@@ -82,7 +83,12 @@ public final class BroadcastBlockingReader implements AutoCloseable {
                 backoff.idle(1, 0);
                 return count;
             }
-            final long left = deadline - clock.getAsLong();
+            final long nowNs = clock.getAsLong();
+            if (!waited) {
+                waited = true; // the clock is read only once a poll found nothing: a busy reader pays no clock read
+                deadline = nowNs + timeoutNs;
+            }
+            final long left = deadline - nowNs;
             if (left <= 0) {
                 return 0;
             }

@@ -18,7 +18,6 @@ import static dev.peregrine.broadcast.BroadcastDescriptor.ENTRY_POSITION_OFFSET;
 import static dev.peregrine.broadcast.BroadcastDescriptor.ENTRY_REASON_OFFSET;
 import static dev.peregrine.broadcast.BroadcastDescriptor.ENTRY_STATE_OFFSET;
 import static dev.peregrine.broadcast.BroadcastDescriptor.FUTEX_OFFSET;
-import static dev.peregrine.broadcast.BroadcastDescriptor.FUTEX_READERS_OFFSET;
 import static dev.peregrine.broadcast.BroadcastDescriptor.INT;
 import static dev.peregrine.broadcast.BroadcastDescriptor.LONG;
 import static dev.peregrine.broadcast.BroadcastDescriptor.RECORD_HEADER_LENGTH;
@@ -272,24 +271,25 @@ public final class BroadcastWriter implements AutoCloseable {
         tail = next;
         // release: the record happens-before a reader that acquires this tail
         LONG.setRelease(log, (long)TAIL_OFFSET, next);
-        if ((int)INT.getOpaque(log, (long)FUTEX_READERS_OFFSET) != 0) {
+        // opaque, no fence: a request is a rare write to a line this writer only reads, so a record costs one cached
+        // load here, not a full fence that would wait for the tail and slot stores to leave for the readers' caches.
+        // A request made at the very moment of this store can be missed (the reader's re-read of the tail and this
+        // load may both see the old value); the reader's first sleep is short for that (BroadcastReader#sleep)
+        if ((int)INT.getOpaque(log, (long)WAKE_REQUEST_OFFSET) != 0) {
             wakeSleepers();
         }
         return OFFERED;
     }
 
     /**
-     * Wakes the sleeping readers if one asked since the last wake-up: one {@code FUTEX_WAKE} per request, not per
-     * record, so readers woken but not yet scheduled (still counted as sleepers) cost the writer nothing more.
+     * Wakes the sleeping readers, one of which asked since the last wake-up: one {@code FUTEX_WAKE} per request, not
+     * per record, so readers woken but not yet scheduled (still counted as sleepers) cost the writer nothing more.
      */
     private void wakeSleepers() {
-        // full fence: the tail store before the request load; a reader sets the request (full fence) then re-reads
-        // the tail: either it sees this record or this writer sees its request
-        VarHandle.fullFence();
-        if ((int)INT.getVolatile(log, (long)WAKE_REQUEST_OFFSET) != 0) {
-            // cleared before the word changes: a reader that asks again after this reads the new word, or waits on
-            // the old one and is turned away by the kernel (the word differs) or woken by the wake below
-            INT.getAndSet(log, (long)WAKE_REQUEST_OFFSET, 0);
+        // cleared (a full fence, after the tail store) before the word changes: a reader that asks again after this
+        // sees this record when it re-reads the tail, or reads the new word, or waits on the old one and is turned
+        // away by the kernel (the word differs) or woken by the wake below
+        if ((int)INT.getAndSet(log, (long)WAKE_REQUEST_OFFSET, 0) != 0) {
             INT.getAndAdd(log, (long)FUTEX_OFFSET, 1);
             ShmFutex.wake(futexWord, Integer.MAX_VALUE);
             wakes++;
@@ -301,12 +301,12 @@ public final class BroadcastWriter implements AutoCloseable {
         final long nowNs = System.nanoTime();
         if (epoch != seenEpoch) {
             acknowledgeAttaches(nowNs);
-        } else {
-            limit = computeLimit(nowNs, false);
+            if (position - limit < 0) {
+                return true;
+            }
         }
-        if (position - limit < 0) {
-            return true;
-        }
+        // one scan: only a reader a whole ring behind may be evicted, and such a reader leaves no room anyway, so a
+        // scan without eviction first would find the same limit (a back-pressured writer retries often)
         limit = computeLimit(nowNs, true);
         return position - limit < 0;
     }
