@@ -14,6 +14,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 
 /**
@@ -25,6 +26,13 @@ import java.util.stream.Stream;
  * sends as fast as the slowest reader lets it. Either way every reader checks every sequence.
  */
 public final class FanoutRunner {
+    /**
+     * A paced writer with more than this to wait until a message's send time sleeps ({@code parkNanos}) until this
+     * much before it, then yields or spins the rest: a rate whose gaps are longer than this leaves the CPU to the
+     * readers instead of yielding through the whole gap (a thread that yields is still running, and on a small
+     * machine it takes a core the readers need). Past the kernel's timer slack (50 us), so the send stays on time.
+     */
+    static final long PARK_AHEAD_NS = 150_000L;
     /** How long the writer may be back-pressured without a break before the row fails. */
     static final long STUCK_NS = 30_000_000_000L;
 
@@ -163,8 +171,11 @@ public final class FanoutRunner {
         for (; sequence < end; sequence++) {
             final long intendedNs = spec.latency() ? startNs + (long)(sequence * periodNs) : 0;
             if (spec.latency()) {
-                while (System.nanoTime() - intendedNs < 0) {
-                    if (yieldWhilePacing) {
+                long aheadNs;
+                while ((aheadNs = intendedNs - System.nanoTime()) > 0) {
+                    if (aheadNs > PARK_AHEAD_NS) {
+                        LockSupport.parkNanos(aheadNs - PARK_AHEAD_NS);
+                    } else if (yieldWhilePacing) {
                         Thread.yield();
                     } else {
                         Thread.onSpinWait();

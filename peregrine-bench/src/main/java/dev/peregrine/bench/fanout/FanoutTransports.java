@@ -9,11 +9,48 @@ public final class FanoutTransports {
     /** Records a broadcast log holds in the table's runs unless {@code --records} says otherwise. */
     public static final int DEFAULT_RECORDS = 16_384;
     /**
-     * Records a broadcast log holds in the {@code --stop-reader} scenario unless {@code --records} says otherwise:
-     * 655 ms at 100 000 msg/s, four times the 160 ms a reader was seen descheduled behind on 2 vCPUs, and less than
-     * the second the stopped reader misses, so it is lapped.
+     * Most records a broadcast log holds in the {@code --stop-reader} scenario unless {@code --records} says otherwise:
+     * 655 ms at 100 000 msg/s, four times the 160 ms a reader was seen descheduled behind on 2 vCPUs.
      */
     public static final int STOP_READER_RECORDS = 65_536;
+    /**
+     * Readers of the {@code --stop-reader} scenario unless {@code --readers} says otherwise: reader 0, stopped or
+     * detached, and three measured.
+     */
+    public static final int STOP_READER_READERS = 4;
+    /**
+     * The rate of the {@code --stop-reader} scenario unless {@code --rate} says otherwise: one the readers sustain on 2
+     * vCPUs. At 100 000 msg/s records come 10 us apart, inside a futex reader's 100 us yield window, so every reader
+     * yields without pause: four readers and the writer never leave the run queue, and the readers' p99 is the
+     * scheduler's (35 ms with reader 0 detached, 12:44 sitting). At 2 000 msg/s (500 us apart) a reader yields 100
+     * us, then sleeps until the writer's wake: a fifth of a core each, and the writer sleeps between sends.
+     */
+    public static final long STOP_READER_RATE = 2_000;
+    /**
+     * Measured seconds of the {@code --stop-reader} scenario unless {@code --seconds} says otherwise: 20 000 messages
+     * at {@link #STOP_READER_RATE}, so that a p99 rests on 200 of them per reader.
+     */
+    public static final double STOP_READER_SECONDS = 10;
+    /**
+     * Warm-up seconds of the {@code --stop-reader} scenario unless {@code --warmup-seconds} says otherwise: 20 000
+     * messages at {@link #STOP_READER_RATE}. At that rate a reader sleeps and is woken for nearly every record, so the
+     * sleep and wake path (futex calls through FFM) runs once per message, and needs that many runs before the JIT has
+     * compiled it to allocate nothing (a 1 000-message warm-up showed 20 B/msg on the readers, 4 on the writer).
+     */
+    public static final double STOP_READER_WARMUP_SECONDS = 10;
+
+    /**
+     * Records a broadcast log holds in the {@code --stop-reader} scenario unless {@code --records} says otherwise:
+     * {@link #STOP_READER_RECORDS} at most, and few enough that the ring wraps in half the time the reader is stopped
+     * (a quarter of the measured messages), so that the stopped reader is lapped and the writer shown not to wait.
+     *
+     * @param measured the measured messages (the reader is stopped for half of them)
+     * @return a power of two, at least 64
+     */
+    public static int stopReaderRecords(final long measured) {
+        return (int)Math.max(64, Math.min(STOP_READER_RECORDS, Long.highestOneBit(Math.max(1, measured / 4))));
+    }
+
     /** The name of the Chronicle Queue row. */
     public static final String CHRONICLE = "chronicle-queue";
     /**
