@@ -106,9 +106,10 @@ public final class FanoutBenchCommand implements Callable<Integer>, Validated {
 
     @Range(min = 2, max = 1 << 24)
     @Option(names = "--records", paramLabel = "N",
-        description = "Records a broadcast log holds, a power of two (default: " + FanoutTransports.DEFAULT_RECORDS
-            + "; with --stop-reader a quarter of the measured messages, at most " + FanoutTransports.STOP_READER_RECORDS
-            + ": the ring wraps in half the time reader 0 is stopped, so it is lapped).")
+        description = "Records a broadcast log holds, a power of two (default: as many as fill Aeron IPC's producer"
+            + " window, half its 4 MiB term: 32768 at 32 B; with --stop-reader a quarter of the measured messages,"
+            + " at most " + FanoutTransports.STOP_READER_RECORDS + ": the ring wraps in half the time reader 0 is"
+            + " stopped, so it is lapped).")
     Integer records;
 
     @Range(min = 1, max = 100)

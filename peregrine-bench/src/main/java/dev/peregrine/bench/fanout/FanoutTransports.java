@@ -1,13 +1,19 @@
 package dev.peregrine.bench.fanout;
 
+import dev.peregrine.broadcast.BroadcastDescriptor;
 import dev.peregrine.broadcast.BroadcastPolicy;
+import dev.peregrine.peers.aeron.AeronDriverSettings;
 
 import java.util.List;
 
 /** The transports {@code bench fanout} knows, and the one it does not run, with the reason. */
 public final class FanoutTransports {
-    /** Records a broadcast log holds in the table's runs unless {@code --records} says otherwise. */
-    public static final int DEFAULT_RECORDS = 16_384;
+    /**
+     * Records a broadcast log holds in the table's runs unless {@code --records} says otherwise: 0, meaning as many
+     * as fill the room Aeron IPC's publication has ahead of its slowest subscriber ({@link #recordsLikeAeron}); it was
+     * 16 384 (1 MiB at 32 B, half Aeron's room).
+     */
+    public static final int DEFAULT_RECORDS = 0;
     /**
      * Most records a broadcast log holds in the {@code --stop-reader} scenario unless {@code --records} says otherwise:
      * 655 ms at 100 000 msg/s, four times the 160 ms a reader was seen descheduled behind on 2 vCPUs.
@@ -51,6 +57,22 @@ public final class FanoutTransports {
         return (int)Math.max(64, Math.min(STOP_READER_RECORDS, Long.highestOneBit(Math.max(1, measured / 4))));
     }
 
+    /**
+     * The records of a broadcast log holding what Aeron IPC's publication may write ahead of its slowest subscriber:
+     * its producer window, half a term ({@link AeronDriverSettings#TERM_LENGTH} 4 MiB, so 2 MiB: Aeron's
+     * {@code Configuration.producerWindowLength} with no window set), over the log's slot length for the size, to the
+     * nearest power of two. At 32 B: 32 768 slots of 64 B, as Aeron's 64-byte frames. So both writers have the same
+     * room before a slow reader holds them back.
+     *
+     * @param size the message size
+     * @return a power of two
+     */
+    public static int recordsLikeAeron(final int size) {
+        final int fit = Math.max(2, AeronDriverSettings.TERM_LENGTH / 2 / BroadcastDescriptor.slotLength(size));
+        final int below = Integer.highestOneBit(fit);
+        return fit - below >= below / 2 ? below * 2 : below;
+    }
+
     /** The name of the Chronicle Queue row. */
     public static final String CHRONICLE = "chronicle-queue";
     /**
@@ -77,7 +99,8 @@ public final class FanoutTransports {
     /**
      * Every transport that runs, in table order, the broadcast logs holding a given number of records.
      *
-     * @param records the broadcast logs' capacity, a power of two (the readers take it from the file)
+     * @param records the broadcast logs' capacity, a power of two (the readers take it from the file), or
+     *     {@link #DEFAULT_RECORDS} for {@link #recordsLikeAeron} at each size
      * @return the transports
      */
     public static List<FanoutTransport> all(final int records) {
