@@ -9,6 +9,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
+import java.util.function.LongSupplier;
 
 import static dev.peregrine.broadcast.BroadcastDescriptor.ATTACH_ACK_OFFSET;
 import static dev.peregrine.broadcast.BroadcastDescriptor.ATTACH_EPOCH_OFFSET;
@@ -47,7 +48,8 @@ import static dev.peregrine.broadcast.BroadcastDescriptor.WRITER_STATE_OFFSET;
  *
  * <p>Under {@code BLOCK} the writer evicts a reader that holds it back when that reader's lock is free (its process
  * died, even by {@code kill -9}) or, with an idle timeout set, when its position has not moved for that long; each
- * reader's lock is probed at most every {@link #PROBE_INTERVAL_NS} while it holds the writer back.
+ * reader's lock is probed at most every {@link #PROBE_INTERVAL_NS} while it holds the writer back, and only once it
+ * has not moved for that long.
  *
  * <p>Not thread-safe: one thread offers. {@link #offer} allocates nothing.
  */
@@ -76,15 +78,18 @@ public final class BroadcastWriter implements AutoCloseable {
     private final long[] lastSeenWord;
     private final MemorySegment futexWord;
     private final BroadcastCounters counters;
+    private final LongSupplier clock;
     private long tail;
     private long limit;
     private long seenEpoch;
     private long evictions;
     private long wakes;
+    private long probes;
     private boolean closed;
 
-    private BroadcastWriter(final Path path, final CountersManager countersManager) {
+    private BroadcastWriter(final Path path, final CountersManager countersManager, final LongSupplier clock) {
         this.path = path;
+        this.clock = clock;
         this.arena = Arena.ofShared();
         try {
             final BroadcastFiles.Mapped mapped = BroadcastFiles.map(path, arena);
@@ -120,7 +125,7 @@ public final class BroadcastWriter implements AutoCloseable {
         // full fence: the state store before the epoch read; an attaching reader adds to the epoch, then reads the
         // state: either it sees ACTIVE and waits for this writer's acknowledgement, or this writer sees its epoch
         VarHandle.fullFence();
-        acknowledgeAttaches(System.nanoTime());
+        acknowledgeAttaches(clock.getAsLong());
         this.counters = BroadcastCounters.writer(countersManager, path);
     }
 
@@ -151,9 +156,15 @@ public final class BroadcastWriter implements AutoCloseable {
      */
     public static BroadcastWriter create(final Path directory, final String name, final BroadcastLogOptions options,
         final CountersManager countersManager) {
+        return create(directory, name, options, countersManager, System::nanoTime);
+    }
+
+    /** {@link #create(Path, String, BroadcastLogOptions, CountersManager)} on a clock of the caller's (tests). */
+    static BroadcastWriter create(final Path directory, final String name, final BroadcastLogOptions options,
+        final CountersManager countersManager, final LongSupplier clock) {
         final Path path = BroadcastFiles.logPath(directory, name);
         BroadcastFiles.create(path, options);
-        return new BroadcastWriter(path, countersManager);
+        return new BroadcastWriter(path, countersManager, clock);
     }
 
     /**
@@ -166,7 +177,7 @@ public final class BroadcastWriter implements AutoCloseable {
      */
     public static BroadcastWriter open(final Path directory, final String name) {
         BroadcastFiles.checkDirectory(directory);
-        return new BroadcastWriter(BroadcastFiles.logPath(directory, name), null);
+        return new BroadcastWriter(BroadcastFiles.logPath(directory, name), null, System::nanoTime);
     }
 
     /**
@@ -203,6 +214,11 @@ public final class BroadcastWriter implements AutoCloseable {
      */
     public long wakes() {
         return wakes;
+    }
+
+    /** Probes of readers' locks so far; for tests. */
+    long probes() {
+        return probes;
     }
 
     /**
@@ -298,7 +314,7 @@ public final class BroadcastWriter implements AutoCloseable {
 
     /** BLOCK's rare path: takes new readers into account, or finds the ring full and evicts what it may. */
     private boolean makeRoom(final long position, final long epoch) {
-        final long nowNs = System.nanoTime();
+        final long nowNs = clock.getAsLong();
         if (epoch != seenEpoch) {
             acknowledgeAttaches(nowNs);
             if (position - limit < 0) {
@@ -358,10 +374,14 @@ public final class BroadcastWriter implements AutoCloseable {
         if (idleTimeoutNs > 0 && nowNs - lastMovedNs[index] >= idleTimeoutNs) {
             return evict(index, word, REASON_IDLE);
         }
-        if (lastProbeNs[index] != 0 && nowNs - lastProbeNs[index] < PROBE_INTERVAL_NS) {
+        // a reader that moved within the interval is alive: probing it after every move (a reader a ring behind
+        // moves once per poll) would cost the writer file-system calls, and allocation, on the back-pressured path
+        if (nowNs - lastMovedNs[index] < PROBE_INTERVAL_NS
+            || lastProbeNs[index] != 0 && nowNs - lastProbeNs[index] < PROBE_INTERVAL_NS) {
             return false;
         }
         lastProbeNs[index] = nowNs;
+        probes++;
         if (!BroadcastFiles.isHeld(readerLocks[index])) {
             return evict(index, word, REASON_DEAD);
         }
