@@ -11,6 +11,7 @@ import dev.peregrine.bench.report.FanoutChart;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.TypeConversionException;
@@ -92,8 +93,10 @@ public final class FanoutBenchCommand implements Callable<Integer>, Validated {
     List<String> transports;
 
     @Option(names = "--stop-reader", description = "Instead of the table: under DROP, reader 0 of the largest --readers"
-        + " count is stopped with SIGSTOP half-way; the writer's rate and the other readers' p99 against a run with"
-        + " that reader detached, and their losses.")
+        + " count is stopped with SIGSTOP half-way; the writer's rate and the other readers' p99 against the same run"
+        + " with that reader detaching half-way, their losses, and whether the readers kept up. Unless given, --readers "
+        + FanoutTransports.STOP_READER_READERS + ", --rate " + FanoutTransports.STOP_READER_RATE + ", --seconds 10,"
+        + " --warmup-seconds 10 and --records wrapping in half the stop.")
     boolean stopReader;
 
     @Option(names = "--kill-reader", description = "Instead of the table: under BLOCK, reader 0 of the largest"
@@ -103,9 +106,10 @@ public final class FanoutBenchCommand implements Callable<Integer>, Validated {
 
     @Range(min = 2, max = 1 << 24)
     @Option(names = "--records", paramLabel = "N",
-        description = "Records a broadcast log holds, a power of two (default: " + FanoutTransports.DEFAULT_RECORDS
-            + ", " + FanoutTransports.STOP_READER_RECORDS + " with --stop-reader: room for a reader descheduled a"
-            + " few hundred ms at 100 000 msg/s).")
+        description = "Records a broadcast log holds, a power of two (default: as many as fill Aeron IPC's producer"
+            + " window, half its 4 MiB term: 32768 at 32 B; with --stop-reader a quarter of the measured messages,"
+            + " at most " + FanoutTransports.STOP_READER_RECORDS + ": the ring wraps in half the time reader 0 is"
+            + " stopped, so it is lapped).")
     Integer records;
 
     @Range(min = 1, max = 100)
@@ -140,8 +144,40 @@ public final class FanoutBenchCommand implements Callable<Integer>, Validated {
     }
 
     private int logRecords() {
-        return records != null ? records : stopReader ? FanoutTransports.STOP_READER_RECORDS
+        return records != null ? records : stopReader
+            ? FanoutTransports.stopReaderRecords(Math.max(1, (long)(seconds * rate)))
             : FanoutTransports.DEFAULT_RECORDS;
+    }
+
+    private boolean given(final String option) {
+        final ParseResult parsed = spec.commandLine().getParseResult();
+        return parsed != null && parsed.hasMatchedOption(option);
+    }
+
+    /** The line that states the stop-reader scenario's set-up before its runs. */
+    String stopReaderSetUp() {
+        final int most = mostReaders();
+        return String.format(Locale.ROOT, "stop-reader: %d readers at %d msg/s for %s s after %s s of warm-up, %d B,"
+            + " a DROP log of %d records (%.0f ms at that rate); reader 0 is stopped with SIGSTOP at the half-way"
+            + " sequence, or in the reference run detaches there and stays idle; the other %d are measured over the"
+            + " same messages in both", most, rate, Double.toString(seconds), Double.toString(warmupSeconds),
+            sizes.get(0), logRecords(), logRecords() * 1e3 / rate, most - 1);
+    }
+
+    /** {@code --stop-reader}'s own readers, rate and seconds, for those not given: a set-up the readers sustain. */
+    void stopReaderDefaults() {
+        if (!given("--readers")) {
+            readers = List.of(FanoutTransports.STOP_READER_READERS);
+        }
+        if (!given("--rate")) {
+            rate = FanoutTransports.STOP_READER_RATE;
+        }
+        if (!given("--seconds")) {
+            seconds = FanoutTransports.STOP_READER_SECONDS;
+        }
+        if (!given("--warmup-seconds")) {
+            warmupSeconds = FanoutTransports.STOP_READER_WARMUP_SECONDS;
+        }
     }
 
     private static FanoutTransport named(final List<FanoutTransport> all, final String name) {
@@ -150,6 +186,9 @@ public final class FanoutBenchCommand implements Callable<Integer>, Validated {
 
     @Override
     public Integer call() {
+        if (stopReader) {
+            stopReaderDefaults();
+        }
         final List<FanoutTransport> all = FanoutTransports.all(logRecords());
         final List<FanoutTransport> chosen = stopReader || killReader
             ? all.stream().filter(t -> t.name().startsWith("peregrine-broadcast")).toList()
@@ -225,6 +264,7 @@ public final class FanoutBenchCommand implements Callable<Integer>, Validated {
         final int size = sizes.get(0);
         if (stopReader) {
             final FanoutTransport drop = named(all, "peregrine-broadcast-drop");
+            out.println(stopReaderSetUp());
             final List<FanoutResult> stoppedRuns = new ArrayList<>();
             final List<FanoutResult> detachedRuns = new ArrayList<>();
             for (int round = 1; round <= rounds; round++) {
@@ -238,8 +278,8 @@ public final class FanoutBenchCommand implements Callable<Integer>, Validated {
                         stoppedRuns.add(report(out, FanoutRunner.run(new FanoutRunner.Spec(drop, most, size, true,
                             rate, warmup, count, FanoutRunner.Scenario.STOP_READER))));
                     } else {
-                        detachedRuns.add(report(out, FanoutRunner.run(new FanoutRunner.Spec(drop, most - 1, size,
-                            true, rate, warmup, count, FanoutRunner.Scenario.NONE))));
+                        detachedRuns.add(report(out, FanoutRunner.run(new FanoutRunner.Spec(drop, most, size,
+                            true, rate, warmup, count, FanoutRunner.Scenario.DETACH_READER))));
                     }
                 }
             }

@@ -62,6 +62,30 @@ class FanoutBenchCommandTest {
             .contains("--records", "'100000' is not a power of two");
     }
 
+    @Test
+    void shouldChooseTheStopReaderSetUpOnlyForWhatIsNotGiven() {
+        final FanoutBenchCommand chosen = parsed("--stop-reader", "--size", "32");
+        assertThat(chosen.stopReaderSetUp()).startsWith("stop-reader: 4 readers at 2000 msg/s for 10.0 s after 10.0 s"
+            + " of warm-up, 32 B, a DROP log of 4096 records (2048 ms at that rate); reader 0 is stopped with SIGSTOP"
+            + " at the half-way sequence, or in the reference run detaches there and stays idle; the other 3 are"
+            + " measured");
+
+        final FanoutBenchCommand given = parsed("--stop-reader", "--readers", "3", "--rate", "100000", "--seconds", "2",
+            "--size", "256");
+        assertThat(given.stopReaderSetUp()).startsWith("stop-reader: 3 readers at 100000 msg/s for 2.0 s after 10.0 s"
+            + " of warm-up, 256 B, a DROP log of 32768 records (328 ms at that rate)");
+
+        final FanoutBenchCommand records = parsed("--stop-reader", "--records", "65536");
+        assertThat(records.stopReaderSetUp()).contains("a DROP log of 65536 records (32768 ms at that rate)");
+    }
+
+    private static FanoutBenchCommand parsed(final String... args) {
+        final FanoutBenchCommand command = new FanoutBenchCommand();
+        new picocli.CommandLine(command).parseArgs(args);
+        command.stopReaderDefaults();
+        return command;
+    }
+
     @Tag("slow")
     @Test
     @Timeout(600)

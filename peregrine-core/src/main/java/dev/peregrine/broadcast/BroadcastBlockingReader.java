@@ -2,6 +2,7 @@ package dev.peregrine.broadcast;
 
 import dev.peregrine.reactor.BackoffIdleStrategy;
 import dev.peregrine.shm.ShmFutex;
+import dev.peregrine.shm.ShmFutexWait;
 
 import java.util.function.LongSupplier;
 
@@ -25,9 +26,7 @@ public final class BroadcastBlockingReader implements AutoCloseable {
     private final BackoffIdleStrategy backoff;
     private final long longestSleepNs;
     private final LongSupplier clock;
-    private int spins;
-    private boolean yielding;
-    private long yieldingSinceNs;
+    private final ShmFutexWait futex;
 
     /**
      * Wraps a reader.
@@ -61,6 +60,7 @@ public final class BroadcastBlockingReader implements AutoCloseable {
         this.reader = reader;
         this.wait = wait == BroadcastWait.FUTEX && !ShmFutex.isAvailable() ? BroadcastWait.BACKOFF : wait;
         this.backoff = new BackoffIdleStrategy(100, 10, 1_000, 1_000_000);
+        this.futex = this.wait == BroadcastWait.FUTEX ? new ShmFutexWait(FUTEX_SPINS, FUTEX_YIELD_NS, clock) : null;
     }
 
     /**
@@ -72,16 +72,23 @@ public final class BroadcastBlockingReader implements AutoCloseable {
      * @return records delivered; 0 after the timeout, or once the reader is done ({@link BroadcastReader#isDone()})
      */
     public int read(final BroadcastHandler handler, final int limit, final long timeoutNs) {
-        final long deadline = clock.getAsLong() + timeoutNs;
+        long deadline = 0;
+        boolean waited = false;
         while (true) {
             final int count = reader.poll(handler, limit);
             if (count > 0 || reader.isDone()) {
-                spins = 0;
-                yielding = false;
+                if (futex != null) {
+                    futex.readyToSleep(1);
+                }
                 backoff.idle(1, 0);
                 return count;
             }
-            final long left = deadline - clock.getAsLong();
+            final long nowNs = clock.getAsLong();
+            if (!waited) {
+                waited = true; // the clock is read only once a poll found nothing: a busy reader pays no clock read
+                deadline = nowNs + timeoutNs;
+            }
+            final long left = deadline - nowNs;
             if (left <= 0) {
                 return 0;
             }
@@ -94,16 +101,7 @@ public final class BroadcastBlockingReader implements AutoCloseable {
             case BUSY_SPIN -> Thread.onSpinWait();
             case BACKOFF -> backoff.idle(0, maxWaitNs);
             case FUTEX -> {
-                if (spins < FUTEX_SPINS) {
-                    spins++;
-                    Thread.onSpinWait();
-                } else if (!yielding) {
-                    yielding = true;
-                    yieldingSinceNs = clock.getAsLong();
-                    Thread.yield();
-                } else if (clock.getAsLong() - yieldingSinceNs < FUTEX_YIELD_NS) {
-                    Thread.yield();
-                } else {
+                if (futex.readyToSleep(0)) {
                     reader.sleep(maxWaitNs);
                 }
             }

@@ -83,7 +83,7 @@ public final class BroadcastDescriptor {
     public static final int FUTEX_OFFSET = 512;
     /** Offset of the number of readers asleep (or about to be) on the futex word. */
     public static final int SLEEPERS_OFFSET = 516;
-    /** Offset of the number of attached readers that may sleep on the futex word. */
+    /** Offset of the number of attached readers that may sleep on the futex word (for monitors). */
     public static final int FUTEX_READERS_OFFSET = 520;
     /**
      * Offset of the wake request: a reader about to sleep sets it to 1; the writer, after a record, clears it and

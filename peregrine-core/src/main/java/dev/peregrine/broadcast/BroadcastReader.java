@@ -54,6 +54,14 @@ import static dev.peregrine.broadcast.BroadcastDescriptor.WRITER_STATE_OFFSET;
 public final class BroadcastReader implements AutoCloseable {
     /** Shortest time between two checks of the writer's lock while the reader finds nothing to read. */
     public static final long WRITER_CHECK_INTERVAL_NS = 50_000_000L;
+    /**
+     * The longest first sleep after a record was read (or after attaching), and the longest sleep whose wake request
+     * was not already set. The writer looks for a request without a fence, so a request made at the very moment a
+     * record is committed can go unseen; a reader that sleeps through that wakes at this bound and finds the record.
+     * Later sleeps of the same idle spell follow a request that was set well before, which the writer cannot miss,
+     * and last up to the caller's bound.
+     */
+    public static final long FIRST_SLEEP_NS = 50_000L;
     private static final int LOCK_ATTEMPTS = 1_000;
     private static final String[] REASONS = {"evicted", "dead (its lock was free)", "idle past the timeout",
         "its position made no sense"};
@@ -80,6 +88,8 @@ public final class BroadcastReader implements AutoCloseable {
     private boolean joinReported;
     private boolean done;
     private boolean futexRegistered;
+    private boolean sleptSinceRecord;
+    private long lastSleepBoundNs;
     private String failure;
     private long delivered;
     private long missed;
@@ -285,6 +295,7 @@ public final class BroadcastReader implements AutoCloseable {
             }
         }
         if (count > 0 || attempts > 0) {
+            sleptSinceRecord = false;
             LONG.setRelease(log, entryOffset + ENTRY_POSITION_OFFSET, position);
         } else if (tail - position < 0 && !done) {
             fail(handler, "tail=" + tail + " is behind this reader's position=" + position + " (went backwards)");
@@ -485,8 +496,9 @@ public final class BroadcastReader implements AutoCloseable {
     }
 
     /**
-     * Sleeps on the log's futex word until the writer publishes, or {@code maxWaitNs} passes; returns at once if
-     * there is something to read. For {@link BroadcastBlockingReader}'s futex waiting.
+     * Sleeps on the log's futex word until the writer publishes, or {@code maxWaitNs} passes ({@link #FIRST_SLEEP_NS}
+     * at most for the first sleep since a record was read); returns at once if there is something to read. For
+     * {@link BroadcastBlockingReader}'s futex waiting.
      *
      * @param maxWaitNs the longest sleep
      */
@@ -497,16 +509,29 @@ public final class BroadcastReader implements AutoCloseable {
         }
         final int word = (int)INT.getVolatile(log, (long)FUTEX_OFFSET);
         INT.getAndAdd(log, (long)SLEEPERS_OFFSET, 1);
-        // a full fence (the set) before the tail is read again: either this reader sees the record, or the writer,
-        // which fences between its tail store and its load of the request, sees the request and wakes it
-        INT.getAndSet(log, (long)WAKE_REQUEST_OFFSET, 1);
+        // a full fence (the set) before the tail is read again: this reader sees the record, or a writer that
+        // stores the tail later sees the request; one storing it at this very moment may miss a request that was
+        // not set before (it loads the request without a fence), which the short bound of such a sleep covers
+        final boolean fresh = (int)INT.getAndSet(log, (long)WAKE_REQUEST_OFFSET, 1) == 0;
+        lastSleepBoundNs = fresh || !sleptSinceRecord ? Math.min(maxWaitNs, FIRST_SLEEP_NS) : maxWaitNs;
+        sleptSinceRecord = true;
         try {
             if ((long)LONG.getAcquire(log, (long)TAIL_OFFSET) == position && !done && !pending) {
-                ShmFutex.await(futexWord, word, timespec, maxWaitNs);
+                ShmFutex.await(futexWord, word, timespec, lastSleepBoundNs);
             }
         } finally {
             INT.getAndAdd(log, (long)SLEEPERS_OFFSET, -1);
         }
+    }
+
+    /**
+     * The bound of the last {@link #sleep}: {@link #FIRST_SLEEP_NS} at most for the first since a record was read
+     * and for one whose request was not already set, else the caller's. For tests.
+     *
+     * @return nanoseconds
+     */
+    long lastSleepBoundNs() {
+        return lastSleepBoundNs;
     }
 
     /**

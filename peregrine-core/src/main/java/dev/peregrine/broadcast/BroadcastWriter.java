@@ -9,6 +9,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
+import java.util.function.LongSupplier;
 
 import static dev.peregrine.broadcast.BroadcastDescriptor.ATTACH_ACK_OFFSET;
 import static dev.peregrine.broadcast.BroadcastDescriptor.ATTACH_EPOCH_OFFSET;
@@ -18,7 +19,6 @@ import static dev.peregrine.broadcast.BroadcastDescriptor.ENTRY_POSITION_OFFSET;
 import static dev.peregrine.broadcast.BroadcastDescriptor.ENTRY_REASON_OFFSET;
 import static dev.peregrine.broadcast.BroadcastDescriptor.ENTRY_STATE_OFFSET;
 import static dev.peregrine.broadcast.BroadcastDescriptor.FUTEX_OFFSET;
-import static dev.peregrine.broadcast.BroadcastDescriptor.FUTEX_READERS_OFFSET;
 import static dev.peregrine.broadcast.BroadcastDescriptor.INT;
 import static dev.peregrine.broadcast.BroadcastDescriptor.LONG;
 import static dev.peregrine.broadcast.BroadcastDescriptor.RECORD_HEADER_LENGTH;
@@ -48,7 +48,8 @@ import static dev.peregrine.broadcast.BroadcastDescriptor.WRITER_STATE_OFFSET;
  *
  * <p>Under {@code BLOCK} the writer evicts a reader that holds it back when that reader's lock is free (its process
  * died, even by {@code kill -9}) or, with an idle timeout set, when its position has not moved for that long; each
- * reader's lock is probed at most every {@link #PROBE_INTERVAL_NS} while it holds the writer back.
+ * reader's lock is probed at most every {@link #PROBE_INTERVAL_NS} while it holds the writer back, and only once it
+ * has not moved for that long.
  *
  * <p>Not thread-safe: one thread offers. {@link #offer} allocates nothing.
  */
@@ -77,15 +78,18 @@ public final class BroadcastWriter implements AutoCloseable {
     private final long[] lastSeenWord;
     private final MemorySegment futexWord;
     private final BroadcastCounters counters;
+    private final LongSupplier clock;
     private long tail;
     private long limit;
     private long seenEpoch;
     private long evictions;
     private long wakes;
+    private long probes;
     private boolean closed;
 
-    private BroadcastWriter(final Path path, final CountersManager countersManager) {
+    private BroadcastWriter(final Path path, final CountersManager countersManager, final LongSupplier clock) {
         this.path = path;
+        this.clock = clock;
         this.arena = Arena.ofShared();
         try {
             final BroadcastFiles.Mapped mapped = BroadcastFiles.map(path, arena);
@@ -121,7 +125,7 @@ public final class BroadcastWriter implements AutoCloseable {
         // full fence: the state store before the epoch read; an attaching reader adds to the epoch, then reads the
         // state: either it sees ACTIVE and waits for this writer's acknowledgement, or this writer sees its epoch
         VarHandle.fullFence();
-        acknowledgeAttaches(System.nanoTime());
+        acknowledgeAttaches(clock.getAsLong());
         this.counters = BroadcastCounters.writer(countersManager, path);
     }
 
@@ -152,9 +156,15 @@ public final class BroadcastWriter implements AutoCloseable {
      */
     public static BroadcastWriter create(final Path directory, final String name, final BroadcastLogOptions options,
         final CountersManager countersManager) {
+        return create(directory, name, options, countersManager, System::nanoTime);
+    }
+
+    /** {@link #create(Path, String, BroadcastLogOptions, CountersManager)} on a clock of the caller's (tests). */
+    static BroadcastWriter create(final Path directory, final String name, final BroadcastLogOptions options,
+        final CountersManager countersManager, final LongSupplier clock) {
         final Path path = BroadcastFiles.logPath(directory, name);
         BroadcastFiles.create(path, options);
-        return new BroadcastWriter(path, countersManager);
+        return new BroadcastWriter(path, countersManager, clock);
     }
 
     /**
@@ -167,7 +177,7 @@ public final class BroadcastWriter implements AutoCloseable {
      */
     public static BroadcastWriter open(final Path directory, final String name) {
         BroadcastFiles.checkDirectory(directory);
-        return new BroadcastWriter(BroadcastFiles.logPath(directory, name), null);
+        return new BroadcastWriter(BroadcastFiles.logPath(directory, name), null, System::nanoTime);
     }
 
     /**
@@ -204,6 +214,11 @@ public final class BroadcastWriter implements AutoCloseable {
      */
     public long wakes() {
         return wakes;
+    }
+
+    /** Probes of readers' locks so far; for tests. */
+    long probes() {
+        return probes;
     }
 
     /**
@@ -272,24 +287,25 @@ public final class BroadcastWriter implements AutoCloseable {
         tail = next;
         // release: the record happens-before a reader that acquires this tail
         LONG.setRelease(log, (long)TAIL_OFFSET, next);
-        if ((int)INT.getOpaque(log, (long)FUTEX_READERS_OFFSET) != 0) {
+        // opaque, no fence: a request is a rare write to a line this writer only reads, so a record costs one cached
+        // load here, not a full fence that would wait for the tail and slot stores to leave for the readers' caches.
+        // A request made at the very moment of this store can be missed (the reader's re-read of the tail and this
+        // load may both see the old value); the reader's first sleep is short for that (BroadcastReader#sleep)
+        if ((int)INT.getOpaque(log, (long)WAKE_REQUEST_OFFSET) != 0) {
             wakeSleepers();
         }
         return OFFERED;
     }
 
     /**
-     * Wakes the sleeping readers if one asked since the last wake-up: one {@code FUTEX_WAKE} per request, not per
-     * record, so readers woken but not yet scheduled (still counted as sleepers) cost the writer nothing more.
+     * Wakes the sleeping readers, one of which asked since the last wake-up: one {@code FUTEX_WAKE} per request, not
+     * per record, so readers woken but not yet scheduled (still counted as sleepers) cost the writer nothing more.
      */
     private void wakeSleepers() {
-        // full fence: the tail store before the request load; a reader sets the request (full fence) then re-reads
-        // the tail: either it sees this record or this writer sees its request
-        VarHandle.fullFence();
-        if ((int)INT.getVolatile(log, (long)WAKE_REQUEST_OFFSET) != 0) {
-            // cleared before the word changes: a reader that asks again after this reads the new word, or waits on
-            // the old one and is turned away by the kernel (the word differs) or woken by the wake below
-            INT.getAndSet(log, (long)WAKE_REQUEST_OFFSET, 0);
+        // cleared (a full fence, after the tail store) before the word changes: a reader that asks again after this
+        // sees this record when it re-reads the tail, or reads the new word, or waits on the old one and is turned
+        // away by the kernel (the word differs) or woken by the wake below
+        if ((int)INT.getAndSet(log, (long)WAKE_REQUEST_OFFSET, 0) != 0) {
             INT.getAndAdd(log, (long)FUTEX_OFFSET, 1);
             ShmFutex.wake(futexWord, Integer.MAX_VALUE);
             wakes++;
@@ -298,15 +314,15 @@ public final class BroadcastWriter implements AutoCloseable {
 
     /** BLOCK's rare path: takes new readers into account, or finds the ring full and evicts what it may. */
     private boolean makeRoom(final long position, final long epoch) {
-        final long nowNs = System.nanoTime();
+        final long nowNs = clock.getAsLong();
         if (epoch != seenEpoch) {
             acknowledgeAttaches(nowNs);
-        } else {
-            limit = computeLimit(nowNs, false);
+            if (position - limit < 0) {
+                return true;
+            }
         }
-        if (position - limit < 0) {
-            return true;
-        }
+        // one scan: only a reader a whole ring behind may be evicted, and such a reader leaves no room anyway, so a
+        // scan without eviction first would find the same limit (a back-pressured writer retries often)
         limit = computeLimit(nowNs, true);
         return position - limit < 0;
     }
@@ -358,10 +374,14 @@ public final class BroadcastWriter implements AutoCloseable {
         if (idleTimeoutNs > 0 && nowNs - lastMovedNs[index] >= idleTimeoutNs) {
             return evict(index, word, REASON_IDLE);
         }
-        if (lastProbeNs[index] != 0 && nowNs - lastProbeNs[index] < PROBE_INTERVAL_NS) {
+        // a reader that moved within the interval is alive: probing it after every move (a reader a ring behind
+        // moves once per poll) would cost the writer file-system calls, and allocation, on the back-pressured path
+        if (nowNs - lastMovedNs[index] < PROBE_INTERVAL_NS
+            || lastProbeNs[index] != 0 && nowNs - lastProbeNs[index] < PROBE_INTERVAL_NS) {
             return false;
         }
         lastProbeNs[index] = nowNs;
+        probes++;
         if (!BroadcastFiles.isHeld(readerLocks[index])) {
             return evict(index, word, REASON_DEAD);
         }

@@ -166,6 +166,40 @@ class BroadcastReaderWaysTest {
         }
     }
 
+    /**
+     * The writer looks for a wake request without a fence, so it can miss one made at the very moment it commits;
+     * such a request is the first of an idle spell, or one that was not set before, and its sleep is short. Proven
+     * with nobody to wake the reader: a sleep allowed a minute returns (the class's deadline is 60 s).
+     */
+    @Test
+    void shouldSleepShortWhenTheWriterCouldHaveMissedTheRequest() {
+        Needs.platform("futex", ShmFutex.isAvailable(), ShmFutex.unavailableReason());
+        final long minute = TimeUnit.MINUTES.toNanos(1);
+        try (BroadcastWriter writer = BroadcastWriter.create(dir(), "short-first",
+            BroadcastLogOptions.of(64, 16, 2, BroadcastPolicy.DROP));
+             BroadcastReader reader = BroadcastReader.attach(dir(), "short-first", "r", BroadcastStart.LIVE)) {
+            final BroadcastHandler none = (buffer, offset, length, position) -> { };
+            final byte[] bytes = new byte[8];
+
+            reader.sleep(minute); // the first since attaching: returns at the short bound though nobody wakes it
+            assertThat(reader.lastSleepBoundNs()).isEqualTo(BroadcastReader.FIRST_SLEEP_NS);
+            reader.sleep(1_000_000); // its own request, set well before, still stands: the caller's bound
+            assertThat(reader.lastSleepBoundNs()).isEqualTo(1_000_000);
+
+            assertThat(writer.offer(bytes, 0, 8)).isEqualTo(BroadcastWriter.OFFERED);
+            assertThat(writer.wakes()).as("the standing request is seen").isEqualTo(1);
+            assertThat(reader.poll(none, 10)).isEqualTo(1);
+            reader.sleep(minute); // the first since a record
+            assertThat(reader.lastSleepBoundNs()).isEqualTo(BroadcastReader.FIRST_SLEEP_NS);
+
+            // a record clears the standing request; this reader, which has slept since its last record, asks afresh
+            assertThat(writer.offer(bytes, 0, 8)).isEqualTo(BroadcastWriter.OFFERED);
+            assertThat(writer.wakes()).isEqualTo(2);
+            reader.sleep(minute); // a record is there, so no wait; its bound is the short one
+            assertThat(reader.lastSleepBoundNs()).isEqualTo(BroadcastReader.FIRST_SLEEP_NS);
+        }
+    }
+
     @Test
     void shouldAllocateNothingAskingForAndMakingAWakeUp() {
         Needs.platform("futex", ShmFutex.isAvailable(), ShmFutex.unavailableReason());

@@ -58,7 +58,9 @@ final class BroadcastFanout implements FanoutTransport {
 
     @Override
     public String describe() {
-        return name() + ": BroadcastWriter/BroadcastReader, policy " + policy + ", " + records + " records, readers"
+        return name() + ": BroadcastWriter/BroadcastReader, policy " + policy + ", " + (records
+            == FanoutTransports.DEFAULT_RECORDS ? "as many records as fill Aeron IPC's producer window (half its 4 MiB"
+            + " term: 32768 at 32 B)" : records + " records") + ", readers"
             + " wait by futex (BroadcastWait.FUTEX: 200 polls, yields for up to 100 us, then asleep until the writer's"
             + " FUTEX_WAKE), polls of up"
             + " to " + LATENCY_POLL_LIMIT + " (" + THROUGHPUT_POLL_LIMIT + " in throughput runs); the writer wakes the"
@@ -68,7 +70,8 @@ final class BroadcastFanout implements FanoutTransport {
     @Override
     public Writer openWriter(final Path directory, final int size, final int readers) {
         final BroadcastWriter writer = BroadcastWriter.create(directory, LOG_NAME,
-            BroadcastLogOptions.of(records, size, Math.max(2, readers + 1), policy));
+            BroadcastLogOptions.of(records == FanoutTransports.DEFAULT_RECORDS ? FanoutTransports.recordsLikeAeron(size)
+                : records, size, Math.max(2, readers + 1), policy));
         return new Writer() {
             private final MemorySegment buffer = Arena.ofAuto().allocate(FanoutMessage.MAX_SIZE, 64);
 

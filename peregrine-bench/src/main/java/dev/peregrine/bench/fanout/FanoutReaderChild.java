@@ -11,6 +11,7 @@ import java.util.Base64;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One reader of {@code bench fanout}, in a JVM of its own. It attaches, prints {@code READY pid=...}, then reads
@@ -21,7 +22,10 @@ import java.util.Map;
  * corrected). Its own bytes allocated per measured message are measured on the reading thread.
  *
  * <p>Arguments: {@code --transport=NAME --dir=DIR --size=S --index=I --first=F --end=E [--latency]
- * [--tolerate-loss] --timeout-ms=T}: sequences below {@code F} are warm-up, {@code E - 1} is the last.
+ * [--tolerate-loss] [--detach-at=D] --timeout-ms=T}: sequences below {@code F} are warm-up, {@code E - 1} is the
+ * last. With {@code --detach-at} the reader detaches once it has read sequence {@code D}, prints its result, and
+ * then stays idle (asleep, its reader closed) until it is ended or its timeout passes: the reference run of
+ * {@code --stop-reader}, in which the same process is there, doing nothing, as the stopped one is.
  */
 public final class FanoutReaderChild {
     /** Latencies above this (an hour) are recorded as this. */
@@ -31,6 +35,7 @@ public final class FanoutReaderChild {
     private final Histogram histogram = new Histogram(1, HIGHEST_NS, 3);
     private final long first;
     private final long end;
+    private final long detachAt;
     private final boolean latency;
     private final FanoutSequences sequences;
     private long received;
@@ -38,12 +43,15 @@ public final class FanoutReaderChild {
     private long firstNs;
     private long lastNs;
     private long allocatedAtFirst = -1;
+    private boolean detached;
     private String failure;
 
     private FanoutReaderChild(final FanoutTransport transport, final Path directory, final int size, final int index,
-                              final long first, final long end, final boolean latency, final boolean tolerateLoss) {
+                              final long first, final long end, final long detachAt, final boolean latency,
+                              final boolean tolerateLoss) {
         this.first = first;
         this.end = end;
+        this.detachAt = detachAt;
         this.latency = latency;
         this.sequences = new FanoutSequences(tolerateLoss);
         this.reader = transport.attach(directory, size, index, latency ? FanoutTransport.LATENCY_POLL_LIMIT
@@ -51,6 +59,9 @@ public final class FanoutReaderChild {
     }
 
     private void onMessage(final long sequence, final long sendNs) {
+        if (detached) {
+            return; // the rest of the poll that brought the last sequence it reads
+        }
         final long nowNs = System.nanoTime();
         if (failure != null || !sequences.accept(sequence)) {
             failure = failure == null ? sequences.failure() : failure;
@@ -68,6 +79,9 @@ public final class FanoutReaderChild {
             }
         }
         lastNs = nowNs;
+        if (sequence == detachAt) {
+            detached = true;
+        }
     }
 
     /**
@@ -137,7 +151,7 @@ public final class FanoutReaderChild {
     private Result run(final long timeoutMs) {
         final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
         long checks = 0;
-        while (sequences.expected() < end && failure == null) {
+        while (sequences.expected() < end && failure == null && !detached) {
             reader.read();
             if ((++checks & 1023) == 0 || reader.failure() != null) {
                 if (reader.failure() != null) {
@@ -171,8 +185,8 @@ public final class FanoutReaderChild {
             child = new FanoutReaderChild(FanoutTransports.byName(options.get("--transport")),
                 Path.of(options.get("--dir")), Integer.parseInt(options.get("--size")),
                 Integer.parseInt(options.get("--index")), Long.parseLong(options.get("--first")),
-                Long.parseLong(options.get("--end")), options.containsKey("--latency"),
-                options.containsKey("--tolerate-loss"));
+                Long.parseLong(options.get("--end")), Long.parseLong(options.getOrDefault("--detach-at", "-1")),
+                options.containsKey("--latency"), options.containsKey("--tolerate-loss"));
         } catch (final RuntimeException ex) {
             out.println("FAILED " + oneLine(ex));
             out.flush();
@@ -181,10 +195,15 @@ public final class FanoutReaderChild {
         }
         out.println("READY pid=" + ProcessHandle.current().pid());
         out.flush();
-        final Result result = child.run(Long.parseLong(options.getOrDefault("--timeout-ms", "600000")));
+        final long timeoutMs = Long.parseLong(options.getOrDefault("--timeout-ms", "600000"));
+        final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        final Result result = child.run(timeoutMs);
         child.reader.close();
         out.println(result.toLine());
         out.flush();
+        while (child.detached && System.nanoTime() - deadline < 0) {
+            LockSupport.parkNanos(100_000_000L); // idle, as a stopped reader is, until the bench ends this process
+        }
         System.exit(0);
     }
 

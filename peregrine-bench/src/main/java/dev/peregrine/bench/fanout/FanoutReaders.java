@@ -102,12 +102,13 @@ final class FanoutReaders implements AutoCloseable {
      * @param end one past the last sequence
      * @param latency whether to record latency
      * @param tolerateLoss whether a skipped sequence is counted rather than a failure
+     * @param detachAt the sequence after which the reader detaches and stays idle, or -1 to read to the end
      * @param timeoutMs the reader's own deadline
      * @return the command line
      */
     static List<String> command(final FanoutTransport transport, final Path directory, final int size, final int index,
                                 final long first, final long end, final boolean latency, final boolean tolerateLoss,
-                                final long timeoutMs) {
+                                final long detachAt, final long timeoutMs) {
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
         command.add("--enable-native-access=ALL-UNNAMED");
@@ -131,6 +132,9 @@ final class FanoutReaders implements AutoCloseable {
         }
         if (tolerateLoss) {
             command.add("--tolerate-loss");
+        }
+        if (detachAt >= 0) {
+            command.add("--detach-at=" + detachAt);
         }
         command.add("--timeout-ms=" + timeoutMs);
         return command;

@@ -127,11 +127,19 @@ public final class FanoutRounds {
     public static final double STOP_READER_TOLERANCE = 0.10;
 
     /**
+     * The share of the log's wrap time under which the readers' worst p99 must stay, with reader 0 detached, for the
+     * stop-reader scenario to be sound: readers that fall that far behind are not keeping up, and a comparison of
+     * their p99s measures the scheduler, not the stopped reader.
+     */
+    public static final double KEEP_UP_SHARE = 0.10;
+
+    /**
      * The {@code --stop-reader} line: the writer's rate and the other readers' worst p99 with reader 0 stopped against
-     * the run with it detached, each ratio with its verdict against the Targets' 10%.
+     * the run with it detached, each ratio with its verdict against the Targets' 10%, and whether the set-up is sound:
+     * whether, with reader 0 detached, the readers kept up (worst p99 under {@link #KEEP_UP_SHARE} of the log's wrap).
      *
-     * @param stopped the run (or rounds) with reader 0 stopped
-     * @param detached the run (or rounds) with one reader fewer
+     * @param stopped the run (or rounds) with reader 0 stopped half-way
+     * @param detached the run (or rounds) with reader 0 detached half-way
      * @param records the log's capacity
      * @return the line
      */
@@ -141,12 +149,18 @@ public final class FanoutRounds {
         final boolean rateKept = Math.abs(rateRatio - 1) <= STOP_READER_TOLERANCE;
         final boolean p99Kept = p99Ratio <= 1 + STOP_READER_TOLERANCE;
         final int rounds = stopped.rounds() == null ? 1 : stopped.rounds().count();
+        final double wrapMs = detached.rate() > 0 ? records * 1e3 / detached.rate() : 0;
+        final double detachedP99Ms = detached.worst(99) / 1e6;
+        final boolean sound = detachedP99Ms < KEEP_UP_SHARE * wrapMs;
         return String.format(java.util.Locale.ROOT, "stop-reader (DROP, %d records%s): writer %.0f msg/s with reader 0"
             + " stopped, %.0f with it detached (%.3fx: %s 10%%); the other %d readers' worst p99 %.2f us with reader 0"
             + " stopped, %.2f us with it detached (%.3fx: %s the 10%% target); they lost nothing (every sequence"
-            + " checked)", records, rounds > 1 ? ", medians of " + rounds + " rounds" : "",
+            + " checked); %s: with reader 0 detached the readers' worst p99 (%.2f ms) is %s a tenth of the log's wrap"
+            + " time (%.0f ms at %d msg/s)%s", records, rounds > 1 ? ", medians of " + rounds + " rounds" : "",
             stopped.messagesPerSecond(), detached.messagesPerSecond(), rateRatio, rateKept ? "within" : "over",
             stopped.readers() - 1, stopped.worst(99) / 1000, detached.worst(99) / 1000, p99Ratio,
-            p99Kept ? "within" : "over");
+            p99Kept ? "within" : "over", sound ? "sound" : "NOT SOUND on this machine", detachedP99Ms,
+            sound ? "under" : "not under", wrapMs, detached.rate(),
+            sound ? "" : ": they do not keep up; choose fewer --readers or a lower --rate");
     }
 }

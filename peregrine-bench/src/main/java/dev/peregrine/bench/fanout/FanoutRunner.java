@@ -14,6 +14,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 
 /**
@@ -25,6 +26,13 @@ import java.util.stream.Stream;
  * sends as fast as the slowest reader lets it. Either way every reader checks every sequence.
  */
 public final class FanoutRunner {
+    /**
+     * A paced writer with more than this to wait until a message's send time sleeps ({@code parkNanos}) until this
+     * much before it, then yields or spins the rest: a rate whose gaps are longer than this leaves the CPU to the
+     * readers instead of yielding through the whole gap (a thread that yields is still running, and on a small
+     * machine it takes a core the readers need). Past the kernel's timer slack (50 us), so the send stays on time.
+     */
+    static final long PARK_AHEAD_NS = 150_000L;
     /** How long the writer may be back-pressured without a break before the row fails. */
     static final long STUCK_NS = 30_000_000_000L;
 
@@ -32,8 +40,16 @@ public final class FanoutRunner {
     public enum Scenario {
         /** Nothing happens to any reader. */
         NONE,
-        /** Reader 0 is stopped with SIGSTOP and continued once the writer is done; its losses are counted. */
+        /**
+         * Reader 0 is stopped with SIGSTOP and continued once the other readers are done (so that its catching up
+         * does not take their CPU); its losses are counted.
+         */
         STOP_READER,
+        /**
+         * Reader 0 detaches itself once it has read the half-way sequence and stays idle: {@link #STOP_READER}'s
+         * reference, the same readers doing the same until then.
+         */
+        DETACH_READER,
         /** Reader 0 is killed with SIGKILL; the time to its eviction is measured. */
         KILL_READER
     }
@@ -107,20 +123,20 @@ public final class FanoutRunner {
         try (FanoutTransport.Writer writer = spec.transport().openWriter(directory, spec.size(), spec.readers());
              FanoutReaders readers = new FanoutReaders()) {
             for (int i = 0; i < spec.readers(); i++) {
-                final boolean played = i == 0 && scenario == Scenario.STOP_READER;
+                final boolean stopped = i == 0 && scenario == Scenario.STOP_READER;
+                final long detachAt = i == 0 && scenario == Scenario.DETACH_READER ? halfway(spec) : -1;
                 readers.start(i, FanoutReaders.command(spec.transport(), directory, spec.size(), i, spec.warmup(), end,
-                    spec.latency(), played, timeoutMs), directory);
+                    spec.latency(), stopped, detachAt, timeoutMs), directory);
             }
             readers.awaitReady();
-            final ScenarioThread played = scenario == Scenario.NONE ? null
-                : new ScenarioThread(scenario, readers.children().get(0).process);
+            final ScenarioThread played = scenario == Scenario.STOP_READER || scenario == Scenario.KILL_READER
+                ? new ScenarioThread(scenario, readers.children().get(0).process) : null;
             if (played != null) {
                 played.start();
             }
             final Sent sent = send(writer, spec, end, played);
             if (played != null) {
                 played.writerDone = true;
-                played.join(TimeUnit.SECONDS.toMillis(60));
             }
             return gather(spec, readers, sent, played, timeoutMs);
         }
@@ -131,12 +147,17 @@ public final class FanoutRunner {
                         String failure) {
     }
 
+    /** The sequence at which a scenario plays on reader 0: half-way through the measured messages. */
+    static long halfway(final Spec spec) {
+        return spec.warmup() + spec.count() / 2;
+    }
+
     private static Sent send(final FanoutTransport.Writer writer, final Spec spec, final long end,
                              final ScenarioThread played) {
         final MemorySegment buffer = writer.buffer();
         final int size = spec.size();
         final long warmup = spec.warmup();
-        final long halfway = warmup + spec.count() / 2;
+        final long halfway = halfway(spec);
         final double periodNs = spec.latency() ? 1e9 / spec.rate() : 0;
         final boolean yieldWhilePacing = spec.latency() && yieldsWhilePacing(spec.readers());
         final long startNs = System.nanoTime() + 1_000_000L;
@@ -150,8 +171,11 @@ public final class FanoutRunner {
         for (; sequence < end; sequence++) {
             final long intendedNs = spec.latency() ? startNs + (long)(sequence * periodNs) : 0;
             if (spec.latency()) {
-                while (System.nanoTime() - intendedNs < 0) {
-                    if (yieldWhilePacing) {
+                long aheadNs;
+                while ((aheadNs = intendedNs - System.nanoTime()) > 0) {
+                    if (aheadNs > PARK_AHEAD_NS) {
+                        LockSupport.parkNanos(aheadNs - PARK_AHEAD_NS);
+                    } else if (yieldWhilePacing) {
                         Thread.yield();
                     } else {
                         Thread.onSpinWait();
@@ -203,16 +227,31 @@ public final class FanoutRunner {
         String failure = sent.failure();
         double readersAllocated = 0;
         long lastNs = 0;
-        for (final FanoutReaders.Child child : readers.children()) {
+        // reader 0 last: a stopped one is continued only once the others are done, so that its catching up takes
+        // none of their CPU (a detached one is idle by then, as a stopped one is)
+        final List<FanoutReaders.Child> order = new ArrayList<>(readers.children());
+        if (spec.scenario() != Scenario.NONE && !order.isEmpty()) {
+            order.add(order.remove(0));
+        }
+        for (final FanoutReaders.Child child : order) {
+            if (child.index == 0 && played != null) {
+                played.othersDone = true;
+                played.join(TimeUnit.SECONDS.toMillis(60));
+            }
             if (child.index == 0 && spec.scenario() == Scenario.KILL_READER) {
                 continue; // killed: no result
             }
             final FanoutReaderChild.Result result = FanoutReaders.result(child, timeoutMs);
             if (child.index == 0 && spec.scenario() == Scenario.STOP_READER) {
                 notes.add(String.format(Locale.ROOT, "reader 0 (stopped with SIGSTOP at sequence %d, continued when the"
-                    + " writer was done): lost %d, received %d%s", spec.warmup() + spec.count() / 2, result.lost(),
+                    + " other readers were done): lost %d, received %d%s", halfway(spec), result.lost(),
                     result.received(), result.failure().isEmpty() ? "" : ", " + result.failure()));
                 continue; // its latency is not the others'
+            }
+            if (child.index == 0 && spec.scenario() == Scenario.DETACH_READER) {
+                notes.add(String.format(Locale.ROOT, "reader 0 (detached after sequence %d, then idle): received %d%s",
+                    halfway(spec), result.received(), result.failure().isEmpty() ? "" : ", " + result.failure()));
+                continue; // as the stopped one's, its latency is not the others'
             }
             if (!result.failure().isEmpty()) {
                 failure = failure == null ? "reader " + child.index + ": " + result.failure() : failure;
@@ -245,6 +284,7 @@ public final class FanoutRunner {
         private final Process process;
         volatile boolean halfway;
         volatile boolean writerDone;
+        volatile boolean othersDone;
         private long signalNs;
         private String problem;
 
@@ -263,7 +303,7 @@ public final class FanoutRunner {
                 }
                 if (scenario == Scenario.STOP_READER) {
                     signal("-STOP");
-                    while (!writerDone) {
+                    while (!othersDone && process.isAlive()) { // a failed run's readers are ended at its close
                         java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
                     }
                     signal("-CONT");

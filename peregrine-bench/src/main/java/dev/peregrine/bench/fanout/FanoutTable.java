@@ -70,8 +70,9 @@ public final class FanoutTable {
         }
         final int cores = Runtime.getRuntime().availableProcessors();
         out.append(String.format(Locale.ROOT, "[set-up; %d cores: readers beyond the first cannot all spin, so every"
-            + " reader waits (futex or back-off) once idle; between paced sends the writer calls Thread.yield() when"
-            + " the cores are fewer than readers + 2 (here at %d readers or more), else it spins]%n", cores,
+            + " reader waits (futex or back-off) once idle; between paced sends the writer sleeps (parkNanos) until"
+            + " %d us before the send time, then calls Thread.yield() when the cores are fewer than readers + 2 (here"
+            + " at %d readers or more), else it spins]%n", cores, FanoutRunner.PARK_AHEAD_NS / 1000,
             Math.max(1, cores - 1)));
         for (final FanoutTransport t : transports) {
             out.append("  ").append(t.describe()).append('\n');

@@ -91,7 +91,8 @@ final class ShmFanout implements FanoutTransport {
         final ShmFutexWait wait;
         try {
             reader = new ShmRingReader(ShmRingFile.map(directory.resolve(FILE_NAME), CAPACITY, size, arena));
-            wait = new ShmFutexWait(0); // asleep at once: the spins and yields before it are the reader's below
+            // the broadcast readers' wait, from the same class: 200 polls, yields for up to 100 us, then asleep
+            wait = new ShmFutexWait(BroadcastBlockingReader.FUTEX_SPINS, BroadcastBlockingReader.FUTEX_YIELD_NS);
         } catch (final RuntimeException ex) {
             arena.close();
             throw ex;
@@ -99,28 +100,10 @@ final class ShmFanout implements FanoutTransport {
         final ShmMessageHandler handler = (buffer, offset, length) ->
             sink.onMessage(FanoutMessage.sequence(buffer, offset), FanoutMessage.sendNs(buffer, offset));
         return new Reader() {
-            private int spins;
-            private boolean yielding;
-            private long yieldingSinceNs;
-
             @Override
             public int read() {
                 final int count = reader.poll(handler, pollLimit);
-                if (count != 0) {
-                    spins = 0;
-                    yielding = false;
-                } else if (spins < BroadcastBlockingReader.FUTEX_SPINS) { // as BroadcastWait.FUTEX waits
-                    spins++;
-                    Thread.onSpinWait();
-                } else if (!yielding) {
-                    yielding = true;
-                    yieldingSinceNs = System.nanoTime();
-                    Thread.yield();
-                } else if (System.nanoTime() - yieldingSinceNs < BroadcastBlockingReader.FUTEX_YIELD_NS) {
-                    Thread.yield();
-                } else {
-                    wait.idle(reader, 0, LONGEST_WAIT_NS);
-                }
+                wait.idle(reader, count, LONGEST_WAIT_NS);
                 return Math.max(0, count);
             }
 

@@ -89,8 +89,26 @@ class FanoutRoundsTest {
         assertThat(FanoutRounds.stopVerdict(within, detached, 65_536)).matches("stop-reader \\(DROP, 65536 records\\):"
             + " writer 99000 msg/s with reader 0 stopped, 100000 with it detached \\(0\\.990x: within 10%\\); the other 2"
             + " readers' worst p99 1090\\.[0-9]+ us with reader 0 stopped, 100[01]\\.[0-9]+ us with it detached"
-            + " \\(1\\.09[0-9]x: within the 10% target\\); they lost nothing \\(every sequence checked\\)");
+            + " \\(1\\.09[0-9]x: within the 10% target\\); they lost nothing \\(every sequence checked\\); sound: with"
+            + " reader 0 detached the readers' worst p99 \\(1\\.00 ms\\) is under a tenth of the log's wrap time"
+            + " \\(655 ms at 100000 msg/s\\)");
         assertThat(FanoutRounds.stopVerdict(over, detached, 65_536)).contains("x: over the 10% target)")
             .contains("(1.12");
+    }
+
+    @Test
+    void shouldCallTheStopReaderSetUpUnsoundWhenTheDetachedReadersDoNotKeepUp() {
+        final FanoutResult within = latencyRun(100_000, 1_000, 1_000);
+        // 65 536 records at 100 000 msg/s wrap in 655.36 ms: a tenth is 65.5 ms
+        final FanoutResult keptUp = latencyRun(100_000, 65_000_000, 1_000);
+        final FanoutResult behind = latencyRun(100_000, 66_000_000, 1_000);
+
+        // a histogram keeps 3 significant digits: 65.0 ms reads back as 65.0x
+        assertThat(FanoutRounds.stopVerdict(within, keptUp, 65_536)).contains("; sound: with reader 0 detached the"
+            + " readers' worst p99 (65.0").endsWith(" ms) is under a tenth of the log's wrap time (655 ms at 100000"
+            + " msg/s)");
+        assertThat(FanoutRounds.stopVerdict(within, behind, 65_536)).contains("; NOT SOUND on this machine: with"
+            + " reader 0 detached the readers' worst p99 (66.0").endsWith(" ms) is not under a tenth of the log's"
+            + " wrap time (655 ms at 100000 msg/s): they do not keep up; choose fewer --readers or a lower --rate");
     }
 }
