@@ -128,6 +128,18 @@ public final class ReplayRunner {
      */
     public static Run once(final int clients, final int replay, final long rate, final long live,
                            final java.io.PrintStream out) throws InterruptedException {
+        return once(clients, replay, rate, live, out, null);
+    }
+
+    /**
+     * One run, with the server reactor's allocated bytes sampled during the live stream (for a test).
+     *
+     * @param allocationMarks null, or filled with the server reactor thread's allocated bytes after every
+     *     {@code live / allocationMarks.length} live messages: consecutive differences are windows of that many
+     */
+    static Run once(final int clients, final int replay, final long rate, final long live,
+                    final java.io.PrintStream out, final long[] allocationMarks) throws InterruptedException {
+        final long markEvery = allocationMarks == null ? Long.MAX_VALUE : Math.max(1, live / allocationMarks.length);
         final int capacity = Integer.highestOneBit((int)Math.min(1 << 28, replay + live + 1)) << 1;
         final Histogram latency = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
         final PublishToWriteRecorder write = new PublishToWriteRecorder(RING, PACKET_BYTES);
@@ -204,6 +216,10 @@ public final class ReplayRunner {
                     write.published(before, position(server, liveChannel[0]), stamp);
                     published[0]++;
                     work++;
+                    if (published[0] % markEvery == 0 && published[0] / markEvery <= allocationMarks.length) {
+                        allocationMarks[(int)(published[0] / markEvery) - 1] =
+                            dev.peregrine.bench.run.ThreadAllocation.currentThread();
+                    }
                 }
                 return work;
             };
