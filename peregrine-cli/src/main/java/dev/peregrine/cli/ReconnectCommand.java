@@ -53,8 +53,8 @@ public final class ReconnectCommand implements Callable<Integer> {
     @Range(min = 0, max = 10_000, note = "0 for none")
     @Option(names = "--replay-clients", defaultValue = "0", paramLabel = "N",
         description = "Instead of cuts (smoke only): N clients replay --replay-messages from the store while a live"
-            + " stream of --count messages runs at --rate; a live client's publish-to-deliver latency with and without"
-            + " them (default: ${DEFAULT-VALUE}: no replay run).")
+            + " stream of --count messages runs at --rate; the server's publish-to-write and a caught-up client's"
+            + " publish-to-deliver latency with and without them (default: ${DEFAULT-VALUE}: no replay run).")
     int replayClients;
 
     @Range(min = 1, max = 100_000_000)

@@ -66,6 +66,9 @@ class ReconnectCommandTest {
         assertThat(cli.out()).contains("0 replaying clients: finished; live client delivered 20000 of 20000",
             "2 replaying clients: finished; live client delivered 20000 of 20000",
             "live client, no replaying clients: publish to deliver (n=20000)",
-            "live client, 2 clients replaying 20000 each: publish to deliver (n=20000)", "p99 with replaying clients");
+            "live client, 2 clients replaying 20000 each: publish to deliver (n=20000)", "p99 with replaying clients",
+            "server, no replaying clients: publish to write at the caught-up client (n=",
+            "server, 2 clients replaying 20000 each: publish to write at the caught-up client (n=",
+            "server publish-to-write p99 with replaying clients / without: ", "(target: within 2x)");
     }
 }

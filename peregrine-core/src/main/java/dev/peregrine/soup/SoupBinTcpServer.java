@@ -191,6 +191,26 @@ public final class SoupBinTcpServer implements AutoCloseable {
     }
 
     /**
+     * Bytes of a connection handed to its socket so far ({@link TcpTransport#bytesWritten}).
+     *
+     * @param channelId the connection
+     * @return the count, or a negative {@link dev.peregrine.channel.SendResult} code for an unknown id
+     */
+    public long bytesWritten(final long channelId) {
+        return transport.bytesWritten(channelId);
+    }
+
+    /**
+     * Bytes of a connection waiting in its outbound buffer ({@link TcpTransport#pendingBytes}).
+     *
+     * @param channelId the connection
+     * @return the count, or a negative {@link dev.peregrine.channel.SendResult} code for an unknown id
+     */
+    public long pendingBytes(final long channelId) {
+        return transport.pendingBytes(channelId);
+    }
+
+    /**
      * Connections closed for a protocol fault (bad packet, bad login, data before login, a handler failure).
      *
      * @return the count

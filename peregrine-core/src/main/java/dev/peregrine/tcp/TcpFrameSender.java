@@ -45,6 +45,8 @@ final class TcpFrameSender {
     // messages are counted in a plain field and published to the counters once per write, not per message: a
     // release store to the counters file per frame cost a stream of small frames ~15%
     private int framesQueued;
+    // bytes handed to the socket since the connection opened: with the pending bytes, a position in its stream
+    private long bytesWritten;
 
     TcpFrameSender(final TcpConnection connection, final TcpTransport transport, final FrameCodec codec,
         final Arena arena, final int outboundBufferSize, final int frameSpace) {
@@ -71,6 +73,12 @@ final class TcpFrameSender {
         refusedSinceDrained = false;
         drainedEventDue = false;
         framesQueued = 0;
+        bytesWritten = 0;
+    }
+
+    /** Bytes handed to the socket since the connection opened. */
+    long bytesWritten() {
+        return bytesWritten;
     }
 
     /** Writes to the socket since the slot was made (for tests of write coalescing). */
@@ -364,6 +372,7 @@ final class TcpFrameSender {
 
     /** Publishes the bytes of a write and the frames queued since the last one. */
     private void countWritten(final int bytes) {
+        bytesWritten += bytes;
         connection.counters().written(bytes, framesQueued);
         framesQueued = 0;
     }

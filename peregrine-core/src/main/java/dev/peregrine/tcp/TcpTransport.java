@@ -400,6 +400,19 @@ public final class TcpTransport implements Transport, ReadPausable {
     }
 
     /**
+     * Bytes of a channel handed to its socket since it connected. With {@link #pendingBytes} added, it is the
+     * position in the channel's outbound stream just past the last frame sent: once {@code bytesWritten} reaches
+     * that position, the frame is in the kernel. Allocates nothing.
+     *
+     * @param channelId the channel
+     * @return the count, or a negative {@link SendResult} code for an unknown id
+     */
+    public long bytesWritten(final long channelId) {
+        final TcpConnection connection = connections.connected(channelId);
+        return connection == null ? SendResult.NOT_CONNECTED : connection.sender().bytesWritten();
+    }
+
+    /**
      * Stops reading a channel, to pass back-pressure on to its peer: no {@link ChannelHandler#onMessage} for
      * it follows until {@link #resumeReading}, not even for frames already read (when called from
      * {@code onMessage}, the frame being delivered is the last). What the peer sends waits in the kernel's

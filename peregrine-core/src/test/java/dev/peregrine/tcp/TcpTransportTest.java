@@ -269,4 +269,30 @@ class TcpTransportTest {
             assertThat(bad.getInputStream().read()).isEqualTo(-1);
         }
     }
+
+    @Test
+    void shouldCountTheBytesHandedToTheSocketExactlyAndRefuseAnUnknownChannel() {
+        try (TcpTestRig rig = new TcpTestRig(new TcpOptions().framing(Framing.parse("length:2be")))) {
+            final long client = rig.transport.connect(rig.listen());
+            rig.pollUntil(() -> rig.has(ChannelEvent.Connected.class) && rig.has(ChannelEvent.Accepted.class));
+            final long server = rig.first(ChannelEvent.Accepted.class).channelId();
+            assertThat(rig.transport.bytesWritten(client)).isZero();
+
+            final int frames = 5;
+            for (int i = 0; i < frames; i++) {
+                assertThat(rig.transport.send(client, text("ping"), 0, 4)).isNotNegative();
+            }
+            assertThat(rig.transport.bytesWritten(client) + rig.transport.pendingBytes(client))
+                .as("written and pending: the position just past the last frame").isEqualTo(frames * (2 + 4));
+            rig.pollUntil(() -> rig.count(ChannelEvent.Message.class) == frames);
+
+            assertThat(rig.transport.bytesWritten(client)).isEqualTo(frames * (2 + 4));
+            assertThat(rig.transport.pendingBytes(client)).isZero();
+            assertThat(rig.transport.bytesWritten(server)).as("the other side sent nothing").isZero();
+            assertThat(rig.transport.bytesWritten(client + 1_000_000)).isEqualTo(SendResult.NOT_CONNECTED);
+            rig.transport.close(client);
+            rig.pollUntil(() -> rig.count(ChannelEvent.Closed.class) == 2);
+            assertThat(rig.transport.bytesWritten(client)).as("a closed channel").isEqualTo(SendResult.NOT_CONNECTED);
+        }
+    }
 }

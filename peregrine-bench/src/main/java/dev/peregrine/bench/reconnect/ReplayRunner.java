@@ -24,18 +24,39 @@ import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code bench reconnect --replay-clients N} (smoke only): one server reactor thread whose store already holds
- * {@code replay} messages; a live stream is published at a rate while {@code N} clients log in from 1 and replay the
- * store, and one client that logged in live (sequence 0) measures each live message from its publication (a timestamp
- * in the message, same JVM clock) to its delivery. The same run without replaying clients is the baseline. The
- * clients share one client reactor thread. The figure is publish-to-deliver at a caught-up client, measured by the
- * client: the server offers no hook for a write's time, so the Targets' server-side publish-to-write is not what
- * this measures.
+ * {@code bench reconnect --replay-clients N}: one server reactor thread whose store already holds {@code replay}
+ * messages; a live stream is published at a rate while {@code N} clients log in from 1 and replay the store, and one
+ * client that logged in live (sequence 0, user {@code live}) is the caught-up client measured. The same run without
+ * replaying clients is the baseline. Two figures for each live message:
+ * <ul>
+ *   <li>publish to write, server side (the Targets' figure): from the publish to the duty cycle of the server's
+ *       reactor that sees the message's last byte handed to the live client's socket
+ *       ({@link PublishToWriteRecorder}, positions from {@code bytesWritten + pendingBytes});</li>
+ *   <li>publish to deliver, client side: a timestamp in the message (same JVM clock) to its delivery; the clients
+ *       share one client reactor thread, so this adds the client thread, busy with the replaying clients.</li>
+ * </ul>
  */
 public final class ReplayRunner {
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private ReplayRunner() {
+    }
+
+    /** Bytes of one live message on the wire: SoupBinTCP's length (2) and type (1), then its 16 bytes. */
+    static final int PACKET_BYTES = 3 + 16;
+    private static final int RING = 1 << 16;
+    private static final String LIVE_USER = "live";
+
+    /**
+     * What one run measured.
+     *
+     * @param finished every replaying client had the whole store, the live client every live message, and the
+     *     server saw every measured message written
+     * @param liveDelivered live messages the live client delivered
+     * @param deliver publish to deliver at the live client, ns
+     * @param write publish to write at the server, for the live client's connection
+     */
+    public record Run(boolean finished, long liveDelivered, Histogram deliver, PublishToWriteRecorder write) {
     }
 
     /**
@@ -52,15 +73,22 @@ public final class ReplayRunner {
      */
     public static boolean run(final int clients, final int replay, final long rate, final long live,
                               final java.io.PrintStream out) throws InterruptedException {
-        final Histogram alone = once(0, replay, rate, live, out);
-        final Histogram loaded = once(clients, replay, rate, live, out);
-        if (alone == null || loaded == null) {
+        final Run alone = once(0, replay, rate, live, out);
+        final Run loaded = once(clients, replay, rate, live, out);
+        if (!alone.finished() || !loaded.finished()) {
             return false;
         }
-        out.println(line("live client, no replaying clients", alone));
-        out.println(line("live client, " + clients + " clients replaying " + replay + " each", loaded));
+        final String with = clients + " clients replaying " + replay + " each";
+        out.println(line("live client, no replaying clients", alone.deliver()));
+        out.println(line("live client, " + with, loaded.deliver()));
         out.println(String.format(Locale.ROOT, "p99 with replaying clients / p99 without: %.2f",
-            (double)loaded.getValueAtPercentile(99) / Math.max(1, alone.getValueAtPercentile(99))));
+            (double)loaded.deliver().getValueAtPercentile(99) / Math.max(1, alone.deliver().getValueAtPercentile(99))));
+        out.println(writeLine("server, no replaying clients", alone.write()));
+        out.println(writeLine("server, " + with, loaded.write()));
+        final double ratio = (double)loaded.write().histogram().getValueAtPercentile(99)
+            / Math.max(1, alone.write().histogram().getValueAtPercentile(99));
+        out.println(String.format(Locale.ROOT, "server publish-to-write p99 with replaying clients / without: %.2f"
+            + " (target: within 2x) %s", ratio, ratio <= 2.0 ? "MET" : "NOT MET"));
         return true;
     }
 
@@ -69,10 +97,53 @@ public final class ReplayRunner {
             h.getTotalCount(), h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3, h.getMaxValue() / 1e3);
     }
 
-    private static Histogram once(final int clients, final int replay, final long rate, final long live,
-                                  final java.io.PrintStream out) throws InterruptedException {
+    private static String writeLine(final String what, final PublishToWriteRecorder r) {
+        final Histogram h = r.histogram();
+        return String.format(Locale.ROOT, "%s: publish to write at the caught-up client (n=%d, not caught up %d, ring"
+                + " full %d; to the duty cycle that saw the write) p50 %.1f us  p99 %.1f us  max %.1f us", what,
+            h.getTotalCount(), r.notCaughtUp(), r.overflowed(), h.getValueAtPercentile(50) / 1e3,
+            h.getValueAtPercentile(99) / 1e3, h.getMaxValue() / 1e3);
+    }
+
+    /** The connection's queued position: bytes handed to its socket and bytes waiting; -1 if it has none. */
+    private static long position(final SoupBinTcpServer server, final long channelId) {
+        if (channelId < 0) {
+            return -1;
+        }
+        final long written = server.bytesWritten(channelId);
+        final long pending = server.pendingBytes(channelId);
+        return written < 0 || pending < 0 ? -1 : written + pending;
+    }
+
+    /**
+     * One run.
+     *
+     * @param clients replaying clients, 0 for the baseline
+     * @param replay messages in the store before the live stream starts
+     * @param rate live messages per second
+     * @param live live messages
+     * @param out where its summary line goes
+     * @return what it measured
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public static Run once(final int clients, final int replay, final long rate, final long live,
+                           final java.io.PrintStream out) throws InterruptedException {
+        return once(clients, replay, rate, live, out, null);
+    }
+
+    /**
+     * One run, with the server reactor's allocated bytes sampled during the live stream (for a test).
+     *
+     * @param allocationMarks null, or filled with the server reactor thread's allocated bytes after every
+     *     {@code live / allocationMarks.length} live messages: consecutive differences are windows of that many
+     */
+    static Run once(final int clients, final int replay, final long rate, final long live,
+                    final java.io.PrintStream out, final long[] allocationMarks) throws InterruptedException {
+        final long markEvery = allocationMarks == null ? Long.MAX_VALUE : Math.max(1, live / allocationMarks.length);
         final int capacity = Integer.highestOneBit((int)Math.min(1 << 28, replay + live + 1)) << 1;
         final Histogram latency = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+        final PublishToWriteRecorder write = new PublishToWriteRecorder(RING, PACKET_BYTES);
+        final long[] liveChannel = {-1};
         final long[] delivered = new long[clients];
         final long[] liveDelivered = {0};
         try (MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory("REPLAY", capacity, (long)capacity * 16);
@@ -94,6 +165,14 @@ public final class ReplayRunner {
                     public void onUnsequencedData(final long id, final SoupBinTcpSession from, final MemorySegment b,
                                                   final long o, final int l) {
                     }
+
+                    @Override
+                    public void onLoggedIn(final long id, final SoupBinTcpSession in, final String username,
+                                           final long next) {
+                        if (LIVE_USER.equals(username)) {
+                            liveChannel[0] = id;
+                        }
+                    }
                 });
             session[0] = server.addSession("REPLAY", store);
             server.listen(new InetSocketAddress("127.0.0.1", 0));
@@ -103,7 +182,7 @@ public final class ReplayRunner {
             }
             final List<SoupBinTcpClient> all = new ArrayList<>();
             final SoupBinTcpClient liveClient = new SoupBinTcpClient(clientReactor, new SoupBinTcpClientOptions()
-                .addresses(server.localAddress()).fromSequence(0), (seq, b, o, l) -> {
+                .addresses(server.localAddress()).credentials(LIVE_USER, "").fromSequence(0), (seq, b, o, l) -> {
                     final long stamp = b.get(LONG, o + 8);
                     if (stamp != 0) {
                         latency.recordValue(Math.min(latency.getHighestTrackableValue(), System.nanoTime() - stamp));
@@ -120,7 +199,7 @@ public final class ReplayRunner {
             final long[] published = {0};
             final long[] startNs = {0};
             final Pollable publisher = nowNs -> {
-                if (published[0] == 0 && session[0].clientCount() < clients + 1) {
+                if (published[0] == 0 && (session[0].clientCount() < clients + 1 || liveChannel[0] < 0)) {
                     return 0; // the stream starts once every client is logged in
                 }
                 if (startNs[0] == 0) {
@@ -129,15 +208,25 @@ public final class ReplayRunner {
                 final long due = Math.min(live, (nowNs - startNs[0]) / 1_000 * rate / 1_000_000);
                 int work = 0;
                 while (published[0] < due && work < 1024) {
+                    final long before = position(server, liveChannel[0]);
+                    final long stamp = System.nanoTime();
                     message.set(LONG, 0, replay + published[0] + 1);
-                    message.set(LONG, 8, System.nanoTime());
+                    message.set(LONG, 8, stamp);
                     session[0].publish(message, 0, 16);
+                    write.published(before, position(server, liveChannel[0]), stamp);
                     published[0]++;
                     work++;
+                    if (published[0] % markEvery == 0 && published[0] / markEvery <= allocationMarks.length) {
+                        allocationMarks[(int)(published[0] / markEvery) - 1] =
+                            dev.peregrine.bench.run.ThreadAllocation.currentThread();
+                    }
                 }
                 return work;
             };
             serverReactor.add(publisher);
+            // after the publisher: a write at once is seen this cycle, one at the end of the cycle the next
+            serverReactor.add(nowNs -> write.waiting() == 0 ? 0
+                : write.written(server.bytesWritten(liveChannel[0]), System.nanoTime()));
             serverReactor.start();
             clientReactor.start();
             final long end = System.nanoTime() + 2 * live * 1_000_000_000L / rate + TimeUnit.SECONDS.toNanos(60);
@@ -151,13 +240,14 @@ public final class ReplayRunner {
                         check[0] &= d >= replay + live;
                     }
                 });
+                ReconnectRunner.closeOn(serverReactor, () -> check[0] &= published[0] == live && write.waiting() == 0);
                 done = check[0];
             }
             ReconnectRunner.closeOn(clientReactor, () -> all.forEach(SoupBinTcpClient::close));
             ReconnectRunner.closeOn(serverReactor, server::close);
             out.println(String.format(Locale.ROOT, "  %d replaying clients: %s; live client delivered %d of %d", clients,
                 done ? "finished" : "NOT finished in time", liveDelivered[0], live));
-            return done ? latency : null;
+            return new Run(done, liveDelivered[0], latency, write);
         }
     }
 }

@@ -1,0 +1,132 @@
+package dev.peregrine.bench.reconnect;
+
+import org.HdrHistogram.Histogram;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Server-side publish-to-write latency of one connection, on the server's reactor thread, with no hook in the
+ * library: byte positions in the connection's outbound stream tell when a message reached the socket.
+ *
+ * <ul>
+ *   <li>At publish, the caller passes the connection's queued position ({@code bytesWritten + pendingBytes})
+ *       before and after the publish, and the publish time. The message is measured only if the publish queued
+ *       exactly its own packet ({@code frameBytes}): the connection was caught up. Otherwise it is counted as
+ *       not caught up.</li>
+ *   <li>Every duty cycle the caller passes {@code bytesWritten}; each entry whose position it reached is recorded
+ *       as {@code now - publishTime}. So the figure is rounded up to the duty cycle that saw the write.</li>
+ * </ul>
+ *
+ * <p>Entries wait in a preallocated ring; a publish that finds it full is counted, not measured. Allocates nothing.
+ * Not thread-safe: one reactor thread.
+ */
+public final class PublishToWriteRecorder {
+    private final long[] positions;
+    private final long[] publishedNs;
+    private final int mask;
+    private final int frameBytes;
+    private final Histogram histogram = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+    private long head;
+    private long tail;
+    private long notCaughtUp;
+    private long overflowed;
+    private long lastMatchedPosition = -1;
+    private long writtenAtLastMatch = -1;
+
+    /**
+     * Makes a recorder.
+     *
+     * @param capacity entries that may wait for their write, a power of two
+     * @param frameBytes bytes one published message takes in the stream (its whole packet)
+     */
+    public PublishToWriteRecorder(final int capacity, final int frameBytes) {
+        if (capacity <= 0 || Integer.bitCount(capacity) != 1) {
+            throw new IllegalArgumentException("capacity=" + capacity + " must be a power of two");
+        }
+        if (frameBytes <= 0) {
+            throw new IllegalArgumentException("frameBytes=" + frameBytes + " must be positive");
+        }
+        this.positions = new long[capacity];
+        this.publishedNs = new long[capacity];
+        this.mask = capacity - 1;
+        this.frameBytes = frameBytes;
+    }
+
+    /**
+     * A message was published.
+     *
+     * @param positionBefore the connection's queued position before the publish, negative if it has none
+     * @param positionAfter its queued position after the publish
+     * @param publishNs when it was published
+     */
+    public void published(final long positionBefore, final long positionAfter, final long publishNs) {
+        if (positionBefore < 0 || positionAfter - positionBefore != frameBytes) {
+            notCaughtUp++;
+            return;
+        }
+        if (tail - head == positions.length) {
+            overflowed++;
+            return;
+        }
+        final int slot = (int)(tail & mask);
+        positions[slot] = positionAfter;
+        publishedNs[slot] = publishNs;
+        tail++;
+    }
+
+    /**
+     * Records every waiting message that the bytes written so far include.
+     *
+     * @param bytesWritten the connection's bytes handed to its socket, negative if it is gone (nothing recorded)
+     * @param nowNs now, on the clock of the publish times
+     * @return messages recorded
+     */
+    public int written(final long bytesWritten, final long nowNs) {
+        int recorded = 0;
+        while (head < tail && bytesWritten >= 0 && positions[(int)(head & mask)] <= bytesWritten) {
+            final long latency = nowNs - publishedNs[(int)(head & mask)];
+            histogram.recordValue(Math.max(0, Math.min(histogram.getHighestTrackableValue(), latency)));
+            lastMatchedPosition = positions[(int)(head & mask)];
+            writtenAtLastMatch = bytesWritten;
+            head++;
+            recorded++;
+        }
+        return recorded;
+    }
+
+    /** @return messages measured at publish whose write was not seen yet */
+    public long waiting() {
+        return tail - head;
+    }
+
+    /**
+     * The position of the last message recorded: a check of the matching. Once the stream stops, the last message
+     * is matched by the write that ends with it, so this equals {@link #writtenAtLastMatch()} unless something was
+     * written after it in the same write.
+     *
+     * @return the position, -1 before the first
+     */
+    public long lastMatchedPosition() {
+        return lastMatchedPosition;
+    }
+
+    /** @return the bytes written that matched the last message recorded, -1 before the first */
+    public long writtenAtLastMatch() {
+        return writtenAtLastMatch;
+    }
+
+    /** @return messages not measured because the connection was not caught up at their publish */
+    public long notCaughtUp() {
+        return notCaughtUp;
+    }
+
+    /** @return messages not measured because the ring was full */
+    public long overflowed() {
+        return overflowed;
+    }
+
+    /** @return the publish-to-write times recorded, in ns */
+    public Histogram histogram() {
+        return histogram;
+    }
+}
