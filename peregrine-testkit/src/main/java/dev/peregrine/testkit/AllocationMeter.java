@@ -165,44 +165,172 @@ public final class AllocationMeter {
     }
 
     /**
-     * Windows measured by hand on the calling thread, for loops that cannot be a {@link Runnable}, such as the
-     * far side of a round trip in another thread: {@link #begin()} and {@link #end()} around each window.
+     * {@link #firstCleanSet} for a measurement made on several threads at once, such as both ends of a stream:
+     * each thread measures a set of windows of its own, then {@link #another(long)} waits for every thread's set and
+     * says whether to measure another one. Another set is measured while any thread's set allocated, at most
+     * {@code maxSets} sets, so every thread ends on the same set: the clean one, or the last.
+     *
+     * <p>A thread must finish its part of a set without waiting for another thread's next set (a sender flushes what
+     * it has sent before it calls {@link #another(long)}): the call blocks until every party has called it.
+     */
+    public static final class CleanSets {
+        private static final long WAIT_NS = 120_000_000_000L; // fails a party that hung; a set takes well under 1 s
+
+        private final int parties;
+        private final int maxSets;
+        private int arrived;
+        private long bytes;
+        private int sets = 1;
+        private boolean another;
+
+        /**
+         * Creates it.
+         *
+         * @param parties the threads taking part, at least 1
+         * @param maxSets the most sets to measure, at least 1
+         */
+        public CleanSets(final int parties, final int maxSets) {
+            if (parties < 1) {
+                throw new IllegalArgumentException("parties=" + parties + " must be at least 1");
+            }
+            if (maxSets < 1) {
+                throw new IllegalArgumentException("maxSets=" + maxSets + " must be at least 1");
+            }
+            this.parties = parties;
+            this.maxSets = maxSets;
+        }
+
+        /**
+         * Ends the calling thread's part of the current set: waits until every party has ended its part, then says
+         * whether all are to measure another set (some party's set allocated, and fewer than {@code maxSets} sets
+         * were measured). Call it after the set's windows, never inside one.
+         *
+         * @param setBytes what the calling thread's set allocated ({@link Windows#totalBytes()})
+         * @return true to measure another set, false when this set is the verdict
+         * @throws IllegalStateException when a party has not ended the set within two minutes
+         */
+        public synchronized boolean another(final long setBytes) {
+            final int set = sets;
+            bytes += setBytes;
+            if (++arrived == parties) {
+                another = bytes != 0 && sets < maxSets;
+                if (bytes != 0) {
+                    System.out.println("allocation set " + sets + " of " + parties + " threads: " + bytes + " bytes"
+                        + (another ? "; measuring another set" : ""));
+                }
+                if (another) {
+                    sets++;
+                }
+                arrived = 0;
+                bytes = 0;
+                notifyAll();
+                return another;
+            }
+            final long deadline = System.nanoTime() + WAIT_NS;
+            while (sets == set && arrived != 0) {
+                final long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new IllegalStateException("set=" + set + ": " + arrived + " of parties=" + parties
+                        + " ended it within 120 s");
+                }
+                try {
+                    wait(left / 1_000_000 + 1);
+                } catch (final InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted waiting for set=" + set, ex);
+                }
+            }
+            return another;
+        }
+
+        /**
+         * Measures sets of {@code windows} windows of {@code window} iterations of {@code action} on the calling
+         * thread, each ended by {@link #another(long)}, and returns the last set.
+         *
+         * @param window iterations per window
+         * @param windows windows per set, at least 1
+         * @param action the code under test
+         * @return the calling thread's last set; {@link Windows#sets()} says how many were measured
+         */
+        public Windows measure(final int window, final int windows, final Runnable action) {
+            Windows measured = AllocationMeter.windows(0, window, windows, action);
+            int measuredSets = 1;
+            while (another(measured.totalBytes())) {
+                measured = AllocationMeter.windows(0, window, windows, action);
+                measuredSets++;
+            }
+            measured.sets = measuredSets;
+            return measured;
+        }
+
+        /**
+         * The sets measured so far, the current one included.
+         *
+         * @return the count
+         */
+        public synchronized int sets() {
+            return sets;
+        }
+    }
+
+    /**
+     * Windows measured by hand, for loops that cannot be a {@link Runnable}, such as the far side of a round trip in
+     * another thread: {@link #begin()} and {@link #end()} around each window, on the calling thread or, from the
+     * calling thread, on another one (a reactor thread the test cannot run code on).
      */
     public static final class Windows {
         private final int iterations;
+        private final long threadId;
         private long[] bytes = new long[16];
         private long before;
         private int count;
         private int sets = 1;
 
         /**
-         * Creates it.
+         * Creates it, to measure the calling thread.
          *
          * @param iterations iterations per window, for the printed lines only
          */
         public Windows(final int iterations) {
-            this.iterations = iterations;
-        }
-
-        /** Starts a window on the calling thread. */
-        public void begin() {
-            before = allocatedBytes();
+            this(iterations, -1);
         }
 
         /**
-         * Ends the window started on this thread by {@link #begin()}.
+         * Creates it, to measure the thread {@code threadId} from the thread that calls {@link #begin()} and
+         * {@link #end()}.
+         *
+         * @param iterations iterations per window, for the printed lines only
+         * @param threadId the thread measured, or -1 for the calling thread
+         */
+        public Windows(final int iterations, final long threadId) {
+            this.iterations = iterations;
+            this.threadId = threadId;
+        }
+
+        private long read() {
+            return threadId < 0 ? allocatedBytes() : allocatedBytes(threadId);
+        }
+
+        /** Starts a window. */
+        public void begin() {
+            before = read();
+        }
+
+        /**
+         * Ends the window started by {@link #begin()}.
          *
          * @return the bytes the window allocated
          */
         public long end() {
-            final long allocated = allocatedBytes() - before;
+            final long allocated = read() - before;
             // what follows is after the measurement: the copy and the line are not counted in any window
             if (count == bytes.length) {
                 bytes = Arrays.copyOf(bytes, count * 2);
             }
             bytes[count++] = allocated;
             if (allocated != 0) {
-                System.out.println("allocation window " + count + " on " + Thread.currentThread().getName() + ": "
+                System.out.println("allocation window " + count + " on "
+                    + (threadId < 0 ? Thread.currentThread().getName() : "thread " + threadId) + ": "
                     + allocated + " bytes in " + iterations + " iterations");
             }
             return allocated;
