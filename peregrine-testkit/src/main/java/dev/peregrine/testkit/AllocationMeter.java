@@ -9,13 +9,14 @@ import java.util.Arrays;
  * Measures the bytes a thread allocates, through {@code com.sun.management.ThreadMXBean}: the basis of every
  * "allocates nothing in steady state" test in every module.
  *
- * <p>Steady state is proven by windows, not by one measurement: identical work runs in a number of windows of
- * a fixed number of iterations. An allocation per iteration shows in every window. An allocation rarer than
- * that (a timer, a heartbeat, a buffer that grows) shows in a share of the windows, and that share is what
- * tells it from a one-off JIT event, such as a deoptimisation that materialises objects the compiled code had
- * scalar-replaced or a late link of an uncommon-trap site, which on a loaded two-core machine may land after
- * any fixed warm-up. So the steady state is allocation-free when the median window is 0 bytes and at most
- * one window in five (at least one) allocated; see {@link Windows#steadyStateBytes()}.
+ * <p>Steady state is proven by windows, not by one measurement: identical work runs in a number of windows of a fixed
+ * number of iterations, and every window must allocate nothing (zero tolerance). An allocation per iteration shows in
+ * every window; one rarer than that (a timer, a heartbeat, a buffer that grows) in some windows only, and still
+ * fails. What no fixed warm-up rules out on a loaded two-core machine is a JIT event after it: code C2 has not yet
+ * compiled (an object its escape analysis removes) or a deoptimisation that materialises objects once. So
+ * {@link #firstCleanSet} measures sets of windows until one whole set is clean, at most a given number, and
+ * {@link CleanSets} does the same for windows measured on several threads at once. Nothing here forgives a share of
+ * the windows: an allocation at least once per set fails every set.
  */
 public final class AllocationMeter {
     private static final ThreadMXBean THREADS = (ThreadMXBean)ManagementFactory.getThreadMXBean();
@@ -60,41 +61,6 @@ public final class AllocationMeter {
             action.run();
         }
         return allocatedBytes() - before;
-    }
-
-    /**
-     * Runs {@code action} {@code warmup} times, then {@code windows} windows of {@code window} iterations each,
-     * and returns what {@link Windows#steadyStateBytes()} makes of them: 0 when the steady state allocates
-     * nothing. Every window that allocated is printed, and a summary with the quietest and the median window.
-     *
-     * <p>Every window runs, whatever the first ones showed: an allocation rarer than one per iteration (a timer,
-     * a heartbeat, a buffer that grows now and then) shows in some windows only, and stopping at the first quiet
-     * one would hide it. A test of such a path drives it at least once per window.
-     *
-     * @param warmup iterations not measured
-     * @param window iterations per measured window
-     * @param windows how many windows to measure, at least 1
-     * @param action the code under test
-     * @return 0 if the steady state allocates nothing, otherwise the bytes of the windows that allocated
-     */
-    public static long steadyStateBytes(final int warmup, final int window, final int windows, final Runnable action) {
-        return windows(warmup, window, windows, action).steadyStateBytes();
-    }
-
-    /**
-     * Zero tolerance: runs {@code action} {@code warmup} times, then {@code windows} windows of {@code window}
-     * iterations each, and returns the bytes of every window together, so that 0 means no window allocated
-     * anything, not even once. For hot paths, where an allocation that is rare is still an allocation; every window
-     * that allocated is printed. {@link #steadyStateBytes(int, int, int, Runnable)} forgives one window in five.
-     *
-     * @param warmup iterations not measured
-     * @param window iterations per measured window
-     * @param windows how many windows to measure, at least 1
-     * @param action the code under test
-     * @return the bytes all the measured windows allocated
-     */
-    public static long bytesInAnyWindow(final int warmup, final int window, final int windows, final Runnable action) {
-        return windows(warmup, window, windows, action).totalBytes();
     }
 
     /**
@@ -413,44 +379,6 @@ public final class AllocationMeter {
                 }
             }
             return allocating;
-        }
-
-        /**
-         * The most windows that may allocate in a steady state that allocates nothing: one-off JIT events, one
-         * window in five, at least one.
-         *
-         * @return the count
-         */
-        public int toleratedWindows() {
-            return Math.max(1, count / 5);
-        }
-
-        /**
-         * The verdict: 0 when the median window allocated nothing and at most {@link #toleratedWindows()}
-         * windows allocated anything, otherwise the total of the windows that allocated (never 0). Prints a
-         * summary (windows, quietest, median) whenever any window allocated.
-         *
-         * @return 0 if the measured steady state allocates nothing
-         * @throws IllegalStateException before the first window
-         */
-        public long steadyStateBytes() {
-            if (count == 0) {
-                throw new IllegalStateException("no window was measured");
-            }
-            final int allocating = allocatingWindows();
-            if (allocating == 0) {
-                return 0;
-            }
-            long total = 0;
-            for (int i = 0; i < count; i++) {
-                total += bytes[i];
-            }
-            final boolean quiet = median() == 0 && allocating <= toleratedWindows();
-            System.out.println("allocation on " + Thread.currentThread().getName() + ": " + allocating + " of " + count
-                + " windows of " + iterations + " iterations allocated (tolerated: " + toleratedWindows()
-                + "), quietest=" + quietest() + " median=" + median() + " total=" + total + " bytes: "
-                + (quiet ? "one-off events, steady state allocates nothing" : "STEADY STATE ALLOCATES"));
-            return quiet ? 0 : total;
         }
     }
 }
