@@ -34,6 +34,9 @@ final class UdpChannelPath {
     private final Counter datagramsReceived;
     private final Counter datagramsSent;
     private final Counter drops;
+    /** The sender the last datagram came from, the very object the JDK returned (it caches one per channel). */
+    private InetSocketAddress lastSender;
+    private long senderAddressChanges;
 
     UdpChannelPath(final UdpEndpoint endpoint, final DatagramChannel channel, final DatagramHandler handler,
         final InetSocketAddress remoteAddress, final ByteBuffer receiveBuffer, final MemorySegment receiveSegment,
@@ -77,6 +80,12 @@ final class UdpChannelPath {
                 break;
             }
             received++;
+            if (sender != lastSender) {
+                // another object: the JDK decoded (allocated) the source anew, as it does whenever it differs from the
+                // previous datagram's; an unchanged source returns its cached address
+                lastSender = sender;
+                senderAddressChanges++;
+            }
             final int length = buffer.position();
             if (length == buffer.capacity()) {
                 endpoint.truncated(sender, length, false);
@@ -90,6 +99,11 @@ final class UdpChannelPath {
             }
         }
         return received;
+    }
+
+    /** {@link UdpEndpoint#senderAddressChanges()}. */
+    long senderAddressChanges() {
+        return senderAddressChanges;
     }
 
     /**

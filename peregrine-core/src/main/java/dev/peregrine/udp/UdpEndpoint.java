@@ -503,6 +503,21 @@ public final class UdpEndpoint implements Pollable, SelectHandler, AutoCloseable
     }
 
     /**
+     * Datagrams received from another sender than the previous datagram on this endpoint. For each one the JDK's
+     * {@code DatagramChannel.receive} decoded the source address anew (an {@code InetSocketAddress} and what it
+     * holds: objects of the JDK, about 130 bytes), since it keeps only the last one; so an endpoint that hears two
+     * peers in turn allocates per change, and this is the count to bound it by. On the native path it stays 0, and
+     * with {@link UdpOptions#connectedReadWrite} at most 1 (the connected peer): neither decodes an address.
+     *
+     * <p>A plain count of the reactor thread: read it there, or after the reactor has stopped.
+     *
+     * @return the count
+     */
+    public long senderAddressChanges() {
+        return channelPath == null ? 0 : channelPath.senderAddressChanges();
+    }
+
+    /**
      * Datagrams handed to the handler.
      *
      * @return the count

@@ -108,29 +108,26 @@ class ShmSocketTest {
         final UnixDomainSocketAddress address = UnixDomainSocketAddress.of(dir.resolve("alloc.sock"));
         final int warmup = 30_000;
         final int window = 10_000;
-        final int windows = 5; // both sides run every window: the server cannot know when the client saw a clean one
+        final int windows = 5;
+        // zero tolerance once the JIT has settled, on both sides: each measures a set of windows, then both agree
+        // whether to measure another (either side allocated), at most five sets; so both end on the same set
+        final AllocationMeter.CleanSets sets = new AllocationMeter.CleanSets(2, 5);
         try (ShmServerSocket server = new ShmServerSocket(address, options())) {
-            final CompletableFuture<Long> serverAllocated = CompletableFuture.supplyAsync(() -> {
+            final CompletableFuture<AllocationMeter.Windows> serverAllocated = CompletableFuture.supplyAsync(() -> {
                 try (ShmSocket socket = server.accept()) {
                     final InputStream in = socket.getInputStream();
                     final OutputStream out = socket.getOutputStream();
                     final byte[] block = new byte[32];
-                    for (int i = 0; i < warmup; i++) {
-                        readBlock(in, block);
-                        out.write(block);
-                    }
-                    final AllocationMeter.Windows measured = new AllocationMeter.Windows(window);
-                    for (int w = 0; w < windows; w++) {
-                        measured.begin();
-                        for (int i = 0; i < window; i++) {
+                    final Runnable echo = () -> {
+                        try {
                             readBlock(in, block);
                             out.write(block);
+                        } catch (final IOException ex) {
+                            throw new IllegalStateException(ex);
                         }
-                        measured.end();
-                    }
-                    return measured.steadyStateBytes();
-                } catch (final IOException ex) {
-                    throw new IllegalStateException(ex);
+                    };
+                    AllocationMeter.bytesAllocatedBy(warmup, 0, echo);
+                    return sets.measure(window, windows, echo);
                 }
             });
             try (ShmSocket client = ShmSocket.connect(address, options())) {
@@ -145,17 +142,15 @@ class ShmSocketTest {
                         throw new IllegalStateException(ex);
                     }
                 };
-                final AllocationMeter.Windows measured = new AllocationMeter.Windows(window);
                 AllocationMeter.bytesAllocatedBy(warmup, 0, roundTrip);
-                for (int w = 0; w < windows; w++) {
-                    measured.begin();
-                    AllocationMeter.bytesAllocatedBy(0, window, roundTrip);
-                    measured.end();
-                }
-                assertThat(measured.steadyStateBytes()).as("client: steady-state bytes in windows of %d round trips", window).isZero();
+                final AllocationMeter.Windows measured = sets.measure(window, windows, roundTrip);
+                assertThat(measured.totalBytes()).as("client: bytes in the last set of %d (windows of %d round trips)",
+                    measured.sets(), window).isZero();
             }
-            assertThat(serverAllocated.get(30, TimeUnit.SECONDS)).as("server: steady-state bytes in windows of %d echoes", window)
-                .isZero();
+            final AllocationMeter.Windows served = serverAllocated.get(30, TimeUnit.SECONDS);
+            assertThat(served.totalBytes()).as("server: bytes in the last set of %d (windows of %d echoes)",
+                served.sets(), window).isZero();
+            assertThat(served.sets()).as("both sides measured the same sets").isEqualTo(sets.sets());
         }
     }
 

@@ -31,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * round trips fails): a client and an echoing server on one reactor driven by the test thread, so the thread
  * whose allocation is measured is the reactor thread.
  *
- * <p>The batch and counters tests wait for the JIT rather than trust a fixed warm-up: sets of ten windows are
+ * <p>Every test waits for the JIT rather than trust a fixed warm-up: sets of ten windows are
  * measured until one whole set allocates nothing, at most {@link #MAX_SETS}
  * ({@link AllocationMeter#firstCleanSet}). What the earlier sets may show is a JIT event, traced in
  * docs/proof-notes.md: with {@code -XX:-UseTLAB} and JFR's ObjectAllocationOutsideTLAB over 40 000 warm batches,
@@ -129,9 +129,10 @@ class TcpAllocationTest {
                 }
             };
 
-            final long allocated = AllocationMeter.bytesInAnyWindow(30_000, 20_000, 10, roundTrip);
+            final AllocationMeter.Windows measured = AllocationMeter.firstCleanSet(30_000, 20_000, 10, MAX_SETS, roundTrip);
             assertThat(pair.echoes).isEqualTo(sequence[0]);
-            assertThat(allocated).as("bytes allocated in any window of 20 000 warm round trips").isZero();
+            assertThat(measured.totalBytes()).as("bytes in the last set of %d (10 windows of 20 000 warm round trips)",
+                measured.sets()).isZero();
             assertThat(errors).isEmpty();
             transport.close();
         }

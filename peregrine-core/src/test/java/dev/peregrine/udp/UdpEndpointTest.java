@@ -53,6 +53,31 @@ class UdpEndpointTest {
             .withMessageContaining("length=0");
     }
 
+    /** The JDK decodes a sender's address anew only when it changes: the count that bounds what that allocates. */
+    @Test
+    void shouldCountTheDatagramsWhoseSenderDiffersFromThePreviousOnes() {
+        final List<Integer> senders = new ArrayList<>();
+        final UdpEndpoint server = UdpEndpoint.open(reactor, new UdpOptions().localAddress(new InetSocketAddress(LOOPBACK, 0)),
+            (endpoint, buffer, offset, length, sender, nowNs) -> senders.add(sender.getPort()));
+        final UdpEndpoint a = UdpEndpoint.open(reactor, new UdpOptions().localAddress(new InetSocketAddress(LOOPBACK, 0))
+            .remoteAddress(server.localAddress()), (endpoint, buffer, offset, length, sender, nowNs) -> { });
+        final UdpEndpoint b = UdpEndpoint.open(reactor, new UdpOptions().localAddress(new InetSocketAddress(LOOPBACK, 0))
+            .remoteAddress(server.localAddress()), (endpoint, buffer, offset, length, sender, nowNs) -> { });
+        final MemorySegment message = Arena.ofAuto().allocate(8);
+        final UdpEndpoint[] order = {a, a, b, b, a};
+        for (final UdpEndpoint from : order) { // one at a time, each received before the next is sent
+            final int before = senders.size();
+            assertThat(from.send(message, 0, 8)).isEqualTo(8);
+            spinUntil(() -> senders.size() == before + 1);
+        }
+
+        final int portA = a.localAddress().getPort();
+        final int portB = b.localAddress().getPort();
+        assertThat(senders).containsExactly(portA, portA, portB, portB, portA);
+        assertThat(server.senderAddressChanges()).as("a, then b, then a again").isEqualTo(3);
+        assertThat(a.senderAddressChanges()).isZero();
+    }
+
     @Test
     void shouldEchoThroughTransportWithChannelHandlerEvents() {
         final List<String> events = new ArrayList<>();

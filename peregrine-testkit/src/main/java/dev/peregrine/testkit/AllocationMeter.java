@@ -9,13 +9,14 @@ import java.util.Arrays;
  * Measures the bytes a thread allocates, through {@code com.sun.management.ThreadMXBean}: the basis of every
  * "allocates nothing in steady state" test in every module.
  *
- * <p>Steady state is proven by windows, not by one measurement: identical work runs in a number of windows of
- * a fixed number of iterations. An allocation per iteration shows in every window. An allocation rarer than
- * that (a timer, a heartbeat, a buffer that grows) shows in a share of the windows, and that share is what
- * tells it from a one-off JIT event, such as a deoptimisation that materialises objects the compiled code had
- * scalar-replaced or a late link of an uncommon-trap site, which on a loaded two-core machine may land after
- * any fixed warm-up. So the steady state is allocation-free when the median window is 0 bytes and at most
- * one window in five (at least one) allocated; see {@link Windows#steadyStateBytes()}.
+ * <p>Steady state is proven by windows, not by one measurement: identical work runs in a number of windows of a fixed
+ * number of iterations, and every window must allocate nothing (zero tolerance). An allocation per iteration shows in
+ * every window; one rarer than that (a timer, a heartbeat, a buffer that grows) in some windows only, and still
+ * fails. What no fixed warm-up rules out on a loaded two-core machine is a JIT event after it: code C2 has not yet
+ * compiled (an object its escape analysis removes) or a deoptimisation that materialises objects once. So
+ * {@link #firstCleanSet} measures sets of windows until one whole set is clean, at most a given number, and
+ * {@link CleanSets} does the same for windows measured on several threads at once. Nothing here forgives a share of
+ * the windows: an allocation at least once per set fails every set.
  */
 public final class AllocationMeter {
     private static final ThreadMXBean THREADS = (ThreadMXBean)ManagementFactory.getThreadMXBean();
@@ -60,41 +61,6 @@ public final class AllocationMeter {
             action.run();
         }
         return allocatedBytes() - before;
-    }
-
-    /**
-     * Runs {@code action} {@code warmup} times, then {@code windows} windows of {@code window} iterations each,
-     * and returns what {@link Windows#steadyStateBytes()} makes of them: 0 when the steady state allocates
-     * nothing. Every window that allocated is printed, and a summary with the quietest and the median window.
-     *
-     * <p>Every window runs, whatever the first ones showed: an allocation rarer than one per iteration (a timer,
-     * a heartbeat, a buffer that grows now and then) shows in some windows only, and stopping at the first quiet
-     * one would hide it. A test of such a path drives it at least once per window.
-     *
-     * @param warmup iterations not measured
-     * @param window iterations per measured window
-     * @param windows how many windows to measure, at least 1
-     * @param action the code under test
-     * @return 0 if the steady state allocates nothing, otherwise the bytes of the windows that allocated
-     */
-    public static long steadyStateBytes(final int warmup, final int window, final int windows, final Runnable action) {
-        return windows(warmup, window, windows, action).steadyStateBytes();
-    }
-
-    /**
-     * Zero tolerance: runs {@code action} {@code warmup} times, then {@code windows} windows of {@code window}
-     * iterations each, and returns the bytes of every window together, so that 0 means no window allocated
-     * anything, not even once. For hot paths, where an allocation that is rare is still an allocation; every window
-     * that allocated is printed. {@link #steadyStateBytes(int, int, int, Runnable)} forgives one window in five.
-     *
-     * @param warmup iterations not measured
-     * @param window iterations per measured window
-     * @param windows how many windows to measure, at least 1
-     * @param action the code under test
-     * @return the bytes all the measured windows allocated
-     */
-    public static long bytesInAnyWindow(final int warmup, final int window, final int windows, final Runnable action) {
-        return windows(warmup, window, windows, action).totalBytes();
     }
 
     /**
@@ -165,44 +131,172 @@ public final class AllocationMeter {
     }
 
     /**
-     * Windows measured by hand on the calling thread, for loops that cannot be a {@link Runnable}, such as the
-     * far side of a round trip in another thread: {@link #begin()} and {@link #end()} around each window.
+     * {@link #firstCleanSet} for a measurement made on several threads at once, such as both ends of a stream:
+     * each thread measures a set of windows of its own, then {@link #another(long)} waits for every thread's set and
+     * says whether to measure another one. Another set is measured while any thread's set allocated, at most
+     * {@code maxSets} sets, so every thread ends on the same set: the clean one, or the last.
+     *
+     * <p>A thread must finish its part of a set without waiting for another thread's next set (a sender flushes what
+     * it has sent before it calls {@link #another(long)}): the call blocks until every party has called it.
+     */
+    public static final class CleanSets {
+        private static final long WAIT_NS = 120_000_000_000L; // fails a party that hung; a set takes well under 1 s
+
+        private final int parties;
+        private final int maxSets;
+        private int arrived;
+        private long bytes;
+        private int sets = 1;
+        private boolean another;
+
+        /**
+         * Creates it.
+         *
+         * @param parties the threads taking part, at least 1
+         * @param maxSets the most sets to measure, at least 1
+         */
+        public CleanSets(final int parties, final int maxSets) {
+            if (parties < 1) {
+                throw new IllegalArgumentException("parties=" + parties + " must be at least 1");
+            }
+            if (maxSets < 1) {
+                throw new IllegalArgumentException("maxSets=" + maxSets + " must be at least 1");
+            }
+            this.parties = parties;
+            this.maxSets = maxSets;
+        }
+
+        /**
+         * Ends the calling thread's part of the current set: waits until every party has ended its part, then says
+         * whether all are to measure another set (some party's set allocated, and fewer than {@code maxSets} sets
+         * were measured). Call it after the set's windows, never inside one.
+         *
+         * @param setBytes what the calling thread's set allocated ({@link Windows#totalBytes()})
+         * @return true to measure another set, false when this set is the verdict
+         * @throws IllegalStateException when a party has not ended the set within two minutes
+         */
+        public synchronized boolean another(final long setBytes) {
+            final int set = sets;
+            bytes += setBytes;
+            if (++arrived == parties) {
+                another = bytes != 0 && sets < maxSets;
+                if (bytes != 0) {
+                    System.out.println("allocation set " + sets + " of " + parties + " threads: " + bytes + " bytes"
+                        + (another ? "; measuring another set" : ""));
+                }
+                if (another) {
+                    sets++;
+                }
+                arrived = 0;
+                bytes = 0;
+                notifyAll();
+                return another;
+            }
+            final long deadline = System.nanoTime() + WAIT_NS;
+            while (sets == set && arrived != 0) {
+                final long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new IllegalStateException("set=" + set + ": " + arrived + " of parties=" + parties
+                        + " ended it within 120 s");
+                }
+                try {
+                    wait(left / 1_000_000 + 1);
+                } catch (final InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted waiting for set=" + set, ex);
+                }
+            }
+            return another;
+        }
+
+        /**
+         * Measures sets of {@code windows} windows of {@code window} iterations of {@code action} on the calling
+         * thread, each ended by {@link #another(long)}, and returns the last set.
+         *
+         * @param window iterations per window
+         * @param windows windows per set, at least 1
+         * @param action the code under test
+         * @return the calling thread's last set; {@link Windows#sets()} says how many were measured
+         */
+        public Windows measure(final int window, final int windows, final Runnable action) {
+            Windows measured = AllocationMeter.windows(0, window, windows, action);
+            int measuredSets = 1;
+            while (another(measured.totalBytes())) {
+                measured = AllocationMeter.windows(0, window, windows, action);
+                measuredSets++;
+            }
+            measured.sets = measuredSets;
+            return measured;
+        }
+
+        /**
+         * The sets measured so far, the current one included.
+         *
+         * @return the count
+         */
+        public synchronized int sets() {
+            return sets;
+        }
+    }
+
+    /**
+     * Windows measured by hand, for loops that cannot be a {@link Runnable}, such as the far side of a round trip in
+     * another thread: {@link #begin()} and {@link #end()} around each window, on the calling thread or, from the
+     * calling thread, on another one (a reactor thread the test cannot run code on).
      */
     public static final class Windows {
         private final int iterations;
+        private final long threadId;
         private long[] bytes = new long[16];
         private long before;
         private int count;
         private int sets = 1;
 
         /**
-         * Creates it.
+         * Creates it, to measure the calling thread.
          *
          * @param iterations iterations per window, for the printed lines only
          */
         public Windows(final int iterations) {
-            this.iterations = iterations;
-        }
-
-        /** Starts a window on the calling thread. */
-        public void begin() {
-            before = allocatedBytes();
+            this(iterations, -1);
         }
 
         /**
-         * Ends the window started on this thread by {@link #begin()}.
+         * Creates it, to measure the thread {@code threadId} from the thread that calls {@link #begin()} and
+         * {@link #end()}.
+         *
+         * @param iterations iterations per window, for the printed lines only
+         * @param threadId the thread measured, or -1 for the calling thread
+         */
+        public Windows(final int iterations, final long threadId) {
+            this.iterations = iterations;
+            this.threadId = threadId;
+        }
+
+        private long read() {
+            return threadId < 0 ? allocatedBytes() : allocatedBytes(threadId);
+        }
+
+        /** Starts a window. */
+        public void begin() {
+            before = read();
+        }
+
+        /**
+         * Ends the window started by {@link #begin()}.
          *
          * @return the bytes the window allocated
          */
         public long end() {
-            final long allocated = allocatedBytes() - before;
+            final long allocated = read() - before;
             // what follows is after the measurement: the copy and the line are not counted in any window
             if (count == bytes.length) {
                 bytes = Arrays.copyOf(bytes, count * 2);
             }
             bytes[count++] = allocated;
             if (allocated != 0) {
-                System.out.println("allocation window " + count + " on " + Thread.currentThread().getName() + ": "
+                System.out.println("allocation window " + count + " on "
+                    + (threadId < 0 ? Thread.currentThread().getName() : "thread " + threadId) + ": "
                     + allocated + " bytes in " + iterations + " iterations");
             }
             return allocated;
@@ -285,44 +379,6 @@ public final class AllocationMeter {
                 }
             }
             return allocating;
-        }
-
-        /**
-         * The most windows that may allocate in a steady state that allocates nothing: one-off JIT events, one
-         * window in five, at least one.
-         *
-         * @return the count
-         */
-        public int toleratedWindows() {
-            return Math.max(1, count / 5);
-        }
-
-        /**
-         * The verdict: 0 when the median window allocated nothing and at most {@link #toleratedWindows()}
-         * windows allocated anything, otherwise the total of the windows that allocated (never 0). Prints a
-         * summary (windows, quietest, median) whenever any window allocated.
-         *
-         * @return 0 if the measured steady state allocates nothing
-         * @throws IllegalStateException before the first window
-         */
-        public long steadyStateBytes() {
-            if (count == 0) {
-                throw new IllegalStateException("no window was measured");
-            }
-            final int allocating = allocatingWindows();
-            if (allocating == 0) {
-                return 0;
-            }
-            long total = 0;
-            for (int i = 0; i < count; i++) {
-                total += bytes[i];
-            }
-            final boolean quiet = median() == 0 && allocating <= toleratedWindows();
-            System.out.println("allocation on " + Thread.currentThread().getName() + ": " + allocating + " of " + count
-                + " windows of " + iterations + " iterations allocated (tolerated: " + toleratedWindows()
-                + "), quietest=" + quietest() + " median=" + median() + " total=" + total + " bytes: "
-                + (quiet ? "one-off events, steady state allocates nothing" : "STEADY STATE ALLOCATES"));
-            return quiet ? 0 : total;
         }
     }
 }

@@ -24,6 +24,8 @@ public final class LossyLoadTransport implements BenchTransport {
     private final StreamLoss loss;
     private final AtomicLong nextSeed;
     private final List<StreamLoss.Dropper> droppers = new CopyOnWriteArrayList<>();
+    private final List<Responder> responders = new CopyOnWriteArrayList<>();
+    private final List<PingClient> clients = new CopyOnWriteArrayList<>();
 
     /**
      * Wraps a transport.
@@ -88,14 +90,36 @@ public final class LossyLoadTransport implements BenchTransport {
         return real.unavailableReason(config);
     }
 
+    /**
+     * The responders started so far, for a test that reads what they counted once the run is over.
+     *
+     * @return them, in the order started
+     */
+    List<Responder> responders() {
+        return responders;
+    }
+
+    /**
+     * The clients connected so far, for a test that reads what they counted once the run is over.
+     *
+     * @return them, in the order connected
+     */
+    List<PingClient> clients() {
+        return clients;
+    }
+
     @Override
     public Responder startResponder(final BenchConfig config) throws Exception {
-        return real.startResponder(config);
+        final Responder responder = real.startResponder(config);
+        responders.add(responder);
+        return responder;
     }
 
     @Override
     public Responder startSharedResponder(final BenchConfig config) throws Exception {
-        return real.startSharedResponder(config);
+        final Responder responder = real.startSharedResponder(config);
+        responders.add(responder);
+        return responder;
     }
 
     @Override
@@ -107,7 +131,9 @@ public final class LossyLoadTransport implements BenchTransport {
     public PingClient connect(final BenchConfig config) throws Exception {
         final StreamLoss.Dropper dropper = new StreamLoss(loss.fraction(), nextSeed.getAndIncrement()).dropper();
         droppers.add(dropper);
-        return real.connect(config, dropper);
+        final PingClient client = real.connect(config, dropper);
+        clients.add(client);
+        return client;
     }
 
     /** Each client of the shared topology drops with a generator of its own, seeded in the order they connect. */
@@ -119,7 +145,9 @@ public final class LossyLoadTransport implements BenchTransport {
             droppers.add(dropper);
             each.add(dropper);
         }
-        return real.connectAll(config, each);
+        final List<PingClient> connected = real.connectAll(config, each);
+        clients.addAll(connected);
+        return connected;
     }
 
     @Override

@@ -13,6 +13,7 @@ import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.StreamLoss;
 import dev.peregrine.peers.support.MoldRendezvous;
 import dev.peregrine.reactor.Reactor;
+import dev.peregrine.udp.UdpEndpoint;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -35,6 +36,8 @@ final class PeregrineMoldClientGroup {
     private final Reactor reactor;
     private final BenchConfig config;
     private final List<MoldUDP64MessageStore> stores = new ArrayList<>();
+    /** Every socket of every member, for {@link #senderAddressChanges()}. */
+    private final List<UdpEndpoint> endpoints = new ArrayList<>();
     /** Duty cycles run so far: a member whose echoes are all taken runs one only if none ran since it last looked. */
     private long cycles;
     private int open;
@@ -74,6 +77,20 @@ final class PeregrineMoldClientGroup {
 
     private InetSocketAddress responderPort(final int port) {
         return new InetSocketAddress(PeregrineUdpBench.address(config, 0).getAddress(), port);
+    }
+
+    /**
+     * {@link UdpEndpoint#senderAddressChanges()} of every member's sockets: how often the JDK decoded a sender's
+     * address on the thread that drives the clients. Read it on that thread, or once it has ended.
+     *
+     * @return the count
+     */
+    long senderAddressChanges() {
+        long changes = 0;
+        for (final UdpEndpoint endpoint : endpoints) {
+            changes += endpoint.senderAddressChanges();
+        }
+        return changes;
     }
 
     private void release() {
@@ -117,8 +134,21 @@ final class PeregrineMoldClientGroup {
             this.publisher = new MoldUDP64Publisher(reactor, store, new MoldUDP64PublisherOptions()
                 .destination(responderPort(welcome[0])).maxPayload(PeregrineMoldBench.maxPayload(config))
                 .udp(PeregrineUdpBench.options(config).busyPoll(false).localAddress(ephemeral())).filter(filter));
+            endpoints.add(server.endpoint());
+            endpoints.add(subscriber.feedEndpoint());
+            endpoints.add(subscriber.requestEndpoint());
+            endpoints.add(publisher.endpoint());
             rendezvous.ask(MoldRendezvous.READY, client, subscriber.feedEndpoint().localAddress().getPort(),
                 MoldRendezvous.ACK);
+        }
+
+        /**
+         * The group this client belongs to.
+         *
+         * @return it
+         */
+        PeregrineMoldClientGroup group() {
+            return PeregrineMoldClientGroup.this;
         }
 
         private final PeregrineMoldBench.Unrecoverable listener = new PeregrineMoldBench.Unrecoverable("client") {

@@ -45,6 +45,8 @@ final class PeregrineMoldSharedResponder implements Responder {
     private final List<Peer> peers = new ArrayList<>();
     private volatile long echoed;
     private long rejected;
+    /** The rendezvous socket: set before the reactor starts. */
+    private UdpEndpoint rendezvous;
 
     private PeregrineMoldSharedResponder(final BenchConfig config) {
         this.config = config;
@@ -61,7 +63,7 @@ final class PeregrineMoldSharedResponder implements Responder {
     static PeregrineMoldSharedResponder start(final BenchConfig config) {
         final PeregrineMoldSharedResponder responder = new PeregrineMoldSharedResponder(config);
         try {
-            UdpEndpoint.open(responder.reactor, PeregrineUdpBench.options(config).busyPoll(false)
+            responder.rendezvous = UdpEndpoint.open(responder.reactor, PeregrineUdpBench.options(config).busyPoll(false)
                 .localAddress(PeregrineUdpBench.address(config, 0)), responder::onRendezvous);
         } catch (final RuntimeException ex) {
             responder.reactor.close();
@@ -123,6 +125,23 @@ final class PeregrineMoldSharedResponder implements Responder {
     /** Rendezvous datagrams that were malformed or out of turn; reactor thread (or after close). */
     long rejected() {
         return rejected;
+    }
+
+    /**
+     * {@link UdpEndpoint#senderAddressChanges()} of every socket of this responder, the rendezvous included: how often
+     * the JDK decoded a sender's address on the reactor thread. Read it once {@link #close()} has stopped that thread.
+     *
+     * @return the count
+     */
+    long senderAddressChanges() {
+        long changes = rendezvous == null ? 0 : rendezvous.senderAddressChanges();
+        for (final Peer peer : peers) {
+            changes += peer.subscriber.feedEndpoint().senderAddressChanges()
+                + peer.subscriber.requestEndpoint().senderAddressChanges()
+                + peer.requestServer.endpoint().senderAddressChanges()
+                + (peer.publisher == null ? 0 : peer.publisher.endpoint().senderAddressChanges());
+        }
+        return changes;
     }
 
     @Override

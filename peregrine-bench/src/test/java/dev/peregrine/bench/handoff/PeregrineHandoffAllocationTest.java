@@ -16,8 +16,10 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Peregrine's rings, as {@code bench handoff} drives them, allocate nothing on either thread: the producer's every
- * window (zero tolerance, {@link AllocationMeter#bytesInAnyWindow}) and the consumer's whole measured stretch.
+ * Peregrine's rings, as {@code bench handoff} drives them, allocate nothing on either thread: zero tolerance once the
+ * JIT has settled ({@link AllocationMeter.CleanSets}). Each thread measures a set of windows of its own, the
+ * consumer's windows counted in messages received; both then agree whether to measure another set (either thread
+ * allocated), at most {@link #MAX_SETS}. An allocation at least once per set on either thread fails every set.
  */
 @Timeout(180)
 class PeregrineHandoffAllocationTest {
@@ -25,6 +27,7 @@ class PeregrineHandoffAllocationTest {
     private static final int WINDOW = 10_000;
     private static final int WINDOWS = 10;
     private static final int BATCH = 16;
+    private static final int MAX_SETS = 5;
 
     private static HandoffImplementation implementation(final String name) {
         return name.equals(PeregrineSpscHandoff.NAME) ? new PeregrineSpscHandoff() : new PeregrineMpscHandoff();
@@ -45,14 +48,14 @@ class PeregrineHandoffAllocationTest {
     private static void assertAllocationFree(final HandoffImplementation implementation, final boolean batched)
         throws Exception {
         final int perAction = batched ? BATCH : 1;
-        final long total = (long)(WARMUP + WINDOW * WINDOWS) * perAction;
+        final AllocationMeter.CleanSets sets = new AllocationMeter.CleanSets(2, MAX_SETS);
         try (HandoffQueue queue = implementation.open(new HandoffSetup(256, 1, 1024, batched ? 256 : 1, true))) {
-            final Consumer consumer = new Consumer(queue.consumer(), (long)WARMUP * perAction, total);
+            final Consumer consumer = new Consumer(queue.consumer(), perAction, sets);
             final Thread thread = new Thread(consumer, "handoff-allocation-consumer");
             thread.start();
             final HandoffProducer producer = queue.producer(0);
             final long[] sequence = {0};
-            final long producerBytes = AllocationMeter.bytesInAnyWindow(WARMUP, WINDOW, WINDOWS, () -> {
+            final Runnable produce = () -> {
                 if (batched) {
                     int taken = 0;
                     while (taken < BATCH) {
@@ -69,50 +72,61 @@ class PeregrineHandoffAllocationTest {
                     }
                     sequence[0]++;
                 }
-            });
+            };
+            AllocationMeter.bytesAllocatedBy(WARMUP, 0, produce);
+            final AllocationMeter.Windows produced = sets.measure(WINDOW, WINDOWS, produce);
             thread.join(TimeUnit.SECONDS.toMillis(120));
+            final long total = (WARMUP + (long)WINDOW * WINDOWS * sets.sets()) * perAction;
             assertThat(thread.isAlive()).as("the consumer ended").isFalse();
             assertThat(consumer.failure).isNull();
             assertThat(consumer.received).isEqualTo(total);
-            assertThat(producerBytes).as("bytes the producer allocated").isZero();
-            assertThat(consumer.bytes).as("bytes the consumer allocated").isZero();
+            assertThat(sequence[0]).isEqualTo(total);
+            assertThat(produced.totalBytes()).as("bytes the producer allocated in the last set of %d", sets.sets())
+                .isZero();
+            assertThat(consumer.bytes).as("bytes the consumer allocated in the last set of %d", sets.sets()).isZero();
         }
     }
 
-    /** Polls until it has every message, measuring what it allocates after the warm-up. */
+    /**
+     * Polls as the producer offers: the warm-up's messages, then sets of windows of {@code perAction} messages per
+     * iteration, measured as the producer's, until the sets agree.
+     */
     private static final class Consumer implements Runnable {
         private final HandoffConsumer consumer;
-        private final long warmup;
-        private final long total;
+        private final int perAction;
+        private final AllocationMeter.CleanSets sets;
         private final HandoffSink sink = this::onMessage;
+        private final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(100);
         volatile long received;
         volatile long bytes = -1;
         volatile String failure;
         private long count;
+        private long target;
 
-        Consumer(final HandoffConsumer consumer, final long warmup, final long total) {
+        Consumer(final HandoffConsumer consumer, final int perAction, final AllocationMeter.CleanSets sets) {
             this.consumer = consumer;
-            this.warmup = warmup;
-            this.total = total;
+            this.perAction = perAction;
+            this.sets = sets;
         }
 
         @Override
         public void run() {
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(100);
-            long before = -1;
-            while (count < total && failure == null) {
-                if (before < 0 && count >= warmup) {
-                    before = AllocationMeter.allocatedBytes();
-                }
-                if (consumer.poll(sink) == 0) {
-                    if (System.nanoTime() - deadline > 0) {
-                        failure = "hung at " + count;
-                        break;
+            // the producer waits for this set to end before it offers the next one's messages, so the windows of a
+            // set never take a message of the next
+            final Runnable receive = () -> {
+                target += perAction;
+                while (count < target && failure == null) {
+                    if (consumer.poll(sink) == 0) {
+                        if (System.nanoTime() - deadline > 0) {
+                            failure = "hung at " + count;
+                            break;
+                        }
+                        Thread.yield();
                     }
-                    Thread.yield();
                 }
-            }
-            bytes = AllocationMeter.allocatedBytes() - before;
+            };
+            AllocationMeter.bytesAllocatedBy(WARMUP, 0, receive);
+            bytes = sets.measure(WINDOW, WINDOWS, receive).totalBytes();
             received = count;
         }
 

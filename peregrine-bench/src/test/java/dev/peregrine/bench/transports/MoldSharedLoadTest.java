@@ -119,15 +119,35 @@ class MoldSharedLoadTest {
         assertThat(result.messages()).isEqualTo(CLIENTS * 1_000L);
         assertThat(result.rtt().getTotalCount()).isEqualTo(CLIENTS * 1_000L);
         assertThat(transport.dropped()).isPositive();
-        // recovery included, both sides allocate less than 48 KiB in the 4000 measured messages: fewer objects of 16
+        // Recovery included, both sides allocate less than 48 KiB in the 4000 measured messages: fewer objects of 16
         // bytes than messages (64 000 bytes), so no allocation per message. Seen on a quiet machine: 208 to 496 bytes
-        // on the responder, 1288 on the client; beside a busy build, 25 344 on the client with 234 packets dropped
-        // (about 108 bytes per dropped packet: whether that is per recovered gap is not traced yet, and the meter of
-        // a whole run cannot tell; MoldUDP64AllocationTest meters recovery per gap in warm windows).
+        // on the responder, 1288 on the client; beside a busy build, 25 344 on the client with 234 packets dropped.
+        // An earlier trace put that on DatagramChannel.receive decoding a new sender address about twice per gap (the
+        // JDK caches one). The sockets now count those decodes (UdpEndpoint.senderAddressChanges, over the whole run)
+        // and the count says otherwise: each socket here hears one peer (the subscriber asks and is answered on a
+        // socket of its own), so it decodes once, however many packets were dropped (8 and 9 changes against 88
+        // drops, 5 024 and 5 568 bytes, seen). So the bytes are not the decodes; their cause is not traced yet and the
+        // bound stays a whole-run range (docs/proof-notes.md). What is asserted: no decode per gap, at most one per
+        // socket that can hear a peer (per client, its feed, request and request-server sockets on either side, and
+        // the responder's rendezvous).
+        assertThat(transport.responders()).hasSize(1);
+        final long responderChanges = ((PeregrineMoldSharedResponder)transport.responders().get(0)).senderAddressChanges();
+        final long clientChanges = transport.clients().stream()
+            .map(client -> ((PeregrineMoldClientGroup.Member)client).group()).distinct()
+            .mapToLong(PeregrineMoldClientGroup::senderAddressChanges).sum();
         final long measured = result.messages();
-        assertThat(Math.round(result.clientAllocatedPerMessage() * measured)).as("bytes the client thread allocated, %d packets dropped", transport.dropped())
+        final long clientBytes = Math.round(result.clientAllocatedPerMessage() * measured);
+        final long responderBytes = Math.round(result.responderAllocatedPerMessage() * measured);
+        System.out.println("MoldSharedLoadTest: " + transport.dropped() + " packets dropped; client " + clientBytes
+            + " bytes, " + clientChanges + " sender changes; responder " + responderBytes + " bytes, " + responderChanges
+            + " sender changes");
+        assertThat(clientChanges).as("sender-address decodes on the client thread, %d packets dropped",
+            transport.dropped()).isBetween(1L, 3L * CLIENTS);
+        assertThat(responderChanges).as("sender-address decodes on the responder thread, %d packets dropped",
+            transport.dropped()).isBetween(1L, 1 + 3L * CLIENTS);
+        assertThat(clientBytes).as("bytes the client thread allocated, %d packets dropped", transport.dropped())
             .isBetween(0L, 49_152L);
-        assertThat(Math.round(result.responderAllocatedPerMessage() * measured)).as("bytes the responder allocated, %d packets dropped", transport.dropped())
+        assertThat(responderBytes).as("bytes the responder allocated, %d packets dropped", transport.dropped())
             .isBetween(0L, 49_152L);
     }
 

@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * Five clients on one reactor driven by the test's thread, against one responder: each gets its own echoes,
  * and the thread allocates nothing per round trip once warm.
  */
-@Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Timeout(value = 300, unit = TimeUnit.SECONDS) // up to five sets of windows on a loaded two-core machine
 class PeregrineTcpClientGroupTest {
     private static final int CLIENTS = 5;
 
@@ -67,8 +67,10 @@ class PeregrineTcpClientGroupTest {
                         }
                     }
                 };
-                final long allocated = AllocationMeter.steadyStateBytes(5_000, 2_000, 10, roundTrips);
-                assertThat(allocated).as("fewest bytes in a window of 2 000 x 5 warm round trips").isZero();
+                // zero tolerance once the JIT has settled: the first whole set of ten windows that allocates nothing, at most 5
+                final AllocationMeter.Windows measured = AllocationMeter.firstCleanSet(5_000, 2_000, 10, 5, roundTrips);
+                assertThat(measured.totalBytes()).as("bytes in the last set of %d (windows of 2 000 x 5 round trips)",
+                    measured.sets()).isZero();
                 for (final PingClient client : clients) {
                     assertThat(client.poll()).isEqualTo(-1);
                 }
