@@ -1,6 +1,6 @@
 package dev.peregrine.handoff;
 
-import dev.peregrine.shm.ShmFutex;
+import dev.peregrine.internal.Futex;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -67,7 +67,7 @@ final class ApplicationWake implements AutoCloseable {
             return false;
         }
         sleeps = sleeps + 1;
-        ShmFutex.await(word, SLEEPING, timespec, maxSleepNs);
+        Futex.await(word, SLEEPING, timespec, maxSleepNs);
         STATE.setRelease(word, 0L, AWAKE); // a timeout leaves SLEEPING: the next wake() would call in vain
         return true;
     }
@@ -80,7 +80,7 @@ final class ApplicationWake implements AutoCloseable {
         VarHandle.fullFence(); // store-load: the published tail before the read of the state; pairs with sleep()'s
         if ((int)STATE.getVolatile(word, 0L) == SLEEPING && STATE.compareAndSet(word, 0L, SLEEPING, AWAKE)) {
             wakes = wakes + 1; // the reactor thread writes it (a stop() once, when the loop ends)
-            ShmFutex.wake(word, 1);
+            Futex.wake(word, 1);
         }
     }
 

@@ -1,7 +1,7 @@
 package dev.peregrine.handoff;
 
+import dev.peregrine.internal.Futex;
 import dev.peregrine.reactor.IdleStrategy;
-import dev.peregrine.shm.ShmFutex;
 
 import java.util.function.BooleanSupplier;
 
@@ -52,8 +52,8 @@ public final class SeparatedSleepIdleStrategy implements IdleStrategy {
             throw new IllegalArgumentException("maxYields=" + maxYields + ", maxSleepNs=" + maxSleepNs
                 + ": maxYields from 0, maxSleepNs from 1000");
         }
-        if (!ShmFutex.isAvailable()) {
-            throw new IllegalStateException("futex unavailable: " + ShmFutex.unavailableReason());
+        if (!Futex.isAvailable()) {
+            throw new IllegalStateException("futex unavailable: " + Futex.unavailableReason());
         }
         this.wake = stack.enableApplicationWakeUps();
         this.pending = stack::applicationHasWork;

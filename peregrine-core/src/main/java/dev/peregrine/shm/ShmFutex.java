@@ -1,12 +1,8 @@
 package dev.peregrine.shm;
 
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
+import dev.peregrine.internal.Futex;
+
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
-import java.util.Locale;
-import java.util.Optional;
 
 /**
  * {@code futex(2)} through the C library's {@code syscall(3)}, called with the FFM API: a thread sleeps in
@@ -15,53 +11,10 @@ import java.util.Optional;
  *
  * <p>Available on Linux x86_64 ({@code SYS_futex} = 202) and aarch64 (98); elsewhere
  * {@link #unavailableReason()} says why and callers fall back to spinning and parking.
+ *
+ * <p>Threading: any thread.
  */
-@SuppressWarnings("restricted") // native calls are this class's purpose; callers enable native access
 public final class ShmFutex {
-    private static final long FUTEX_WAIT = 0;
-    private static final long FUTEX_WAKE = 1;
-    private static final long SYS_FUTEX;
-    private static final MethodHandle SYSCALL;
-    private static final String UNAVAILABLE;
-
-    static {
-        final String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-        final String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
-        long number = -1;
-        MethodHandle syscall = null;
-        String unavailable = null;
-        if (!os.contains("linux")) {
-            unavailable = "futex is Linux only, this is " + System.getProperty("os.name");
-        } else if ("amd64".equals(arch) || "x86_64".equals(arch)) {
-            number = 202;
-        } else if ("aarch64".equals(arch) || "arm64".equals(arch)) {
-            number = 98;
-        } else {
-            unavailable = "SYS_futex is not known for os.arch=" + arch + " (known: amd64, aarch64)";
-        }
-        if (unavailable == null) {
-            try {
-                final Linker linker = Linker.nativeLinker();
-                final Optional<MemorySegment> symbol = linker.defaultLookup().find("syscall");
-                if (symbol.isPresent()) {
-                    // long syscall(long number, ...): every variadic argument passed as a full register
-                    syscall = linker.downcallHandle(symbol.get(),
-                        FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS,
-                            ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS, ValueLayout.ADDRESS,
-                            ValueLayout.JAVA_LONG),
-                        Linker.Option.firstVariadicArg(1));
-                } else {
-                    unavailable = "syscall(3) is not in the C library";
-                }
-            } catch (final RuntimeException ex) {
-                unavailable = "FFM downcalls unavailable (run with --enable-native-access): " + ex.getMessage();
-            }
-        }
-        SYS_FUTEX = number;
-        SYSCALL = syscall;
-        UNAVAILABLE = unavailable;
-    }
-
     private ShmFutex() {
     }
 
@@ -71,7 +24,7 @@ public final class ShmFutex {
      * @return {@code null} if it can, otherwise the reason in one sentence
      */
     public static String unavailableReason() {
-        return UNAVAILABLE;
+        return Futex.unavailableReason();
     }
 
     /**
@@ -80,7 +33,7 @@ public final class ShmFutex {
      * @return true on Linux x86_64 and aarch64 with native access
      */
     public static boolean isAvailable() {
-        return UNAVAILABLE == null;
+        return Futex.isAvailable();
     }
 
     /**
@@ -95,15 +48,7 @@ public final class ShmFutex {
      */
     public static int await(final MemorySegment word, final int expected, final MemorySegment timespec,
         final long timeoutNs) {
-        checkAvailable();
-        timespec.set(ValueLayout.JAVA_LONG, 0, timeoutNs / 1_000_000_000L);
-        timespec.set(ValueLayout.JAVA_LONG, 8, timeoutNs % 1_000_000_000L);
-        try {
-            return (int)(long)SYSCALL.invokeExact(SYS_FUTEX, word, FUTEX_WAIT, (long)expected, timespec,
-                MemorySegment.NULL, 0L);
-        } catch (final Throwable ex) {
-            throw new IllegalStateException("futex(FUTEX_WAIT) failed", ex);
-        }
+        return Futex.await(word, expected, timespec, timeoutNs);
     }
 
     /**
@@ -114,18 +59,6 @@ public final class ShmFutex {
      * @return the number woken, or -1 on error
      */
     public static int wake(final MemorySegment word, final int count) {
-        checkAvailable();
-        try {
-            return (int)(long)SYSCALL.invokeExact(SYS_FUTEX, word, FUTEX_WAKE, (long)count, MemorySegment.NULL,
-                MemorySegment.NULL, 0L);
-        } catch (final Throwable ex) {
-            throw new IllegalStateException("futex(FUTEX_WAKE) failed", ex);
-        }
-    }
-
-    private static void checkAvailable() {
-        if (UNAVAILABLE != null) {
-            throw new IllegalStateException("futex unavailable: " + UNAVAILABLE);
-        }
+        return Futex.wake(word, count);
     }
 }
