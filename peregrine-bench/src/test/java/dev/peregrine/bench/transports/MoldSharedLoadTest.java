@@ -14,6 +14,7 @@ import dev.peregrine.peers.RecoveringStreamTransport;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.peers.StreamLoss;
 import dev.peregrine.peers.support.FreePorts;
+import dev.peregrine.testkit.FileDescriptors;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -113,23 +114,28 @@ class MoldSharedLoadTest {
         final RunSpec spec = new RunSpec("load", transport, 64, 1_000, 200, 2_000, CLIENTS, true, -1, -1, false,
             "127.0.0.1").withSharedResponder(true);
 
-        final RunResult result = new BenchRunner(new Progress(System.err, true)).pingpong(spec);
+        final RunResult result;
+        // the sockets above descriptor 256, as a server's are: where the JDK's selector boxes each ready descriptor
+        // unless the JVM's Integer cache covers it (SelectorBoxing; the test JVM has the launcher's option)
+        try (FileDescriptors.Held low = FileDescriptors.holdBelow(256)) {
+            result = new BenchRunner(new Progress(System.err, true)).pingpong(spec);
+            assertThat(low.count()).as("descriptors held below 256").isPositive();
+        }
 
         assertThat(result.status()).as(result.note()).isEqualTo(RunResult.Status.OK);
         assertThat(result.messages()).isEqualTo(CLIENTS * 1_000L);
         assertThat(result.rtt().getTotalCount()).isEqualTo(CLIENTS * 1_000L);
         assertThat(transport.dropped()).isPositive();
-        // Recovery included, both sides allocate less than 48 KiB in the 4000 measured messages: fewer objects of 16
-        // bytes than messages (64 000 bytes), so no allocation per message. Seen on a quiet machine: 208 to 496 bytes
-        // on the responder, 1288 on the client; beside a busy build, 25 344 on the client with 234 packets dropped.
-        // An earlier trace put that on DatagramChannel.receive decoding a new sender address about twice per gap (the
-        // JDK caches one). The sockets now count those decodes (UdpEndpoint.senderAddressChanges, over the whole run)
-        // and the count says otherwise: each socket here hears one peer (the subscriber asks and is answered on a
-        // socket of its own), so it decodes once, however many packets were dropped (8 and 9 changes against 88
-        // drops, 5 024 and 5 568 bytes, seen). So the bytes are not the decodes; their cause is not traced yet and the
-        // bound stays a whole-run range (docs/proof-notes.md). What is asserted: no decode per gap, at most one per
-        // socket that can hear a peer (per client, its feed, request and request-server sockets on either side, and
-        // the responder's rendezvous).
+        // Recovery included. The traced cause of what this run allocated: the JDK's selector boxing each ready
+        // descriptor above the Integer cache (SelectorBoxing). With the sockets held above 256 and without the
+        // launcher's -XX:AutoBoxCacheMax: 15 584 bytes on the client and 11 112 on the responder (68 drops), 43 688
+        // and 39 912 (170 drops). With it: 168 to 2 896 and 256 to 3 608 (58 to 231 drops); the rest is untraced, at
+        // most about 16 bytes a drop, not per message. Not the sender-address decodes: each socket here hears one
+        // peer (the subscriber asks and is answered on a socket of its own), so it decodes once however many packets
+        // were dropped (UdpEndpoint.senderAddressChanges over the whole run). Asserted: no decode per gap, at most
+        // one per socket that can hear a peer (per client, its feed, request and request-server sockets on either
+        // side, and the responder's rendezvous), and at most 4 KiB + 32 bytes a drop on each thread, which the
+        // boxing alone passes.
         assertThat(transport.responders()).hasSize(1);
         final long responderChanges = ((PeregrineMoldSharedResponder)transport.responders().get(0)).senderAddressChanges();
         final long clientChanges = transport.clients().stream()
@@ -146,9 +152,9 @@ class MoldSharedLoadTest {
         assertThat(responderChanges).as("sender-address decodes on the responder thread, %d packets dropped",
             transport.dropped()).isBetween(1L, 1 + 3L * CLIENTS);
         assertThat(clientBytes).as("bytes the client thread allocated, %d packets dropped", transport.dropped())
-            .isBetween(0L, 49_152L);
+            .isBetween(0L, 4_096L + 32L * transport.dropped());
         assertThat(responderBytes).as("bytes the responder allocated, %d packets dropped", transport.dropped())
-            .isBetween(0L, 49_152L);
+            .isBetween(0L, 4_096L + 32L * transport.dropped());
     }
 
     @Test
