@@ -40,8 +40,10 @@ public final class FileDescriptors {
      */
     public static Held holdBelow(final int count) {
         final List<FileInputStream> held = new ArrayList<>();
+        // each open takes one descriptor, the lowest free: one listing says how many to open (its own is counted)
+        final long missing = count - (open() - 1);
         try {
-            while (open() - 1 < count) { // the listing's own descriptor is counted by open()
+            for (long i = 0; i < missing; i++) {
                 held.add(new FileInputStream("/dev/null"));
             }
         } catch (final IOException ex) {
