@@ -1,15 +1,12 @@
 package dev.peregrine.mold;
 
-import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 
 import static dev.peregrine.mold.MoldUDP64StoreLayout.ANCHOR_POSITION_OFFSET;
 import static dev.peregrine.mold.MoldUDP64StoreLayout.ANCHOR_SEQUENCE_OFFSET;
@@ -61,22 +58,22 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
     private final Arena arena;
     /** The locked file of a mapped store, null in memory. */
     private final MoldUDP64StoreFile file;
-    private final MemorySegment segment;
+    final MemorySegment segment;
     private final MemorySegment session;
     /** The ring of packets, and a read-only view of it for {@link #packetRun}'s readers. */
-    private final MemorySegment data;
+    final MemorySegment data;
     private final MemorySegment dataView;
-    private final int messageMask;
+    final int messageMask;
     private final int slotMask;
     private final long indexBase;
-    private final long dataCapacity;
-    private long firstSequence;
-    private long nextSequence;
-    private long writePosition;
+    final long dataCapacity;
+    long firstSequence;
+    long nextSequence;
+    long writePosition;
     /** {@code writePosition % dataCapacity}, kept so that an append divides nothing. */
     private long writeOffset;
-    private long anchorSequence;
-    private long anchorPosition;
+    long anchorSequence;
+    long anchorPosition;
     private int copiedBytes;
     private long runOffset;
     private int runBytes;
@@ -88,8 +85,16 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
     private long runStartPosition;
     private long runEndSequence;
     private long runEndPosition;
+    /** The last message too long for a SoupBinTCP packet, or (reopened) the last one not appended here. */
+    private long lastUnsendable;
+    /** Messages of the open {@link #claim}, 0 if none; and the length of each one's packet. */
+    private int claimed;
+    private int claimPacket;
+    /** Where the packets of the last {@link #reserve} start, as a position and in the ring. */
+    private long reservedPosition;
+    private long reservedOffset;
 
-    private MoldUDP64MessageStore(final Arena arena, final MoldUDP64StoreFile file, final MemorySegment segment,
+    MoldUDP64MessageStore(final Arena arena, final MoldUDP64StoreFile file, final MemorySegment segment,
         final boolean fresh, final MemorySegment session, final int maxMessages, final long dataCapacity) {
         this.arena = arena;
         this.file = file;
@@ -122,6 +127,7 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
         this.anchorSequence = segment.get(LONG, ANCHOR_SEQUENCE_OFFSET);
         this.anchorPosition = segment.get(LONG, ANCHOR_POSITION_OFFSET);
         this.writeOffset = Math.floorMod(writePosition, this.dataCapacity);
+        this.lastUnsendable = nextSequence - 1; // a reopened file's packets are walked by each run, as at its check
     }
 
     /**
@@ -162,38 +168,7 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
      *     blocks, is not a store or is a damaged one
      */
     public static MoldUDP64MessageStore mapped(final Path file, final String session, final int maxMessages, final long maxBytes) {
-        final int wantedMessages = MoldUDP64StoreLayout.maxMessages(maxMessages, maxBytes);
-        final long wantedData = MoldUDP64StoreLayout.dataCapacity(wantedMessages, maxBytes);
-        try {
-            final MoldUDP64StoreFile storeFile = MoldUDP64StoreFile.open(file);
-            final Arena arena = Arena.ofShared();
-            try {
-                final FileChannel channel = storeFile.channel();
-                final long existing = channel.size();
-                final boolean fresh = existing == 0 || !MoldUDP64StoreLayout.isStoreOf(channel, existing, session);
-                if (fresh && session == null) {
-                    throw new IllegalArgumentException("file=" + file + " holds no message store and session=null");
-                }
-                final long length = fresh ? MoldUDP64StoreLayout.length(wantedMessages, wantedData) : existing;
-                if (fresh) {
-                    storeFile.startAfresh(length);
-                }
-                final MemorySegment segment = channel.map(FileChannel.MapMode.READ_WRITE, 0, length, arena);
-                final MoldUDP64MessageStore store = new MoldUDP64MessageStore(arena, storeFile, segment, fresh,
-                    fresh ? MoldUDP64Layout.session(session) : null, wantedMessages, wantedData);
-                final String damage = fresh ? null : store.damage();
-                if (damage != null) {
-                    throw new IOException("a damaged message store, " + damage + ": refused and left as it is");
-                }
-                return store;
-            } catch (final IOException | RuntimeException | Error ex) {
-                arena.close();
-                storeFile.close();
-                throw ex;
-            }
-        } catch (final IOException ex) {
-            throw new UncheckedIOException("cannot map message store file=" + file + ": " + ex.getMessage(), ex);
-        }
+        return MoldUDP64StoreOpener.mapped(file, session, maxMessages, maxBytes);
     }
 
     /**
@@ -219,61 +194,6 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
                 MoldUDP64StoreLayout.isStoreOf(channel, existing, null);
             }
         });
-    }
-
-    /**
-     * What is wrong with a reopened store's sequences, anchor, packets and index, as the constructor took them, or
-     * null if nothing: a walk from the anchor must cross whole packets, each within the ring and within the last
-     * data-capacity bytes written, to the write position; every index entry a seek may use must name the packet the
-     * walk found. Appending, seeking and copying then stay inside the ring.
-     */
-    private String damage() {
-        final long first = firstSequence;
-        final long next = nextSequence;
-        final long written = writePosition;
-        if (first < 1 || next < first || next - first > messageMask + 1L || next == Long.MAX_VALUE) {
-            return "firstSequence=" + first + " nextSequence=" + next + " with at most " + (messageMask + 1L)
-                + " messages";
-        }
-        if (written < 0 || written > Long.MAX_VALUE / 2) { // 2^62 bytes: never written, and far from overflowing
-            return "writePosition=" + written;
-        }
-        if (anchorSequence < 1 || anchorSequence > first || anchorPosition < 0 || anchorPosition > written
-            || written - anchorPosition > dataCapacity) {
-            return "anchorSequence=" + anchorSequence + " anchorPosition=" + anchorPosition + " (firstSequence="
-                + first + ", writePosition=" + written + ", data capacity " + dataCapacity + ")";
-        }
-        long position = anchorPosition;
-        long offset = position % dataCapacity;
-        for (long sequence = anchorSequence; sequence < next; sequence++) {
-            if (skipsToStart(offset)) {
-                position += dataCapacity - offset;
-                offset = 0;
-            }
-            final int length = lengthAt(offset);
-            if (data.get(ValueLayout.JAVA_BYTE, offset + 2) != PACKET_TYPE || offset + PACKET_HEADER_LENGTH + length > dataCapacity
-                || position + PACKET_HEADER_LENGTH + length > written) {
-                return "message " + sequence + " at position=" + position + " length=" + length + " (writePosition="
-                    + written + ", data capacity " + dataCapacity + ")";
-            }
-            final long entry = entryOf(sequence);
-            if (segment.get(LONG, entry) == sequence && segment.get(LONG, entry + 8) != position) {
-                return "the index entry of message " + sequence + " at position=" + segment.get(LONG, entry + 8)
-                    + ", not at " + position;
-            }
-            position += PACKET_HEADER_LENGTH + length;
-            offset += PACKET_HEADER_LENGTH + length;
-        }
-        if (position != written) {
-            return "the packets end at position=" + position + ", not at writePosition=" + written;
-        }
-        for (long block = first >>> BLOCK_SHIFT; first < next && block <= (next - 1) >>> BLOCK_SHIFT; block++) {
-            final long entrySequence = segment.get(LONG, entryOf(block << BLOCK_SHIFT));
-            if (entrySequence >>> BLOCK_SHIFT != block || entrySequence > Math.max(first, block << BLOCK_SHIFT)) {
-                return "the index entry of block " + block + " names message " + entrySequence;
-            }
-        }
-        return null;
     }
 
     /**
@@ -315,46 +235,156 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
         if (length < 0 || length > MoldUDP64Layout.MAX_MESSAGE_LENGTH) {
             throw new IllegalArgumentException("length=" + length);
         }
+        if (claimed != 0) {
+            throw new IllegalStateException("append refused: a claim of claimCount=" + claimed + " is open");
+        }
         final long sequence = nextSequence;
         final int packet = PACKET_HEADER_LENGTH + length;
+        final long ringOffset = reserve(packet, 1);
+        data.set(PACKET_LENGTH, ringOffset, (short)(length + 1)); // 65 535 wraps to 0: no SoupBinTCP packet carries it
+        data.set(ValueLayout.JAVA_BYTE, ringOffset + 2, PACKET_TYPE);
+        MemorySegment.copy(buffer, offset, data, ringOffset + PACKET_HEADER_LENGTH, length);
+        if (length > MAX_PACKET_MESSAGE_LENGTH) {
+            lastUnsendable = sequence;
+        }
+        keep(sequence, 1, packet);
+        return sequence;
+    }
+
+    /**
+     * Claims room for a run of up to {@code count} messages of {@code length} bytes each, one packet after another in
+     * the ring, for the caller to write the messages in place: message {@code i} (from 0) goes at the returned offset
+     * plus {@code i * (length + }{@value #PACKET_HEADER_LENGTH}{@code )} of {@link #claimBuffer()}. The store writes
+     * every packet's header now and forgets now what the run will overwrite (as {@link #append} would); one
+     * {@link #commitClaim()} numbers and keeps the whole run, {@link #abortClaim()} gives it up. The run is cut short,
+     * never below one message, to what fits before the ring's end and to {@code maxMessages}: {@link #claimCount()}
+     * says how many were claimed. The {@link #append} of a publisher with many messages of one length at hand: the
+     * store's bookkeeping (bounds, index, header) is paid once per run. Allocates nothing.
+     *
+     * @param length every message's length, 0 to {@link #MAX_PACKET_MESSAGE_LENGTH}
+     * @param count most messages, at least 1
+     * @return the offset in {@link #claimBuffer()} where the first message goes
+     * @throws IllegalArgumentException if {@code length} or {@code count} is out of range
+     * @throws IllegalStateException if a claim is open
+     */
+    public long claim(final int length, final int count) {
+        if (length < 0 || length > MAX_PACKET_MESSAGE_LENGTH || count < 1) {
+            throw new IllegalArgumentException("length=" + length + " must be in [0, " + MAX_PACKET_MESSAGE_LENGTH
+                + "] and count=" + count + " at least 1");
+        }
+        if (claimed != 0) {
+            throw new IllegalStateException("claim refused: a claim of claimCount=" + claimed + " is open");
+        }
+        final int packet = PACKET_HEADER_LENGTH + length;
+        final long room = (dataCapacity - writeOffset) / packet;
+        // a run never wraps: cut at the ring's end if a message fits before it, else start at the ring's start
+        final int fits = (int)Math.min(Math.min(count, messageMask + 1L), room > 0 ? room : dataCapacity / packet);
+        final long ringOffset = reserve(packet, fits);
+        final short field = (short)(length + 1);
+        for (long at = ringOffset, end = ringOffset + (long)fits * packet; at < end; at += packet) {
+            data.set(PACKET_LENGTH, at, field);
+            data.set(ValueLayout.JAVA_BYTE, at + 2, PACKET_TYPE);
+        }
+        claimed = fits;
+        claimPacket = packet;
+        return ringOffset + PACKET_HEADER_LENGTH;
+    }
+
+    /**
+     * The memory of the open claim: the store's ring, writable. Only the claimed messages may be written.
+     *
+     * @return the ring
+     */
+    public MemorySegment claimBuffer() {
+        return data;
+    }
+
+    /**
+     * The messages of the open claim.
+     *
+     * @return the count, 0 if no claim is open
+     */
+    public int claimCount() {
+        return claimed;
+    }
+
+    /**
+     * Keeps the messages of the open claim, numbered in order from {@link #nextSequence()}.
+     *
+     * @return the first one's sequence number
+     * @throws IllegalStateException if no claim is open
+     */
+    public long commitClaim() {
+        final int count = claimed;
+        if (count == 0) {
+            throw new IllegalStateException("commitClaim: no claim is open");
+        }
+        claimed = 0;
+        final long sequence = nextSequence;
+        keep(sequence, count, claimPacket);
+        return sequence;
+    }
+
+    /** Gives up the open claim, if any: nothing of it is kept (what it made the store forget stays forgotten). */
+    public void abortClaim() {
+        claimed = 0;
+    }
+
+    /**
+     * Makes room for {@code count} packets of {@code packet} bytes from the write position, or from the ring's start
+     * when they do not fit before its end: forgets first what they overwrite (bytes of the ring, an index entry), so
+     * that if the writing fails (a source shorter than said, the process dies) every message still kept is intact.
+     *
+     * @return the offset in the ring of the first packet; its position is left in {@link #reservedPosition}
+     */
+    private long reserve(final int packet, final int count) {
+        final long sequence = nextSequence;
+        final long bytes = (long)packet * count;
         final long skipOffset = writeOffset;
-        final boolean wraps = skipOffset + packet > dataCapacity;
-        // a packet never wraps: it can be sent or copied in one piece
+        final boolean wraps = skipOffset + bytes > dataCapacity;
         final long position = wraps ? writePosition + dataCapacity - skipOffset : writePosition;
         final long ringOffset = wraps ? 0 : skipOffset;
-        final long end = position + packet;
+        final long last = sequence + count - 1;
         long first = firstSequence;
-        if (sequence - first > messageMask) {
-            first = sequence - messageMask; // the count bound: nothing in the ring is touched by it
+        if (last - first > messageMask) {
+            first = last - messageMask; // the count bound: nothing in the ring is touched by it
         }
-        if (end - anchorPosition > dataCapacity) { // the new bytes reach the anchor's: forget what they overwrite
-            first = forgetOverwritten(first, sequence, position, end);
+        if (position + bytes - anchorPosition > dataCapacity) { // the new bytes reach the anchor's: forget them
+            first = forgetOverwritten(first, sequence, position, position + bytes);
         }
-        // forget first what this message overwrites (bytes of the ring, an index entry): if the copy throws (a
-        // source shorter than offset + length) or the process dies part-way, every message still kept is intact
         if (first != firstSequence) {
             firstSequence = first;
             segment.set(LONG, FIRST_SEQUENCE_OFFSET, first);
         }
-        VarHandle.storeStoreFence(); // the forgetting above before the overwriting below, for a file reopened after a crash
+        VarHandle.storeStoreFence(); // the forgetting above before the overwriting that follows, for a reopened file
         if (wraps && dataCapacity - skipOffset >= PACKET_HEADER_LENGTH) {
             data.set(ValueLayout.JAVA_BYTE, skipOffset + 2, SKIP); // a walk that reaches it goes on at the ring's start
         }
-        data.set(PACKET_LENGTH, ringOffset, (short)(length + 1)); // 65 535 wraps to 0: no SoupBinTCP packet carries it
-        data.set(ValueLayout.JAVA_BYTE, ringOffset + 2, PACKET_TYPE);
-        MemorySegment.copy(buffer, offset, data, ringOffset + PACKET_HEADER_LENGTH, length);
-        if ((sequence & (BLOCK_MESSAGES - 1)) == 0 || writePosition == 0) { // a block's first message, or the first ever
-            final long entry = entryOf(sequence);
-            segment.set(LONG, entry, sequence);
-            segment.set(LONG, entry + 8, position);
+        reservedPosition = position;
+        reservedOffset = ringOffset;
+        return ringOffset;
+    }
+
+    /** Counts {@code count} packets of {@code packet} bytes written from {@link #reservedPosition}: index, header. */
+    private void keep(final long sequence, final int count, final int packet) {
+        final long position = reservedPosition;
+        final long end = sequence + count;
+        // a block's first message gets an entry, and the first message ever
+        for (long block = writePosition == 0 ? sequence : sequence + BLOCK_MESSAGES - 1 & -BLOCK_MESSAGES; block < end;
+             block = block + BLOCK_MESSAGES & -BLOCK_MESSAGES) {
+            final long entry = entryOf(block);
+            segment.set(LONG, entry, block);
+            segment.set(LONG, entry + 8, position + (block - sequence) * packet);
         }
-        VarHandle.storeStoreFence(); // the message whole before the header counts it
-        nextSequence = sequence + 1;
-        writePosition = end;
-        writeOffset = ringOffset + packet == dataCapacity ? 0 : ringOffset + packet;
-        segment.set(LONG, WRITE_POSITION_OFFSET, end);
-        segment.set(LONG, NEXT_SEQUENCE_OFFSET, sequence + 1);
-        return sequence;
+        final long bytes = (long)count * packet;
+        final long written = position + bytes;
+        final long after = reservedOffset + bytes;
+        VarHandle.storeStoreFence(); // the messages whole before the header counts them
+        nextSequence = end;
+        writePosition = written;
+        writeOffset = after == dataCapacity ? 0 : after;
+        segment.set(LONG, WRITE_POSITION_OFFSET, written);
+        segment.set(LONG, NEXT_SEQUENCE_OFFSET, end);
     }
 
     /**
@@ -424,6 +454,14 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
         final long byteLimit = Math.min(maxBytes, Integer.MAX_VALUE); // runBytes() is an int
         long offset = startOffset;
         long next = sequence;
+        final long rest = writePosition - start;
+        if (last == nextSequence && rest <= byteLimit && startOffset + rest <= dataCapacity
+            && sequence > lastUnsendable) {
+            // the whole rest, one range of the ring (no wrap in it), every packet of it appended here from checked
+            // lengths, none too long for SoupBinTCP: no length needs reading again
+            offset = startOffset + rest;
+            next = last;
+        }
         while (next < last) {
             if (skipsToStart(offset)) {
                 break; // the ring's end: the rest of the run starts at the ring's start
@@ -646,17 +684,17 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
      * Whether the ring's rest from {@code offset} is skipped: fewer than a packet header's bytes are left, or the type
      * is not a packet's (the mark an append leaves where the next packet did not fit). A walk goes on at the start.
      */
-    private boolean skipsToStart(final long offset) {
+    boolean skipsToStart(final long offset) {
         return dataCapacity - offset < PACKET_HEADER_LENGTH || data.get(ValueLayout.JAVA_BYTE, offset + 2) != PACKET_TYPE;
     }
 
     /** The message length a packet's length field says (it counts the type; 0 stands for 65 535). */
-    private int lengthAt(final long offset) {
+    int lengthAt(final long offset) {
         return Short.toUnsignedInt(data.get(PACKET_LENGTH, offset)) + 0xFFFF & 0xFFFF;
     }
 
     /** Where the index entry of a message's block (sequence, then position of its first message) sits. */
-    private long entryOf(final long sequence) {
+    long entryOf(final long sequence) {
         return indexBase + (sequence >>> BLOCK_SHIFT & slotMask) * INDEX_ENTRY_LENGTH;
     }
 }
