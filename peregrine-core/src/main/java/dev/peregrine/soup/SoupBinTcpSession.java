@@ -13,7 +13,9 @@ import java.util.Arrays;
  * <p>{@link #publish} appends a message to the store and writes it at once to every client that is caught up;
  * a client still replaying gets it from the store in turn, so the seam between replay and live has no gap and
  * no repeat. A publisher with many messages at hand {@link #append appends} them and then {@link #flush flushes}
- * once: each caught-up client gets the run with one claim of its outbound buffer. Messages appended to the store by someone else on the same reactor (a MoldUDP64 publisher, a
+ * once: each caught-up client gets the run with one claim of its outbound buffer; one with many messages of one
+ * length {@link #claim claims} room for them in the store, writes them in place and {@link #commit commits}. Messages
+ * appended to the store by someone else on the same reactor (a MoldUDP64 publisher, a
  * gateway) are served the same way, on the server's next duty cycle.
  *
  * <p>Not thread-safe: call on the server's reactor thread only.
@@ -75,6 +77,65 @@ public final class SoupBinTcpSession {
             firstUnflushed = sequence;
         }
         return sequence;
+    }
+
+    /**
+     * Claims room in the store for a run of up to {@code count} messages of {@code length} bytes each, for the caller
+     * to write them in place, as {@link MoldUDP64MessageStore#claim} says: message {@code i} (from 0) goes at the
+     * returned offset plus {@code i * (length + 3)} of {@link #claimBuffer()}; {@link #claimCount()} tells how many
+     * were claimed (the run may be cut short at the store's end). {@link #commit()} then appends them all as
+     * {@link #append} would, each numbered in order; the bookkeeping is paid once per run, not per message. No other
+     * append to the store until the commit or {@link #abortClaim()}. Allocates nothing.
+     *
+     * @param length every message's length, 0 to {@link SoupBinTcpLayout#MAX_MESSAGE_LENGTH}
+     * @param count most messages, at least 1
+     * @return the offset in {@link #claimBuffer()} where the first message goes
+     * @throws IllegalStateException after {@link #end()}, or if a claim is open
+     * @throws IllegalArgumentException if {@code length} or {@code count} is out of range
+     */
+    public long claim(final int length, final int count) {
+        if (ended) {
+            throw new IllegalStateException("session=" + name + " has ended; claim refused");
+        }
+        return store.claim(length, count);
+    }
+
+    /**
+     * The memory of the open {@link #claim}.
+     *
+     * @return the store's ring, where the claimed messages go
+     */
+    public MemorySegment claimBuffer() {
+        return store.claimBuffer();
+    }
+
+    /**
+     * The messages of the open {@link #claim}.
+     *
+     * @return the count, 0 if none is open
+     */
+    public int claimCount() {
+        return store.claimCount();
+    }
+
+    /**
+     * Appends the messages of the open {@link #claim}: the caught-up clients get them at the next {@link #flush()} or
+     * {@link #publish}, or on the server's next duty cycle, as after {@link #append}.
+     *
+     * @return the first one's sequence number
+     * @throws IllegalStateException if no claim is open
+     */
+    public long commit() {
+        final long sequence = store.commitClaim();
+        if (firstUnflushed == 0) {
+            firstUnflushed = sequence;
+        }
+        return sequence;
+    }
+
+    /** Gives up the open {@link #claim}, if any: nothing of it is appended. */
+    public void abortClaim() {
+        store.abortClaim();
     }
 
     /**

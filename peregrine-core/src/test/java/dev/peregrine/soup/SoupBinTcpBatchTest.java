@@ -18,9 +18,11 @@ import java.util.concurrent.TimeUnit;
 import static dev.peregrine.soup.SoupFixture.login;
 import static dev.peregrine.soup.SoupFixture.pump;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Messages served in runs: {@link SoupBinTcpSession#append} then {@link SoupBinTcpSession#flush}, a run longer than
+ * Messages served in runs: {@link SoupBinTcpSession#append} (or a {@link SoupBinTcpSession#claim claimed} run) then
+ * {@link SoupBinTcpSession#flush}, a run longer than
  * one claim across back-pressure, and a run that ends before a message too long for Sequenced Data. The raw client
  * of {@link SoupFixture} decodes the bytes (the oracle).
  */
@@ -46,6 +48,18 @@ class SoupBinTcpBatchTest {
     private static long append(final SoupBinTcpSession session, final long sequence) {
         final String text = "m" + sequence;
         return session.append(Arena.ofAuto().allocateFrom(text, StandardCharsets.ISO_8859_1), 0, text.length());
+    }
+
+    /** Claims {@code count} messages "m1" to "m9" from {@code sequence}, writes them in place, commits. */
+    private static long claim(final SoupBinTcpSession session, final long sequence, final int count) {
+        final long offset = session.claim(2, count);
+        assertThat(session.claimCount()).isEqualTo(count);
+        for (int i = 0; i < count; i++) {
+            final String text = "m" + (sequence + i);
+            MemorySegment.copy(Arena.ofAuto().allocateFrom(text, StandardCharsets.ISO_8859_1), 0, session.claimBuffer(),
+                offset + i * 5L, 2);
+        }
+        return session.commit();
     }
 
     private static void assertExactlyOnceInOrder(final List<String> events, final long from, final long to) {
@@ -80,6 +94,32 @@ class SoupBinTcpBatchTest {
                 assertThat(feed[0].publish(Arena.ofAuto().allocateFrom(text, StandardCharsets.ISO_8859_1), 0, 2)).isEqualTo(5);
                 pump(reactor, () -> client.poll().size() == 6);
                 assertExactlyOnceInOrder(client.events, 1, 5);
+            }
+            server.close();
+        }
+    }
+
+    @Test
+    void shouldSendAClaimedRunWithWhatWasAppendedBeforeItAtTheFlushExactlyOnceInOrder() throws Exception {
+        try (Reactor reactor = SoupFixture.reactor(new SoupFixture.ManualClock());
+             MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory("FEED", 1 << 10, 1 << 20)) {
+            final SoupBinTcpSession[] feed = new SoupBinTcpSession[1];
+            final SoupBinTcpServer server = server(reactor, feed, new TcpOptions());
+            feed[0] = server.addSession("FEED", store);
+            final SocketAddress address = SoupFixture.listen(reactor, server);
+            try (SoupFixture.RawClient client = new SoupFixture.RawClient(address)) {
+                client.send(login("alice", "pw", "FEED", "1"));
+                pump(reactor, () -> client.poll().size() == 1);
+                assertThat(claim(feed[0], 1, 3)).isEqualTo(1);
+                assertThat(feed[0].flush()).as("the claimed run, no duty cycle between").isEqualTo(3);
+                append(feed[0], 4);
+                assertThat(claim(feed[0], 5, 2)).isEqualTo(5);
+                assertThat(feed[0].flush()).as("the appended and the claimed").isEqualTo(3);
+                pump(reactor, () -> client.poll().size() == 7);
+                assertExactlyOnceInOrder(client.events, 1, 6);
+                feed[0].end();
+                assertThatThrownBy(() -> feed[0].claim(2, 1)).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("session=FEED has ended");
             }
             server.close();
         }

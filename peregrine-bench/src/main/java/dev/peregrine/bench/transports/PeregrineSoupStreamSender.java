@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@code peregrine-soup}'s publishing side: a {@link SoupBinTcpServer} with one session, {@value
  * SoupBenchScenario#STREAM_SESSION}, on a reactor the sending thread drives. Each offer appends one message (the
- * bench sequence in its first 8 bytes) to the session ({@link SoupBinTcpSession#append}); the batch's flush sends
+ * bench sequence in its first 8 bytes) to the session ({@link SoupBinTcpSession#append}), a run of them one claim
+ * in the store ({@link SoupBinTcpSession#claim}); the batch's flush sends
  * the run to the caught-up receiver with one claim ({@link SoupBinTcpSession#flush}), as a publisher with many
  * messages at hand would, and what its socket does not take is served later from the store. An offer is refused
  * while the publisher is a window ahead of the receiver's last credit ({@link SoupBenchScenario}), after handing on
@@ -86,9 +87,27 @@ final class PeregrineSoupStreamSender implements StreamSender, SoupBinTcpServerH
         return true;
     }
 
+    /**
+     * A run of messages is one claimed run in the store ({@link SoupBinTcpSession#claim}): the sequence of each
+     * written at its place, one commit for all, as {@code peregrine-tcp}'s sender claims a run of frames. Within the
+     * credit window.
+     */
     @Override
     public int offer(final long firstSequence, final int count) {
-        return StreamSender.offerEach(this, firstSequence, count);
+        final long room = window - (store.nextSequence() - credited);
+        if (room <= 0) {
+            waitForCredit();
+            return 0;
+        }
+        final long first = session.claim(size, (int)Math.min(count, room));
+        final int claimed = session.claimCount();
+        final MemorySegment buffer = session.claimBuffer();
+        final long stride = size + MoldUDP64MessageStore.PACKET_HEADER_LENGTH;
+        for (int i = 0; i < claimed; i++) {
+            buffer.set(SEQUENCE, first + i * stride, firstSequence + i);
+        }
+        session.commit();
+        return claimed;
     }
 
     private boolean waitForCredit() {
