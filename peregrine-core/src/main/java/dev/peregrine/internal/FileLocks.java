@@ -28,11 +28,18 @@ import java.util.Locale;
  */
 @SuppressWarnings("restricted") // native calls are this class's purpose; callers enable native access
 public final class FileLocks {
+    /** {@link #probeExclusive}: another open file description holds an exclusive lock. */
+    public static final int HELD = 1;
+    /** {@link #probeExclusive}: no one holds an exclusive lock. */
+    public static final int FREE = 0;
+    /** {@link #probeExclusive}: it cannot be told. */
+    public static final int UNKNOWN = -1;
     /** {@code errno} of a {@code flock(LOCK_NB)} on a file another open file description holds. */
     private static final int EWOULDBLOCK = 11;
     private static final int LOCK_SH = 1;
     private static final int LOCK_EX = 2;
     private static final int LOCK_NB = 4;
+    private static final int LOCK_UN = 8;
     private static final int O_RDONLY = 0;
     private static final int O_RDWR = 2;
     private static final int O_CREAT = 0x40;
@@ -47,6 +54,7 @@ public final class FileLocks {
     private static final MethodHandle GETEUID;
     private static final StructLayout CAPTURE;
     private static final VarHandle ERRNO;
+    private static final long ERRNO_OFFSET;
     private static final String UNAVAILABLE;
 
     static {
@@ -95,6 +103,7 @@ public final class FileLocks {
         GETEUID = complete ? geteuid : null;
         CAPTURE = complete ? capture : null;
         ERRNO = complete ? errno : null;
+        ERRNO_OFFSET = complete ? capture.byteOffset(MemoryLayout.PathElement.groupElement("errno")) : 0;
         UNAVAILABLE = unavailable;
     }
 
@@ -180,6 +189,40 @@ public final class FileLocks {
             throw ex;
         } catch (final Throwable ex) {
             throw new IOException("flock(" + fd + ") failed", ex);
+        }
+    }
+
+    /**
+     * A segment for {@link #probeExclusive}'s {@code errno}, allocated once by the caller and reused.
+     *
+     * @param arena where it lives
+     * @return the segment
+     */
+    public static MemorySegment allocateCallState(final Arena arena) {
+        if (CAPTURE == null) {
+            throw new IllegalStateException("flock unavailable: " + UNAVAILABLE);
+        }
+        return arena.allocate(CAPTURE);
+    }
+
+    /**
+     * Whether another open file description holds an exclusive lock on the file a kept descriptor is open on:
+     * {@code flock(LOCK_SH | LOCK_NB)}, released at once if taken. Allocates nothing, for a check made again and again
+     * on a descriptor kept open; {@link #isHeld(Path)} opens the file each time instead.
+     *
+     * @param fd a descriptor this caller keeps open and locks nothing through
+     * @param callState from {@link #allocateCallState}, not used by another thread meanwhile
+     * @return {@link #HELD}, {@link #FREE}, or {@link #UNKNOWN} if {@code flock} failed otherwise (a bad descriptor)
+     */
+    public static int probeExclusive(final int fd, final MemorySegment callState) {
+        try {
+            if ((int)FLOCK.invokeExact(callState, fd, LOCK_SH | LOCK_NB) == 0) {
+                final int ignored = (int)FLOCK.invokeExact(callState, fd, LOCK_UN); // no lock kept: no one blocked
+                return FREE;
+            }
+            return callState.get(ValueLayout.JAVA_INT, ERRNO_OFFSET) == EWOULDBLOCK ? HELD : UNKNOWN;
+        } catch (final Throwable ex) {
+            return UNKNOWN;
         }
     }
 
