@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class BroadcastIdleReaderTest {
-    private static final int WARMUP = 50_000;
+    private static final int WARMUP = 200_000;
     private static final int WINDOW = 1_000;
     private static final int WINDOWS = 10;
     private static final int MAX_SETS = 5;
