@@ -451,10 +451,10 @@ public final class BroadcastReader implements AutoCloseable {
      * under the name is opened and probed, the only allocation here, on that rare path.
      */
     private boolean isWriterLockHeld() {
-        if (writerLock.lockState() == FileLocks.HELD) {
+        if (writerLock.lockState() == KeptFile.HELD) {
             return true;
         }
-        return writerLock.reopenIfReplaced() && writerLock.lockState() == FileLocks.HELD;
+        return writerLock.reopenIfReplaced() && writerLock.lockState() == KeptFile.HELD;
     }
 
     private void checkWriter(final BroadcastHandler handler) {

@@ -402,10 +402,10 @@ public final class BroadcastWriter implements AutoCloseable {
             keptReaderLocks[index] = KeptFile.open(readerLocks[index], arena);
         }
         final KeptFile lock = keptReaderLocks[index];
-        if (lock.lockState() == FileLocks.HELD) {
+        if (lock.lockState() == KeptFile.HELD) {
             return true;
         }
-        return lock.reopenIfReplaced() && lock.lockState() == FileLocks.HELD;
+        return lock.reopenIfReplaced() && lock.lockState() == KeptFile.HELD;
     }
 
     private boolean evict(final int index, final long word, final int reason) {

@@ -28,12 +28,6 @@ import java.util.Locale;
  */
 @SuppressWarnings("restricted") // native calls are this class's purpose; callers enable native access
 public final class FileLocks {
-    /** {@link #probeExclusive}: another open file description holds an exclusive lock. */
-    public static final int HELD = 1;
-    /** {@link #probeExclusive}: no one holds an exclusive lock. */
-    public static final int FREE = 0;
-    /** {@link #probeExclusive}: it cannot be told. */
-    public static final int UNKNOWN = -1;
     /** {@code errno} of a {@code flock(LOCK_NB)} on a file another open file description holds. */
     private static final int EWOULDBLOCK = 11;
     private static final int LOCK_SH = 1;
@@ -50,11 +44,11 @@ public final class FileLocks {
     private static final int O_NOFOLLOW;
     private static final MethodHandle OPEN;
     private static final MethodHandle FLOCK;
+    private static final MethodHandle FLOCK_PLAIN;
     private static final MethodHandle CLOSE;
     private static final MethodHandle GETEUID;
     private static final StructLayout CAPTURE;
     private static final VarHandle ERRNO;
-    private static final long ERRNO_OFFSET;
     private static final String UNAVAILABLE;
 
     static {
@@ -63,6 +57,7 @@ public final class FileLocks {
         int noFollow = 0;
         MethodHandle open = null;
         MethodHandle flock = null;
+        MethodHandle flockPlain = null;
         MethodHandle close = null;
         MethodHandle geteuid = null;
         StructLayout capture = null;
@@ -89,6 +84,7 @@ public final class FileLocks {
                 open = handle(linker, libc, "open", FunctionDescriptor.of(i32, ValueLayout.ADDRESS, i32, i32),
                     captureErrno, Linker.Option.firstVariadicArg(2));
                 flock = handle(linker, libc, "flock", FunctionDescriptor.of(i32, i32, i32), captureErrno);
+                flockPlain = handle(linker, libc, "flock", FunctionDescriptor.of(i32, i32, i32));
                 close = handle(linker, libc, "close", FunctionDescriptor.of(i32, i32));
                 geteuid = handle(linker, libc, "geteuid", FunctionDescriptor.of(i32));
             } catch (final RuntimeException ex) {
@@ -99,11 +95,11 @@ public final class FileLocks {
         O_NOFOLLOW = noFollow;
         OPEN = complete ? open : null;
         FLOCK = complete ? flock : null;
+        FLOCK_PLAIN = complete ? flockPlain : null;
         CLOSE = complete ? close : null;
         GETEUID = complete ? geteuid : null;
         CAPTURE = complete ? capture : null;
         ERRNO = complete ? errno : null;
-        ERRNO_OFFSET = complete ? capture.byteOffset(MemoryLayout.PathElement.groupElement("errno")) : 0;
         UNAVAILABLE = unavailable;
     }
 
@@ -193,36 +189,25 @@ public final class FileLocks {
     }
 
     /**
-     * A segment for {@link #probeExclusive}'s {@code errno}, allocated once by the caller and reused.
-     *
-     * @param arena where it lives
-     * @return the segment
-     */
-    public static MemorySegment allocateCallState(final Arena arena) {
-        if (CAPTURE == null) {
-            throw new IllegalStateException("flock unavailable: " + UNAVAILABLE);
-        }
-        return arena.allocate(CAPTURE);
-    }
-
-    /**
-     * Whether another open file description holds an exclusive lock on the file a kept descriptor is open on:
-     * {@code flock(LOCK_SH | LOCK_NB)}, released at once if taken. Allocates nothing, for a check made again and again
-     * on a descriptor kept open; {@link #isHeld(Path)} opens the file each time instead.
+     * Takes a shared lock without waiting and lets it go at once: {@code flock(LOCK_SH | LOCK_NB)}, then
+     * {@code LOCK_UN} if taken. For a check made again and again on a descriptor kept open, so it allocates nothing
+     * even before the JIT has compiled it: the call is linked without {@code errno} capture (whose per-call slice of
+     * the capture segment is an allocation until C2 compiles the caller, and a check made every 50 ms is not compiled
+     * for minutes). The caller tells a refusal from a bad descriptor another way ({@code fstat}).
      *
      * @param fd a descriptor this caller keeps open and locks nothing through
-     * @param callState from {@link #allocateCallState}, not used by another thread meanwhile
-     * @return {@link #HELD}, {@link #FREE}, or {@link #UNKNOWN} if {@code flock} failed otherwise (a bad descriptor)
+     * @return true if taken (no one held an exclusive lock), false if refused: another open file description holds an
+     *     exclusive lock ({@code EWOULDBLOCK}), or, rarely, the kernel is out of lock memory or the descriptor is bad
      */
-    public static int probeExclusive(final int fd, final MemorySegment callState) {
+    public static boolean trySharedAndRelease(final int fd) {
         try {
-            if ((int)FLOCK.invokeExact(callState, fd, LOCK_SH | LOCK_NB) == 0) {
-                final int ignored = (int)FLOCK.invokeExact(callState, fd, LOCK_UN); // no lock kept: no one blocked
-                return FREE;
+            if ((int)FLOCK_PLAIN.invokeExact(fd, LOCK_SH | LOCK_NB) != 0) {
+                return false;
             }
-            return callState.get(ValueLayout.JAVA_INT, ERRNO_OFFSET) == EWOULDBLOCK ? HELD : UNKNOWN;
+            final int ignored = (int)FLOCK_PLAIN.invokeExact(fd, LOCK_UN); // no lock kept: no one is blocked by it
+            return true;
         } catch (final Throwable ex) {
-            return UNKNOWN;
+            return false;
         }
     }
 

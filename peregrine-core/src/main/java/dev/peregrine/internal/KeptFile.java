@@ -14,8 +14,9 @@ import java.util.Optional;
 /**
  * A file kept open from attach to close so that a check made again and again on it allocates nothing: its size and
  * inode through {@code fstat(2)} into a segment allocated once, and whether another process holds an exclusive
- * {@code flock} on it ({@link FileLocks#probeExclusive}) through a call-state segment allocated once. Opening by
- * path each time (a path string, a confined arena, a descriptor) allocates.
+ * {@code flock} on it ({@link FileLocks#trySharedAndRelease}). Opening by path each time (a path string, a confined
+ * arena, a descriptor) allocates. Both calls are linked without {@code errno} capture, so they allocate nothing even
+ * in code the JIT has not compiled with escape analysis (a check every 50 ms stays in C1 code for minutes).
  *
  * <ul>
  *   <li>The descriptor is read only, opened without following a link ({@link FileLocks#openToProbe}).</li>
@@ -25,10 +26,17 @@ import java.util.Optional;
  *       again with {@link #reopenIfReplaced} on their rare path (a lock found free); only that call allocates.</li>
  * </ul>
  *
- * <p>Not thread-safe: one thread probes. Needs {@link FileLocks#isAvailable()}.
+ * <p>Not thread-safe: one thread probes. Needs {@link FileLocks#isAvailable()} (else every probe answers
+ * {@link #UNKNOWN} and every size -1).
  */
 @SuppressWarnings("restricted") // a native call is this class's purpose; callers enable native access
 public final class KeptFile implements AutoCloseable {
+    /** {@link #lockState}: another open file description holds an exclusive lock. */
+    public static final int HELD = 1;
+    /** {@link #lockState}: no one holds an exclusive lock. */
+    public static final int FREE = 0;
+    /** {@link #lockState}: it cannot be told (no descriptor open, or a bad one). */
+    public static final int UNKNOWN = -1;
     /** {@code struct stat}'s {@code st_ino}: the same offset on x86_64 and aarch64 (asm-generic). */
     private static final long ST_INO_OFFSET = 8;
     /** {@code struct stat}'s {@code st_size}: the same offset on x86_64 (144-byte struct) and aarch64 (128). */
@@ -66,13 +74,11 @@ public final class KeptFile implements AutoCloseable {
 
     private final Path path;
     private final MemorySegment stat;
-    private final MemorySegment callState;
     private int fd;
 
     private KeptFile(final Path path, final Arena arena) {
         this.path = path;
         this.stat = arena.allocate(STAT_BYTES, 8);
-        this.callState = FileLocks.allocateCallState(arena);
         this.fd = FileLocks.openToProbe(path);
     }
 
@@ -115,13 +121,21 @@ public final class KeptFile implements AutoCloseable {
     }
 
     /**
-     * Whether another open file description holds an exclusive lock on the kept file. Allocates nothing.
+     * Whether another open file description holds an exclusive lock on the kept file. Allocates nothing. A refused
+     * {@code flock} on a descriptor that {@code fstat} still takes is read as held: its only other cause is the
+     * kernel out of lock memory, and "held" is the safe answer there (no writer reported gone, no reader evicted as
+     * dead, on a guess).
      *
-     * @return {@link FileLocks#HELD}, {@link FileLocks#FREE}, or {@link FileLocks#UNKNOWN} (no descriptor open, or
-     *     {@code flock} failed)
+     * @return {@link #HELD}, {@link #FREE}, or {@link #UNKNOWN} (no descriptor open, or a bad one)
      */
     public int lockState() {
-        return fd < 0 ? FileLocks.UNKNOWN : FileLocks.probeExclusive(fd, callState);
+        if (fd < 0) {
+            return UNKNOWN;
+        }
+        if (FileLocks.trySharedAndRelease(fd)) {
+            return FREE;
+        }
+        return fstat() ? HELD : UNKNOWN;
     }
 
     /**

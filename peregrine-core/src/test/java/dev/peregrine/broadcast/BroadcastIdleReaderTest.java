@@ -1,6 +1,7 @@
 package dev.peregrine.broadcast;
 
 import dev.peregrine.testkit.AllocationMeter;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -9,8 +10,12 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -129,5 +134,28 @@ class BroadcastIdleReaderTest {
             assertThat(reader.poll(handler, 16)).isZero();
             assertThat(handler.take()).containsExactly("writer gone closed");
         }
+    }
+
+    /**
+     * A check made every 50 ms is not compiled by C2 for minutes, and C1 has no escape analysis: a downcall with
+     * {@code errno} capture allocated a slice of its capture segment at every call there (a reader in the bench,
+     * traced with JFR). Run in a JVM that stops at C1, the idle checks still allocate nothing.
+     */
+    @Test
+    @Tag("slow")
+    void shouldAllocateNothingInIdleChecksThatC2HasNotCompiled() throws Exception {
+        final List<String> command = List.of(ProcessHandle.current().info().command().orElseThrow(),
+            "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1", "-Xmx64m", "-cp",
+            System.getProperty("java.class.path"), BroadcastIdleCheckProcess.class.getName(),
+            temp.resolve("c1").toString(), "5000", "2000");
+        final Process child = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        final String line;
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
+            StandardCharsets.UTF_8))) {
+            line = out.readLine();
+        }
+        assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(child.exitValue()).isZero();
+        assertThat(line).as("2 000 idle polls, each a writer check, in C1 code").isEqualTo("BYTES 0 CHECKS 2000");
     }
 }
