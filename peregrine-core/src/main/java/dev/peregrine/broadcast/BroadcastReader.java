@@ -2,6 +2,7 @@ package dev.peregrine.broadcast;
 
 import dev.peregrine.counters.CountersManager;
 import dev.peregrine.internal.FileLocks;
+import dev.peregrine.internal.KeptFile;
 import dev.peregrine.shm.ShmFutex;
 
 import java.lang.foreign.Arena;
@@ -77,7 +78,10 @@ public final class BroadcastReader implements AutoCloseable {
     private final long entryOffset;
     private final long attachedWord;
     private final int lockFd;
-    private final Path writerLock;
+    /** The log file, kept open: its size is looked at without a path lookup (which allocates). */
+    private final KeptFile logFile;
+    /** The writer's lock file, kept open: its lock is probed without opening it again (which allocates). */
+    private final KeptFile writerLock;
     private final MemorySegment copy;
     private final MemorySegment futexWord;
     private final MemorySegment timespec;
@@ -97,6 +101,8 @@ public final class BroadcastReader implements AutoCloseable {
     private int writerGeneration;
     private boolean writerGoneReported;
     private long lastWriterCheckNs;
+    private long writerCheckIntervalNs = WRITER_CHECK_INTERVAL_NS;
+    private long writerChecks;
 
     private BroadcastReader(final Path path, final String name, final BroadcastStart start,
         final CountersManager countersManager) {
@@ -107,13 +113,19 @@ public final class BroadcastReader implements AutoCloseable {
         this.path = path;
         this.name = name;
         this.arena = Arena.ofShared();
+        KeptFile logFile = null;
+        KeptFile writerLock = null;
         try {
+            // opened before the mapping: a file put under the name after it is not the one whose size is looked at
+            logFile = KeptFile.open(path, arena);
+            writerLock = KeptFile.open(BroadcastFiles.writerLockPath(path), arena);
+            this.logFile = logFile;
+            this.writerLock = writerLock;
             final BroadcastFiles.Mapped mapped = BroadcastFiles.map(path, arena);
             this.log = mapped.segment();
             this.geometry = mapped.geometry();
             this.block = geometry.policy() == BroadcastPolicy.BLOCK;
             this.capacity = geometry.capacity();
-            this.writerLock = BroadcastFiles.writerLockPath(path);
             this.copy = arena.allocate(Math.max(8, geometry.maxRecordLength()), 64);
             this.futexWord = log.asSlice(FUTEX_OFFSET, 4);
             this.timespec = arena.allocate(16, 8);
@@ -124,6 +136,12 @@ public final class BroadcastReader implements AutoCloseable {
             this.lockFd = (int)claimed[2];
             this.attachedWord = (claimed[1] & 0xFFFF_FFFF_0000_0000L) | ENTRY_ATTACHED;
         } catch (final RuntimeException ex) {
+            if (logFile != null) {
+                logFile.close();
+            }
+            if (writerLock != null) {
+                writerLock.close();
+            }
             arena.close();
             throw ex;
         }
@@ -420,19 +438,32 @@ public final class BroadcastReader implements AutoCloseable {
             return true;
         }
         final long nowNs = System.nanoTime();
-        if (lastWriterCheckNs != 0 && nowNs - lastWriterCheckNs < WRITER_CHECK_INTERVAL_NS) {
+        if (lastWriterCheckNs != 0 && nowNs - lastWriterCheckNs < writerCheckIntervalNs) {
             return false;
         }
         lastWriterCheckNs = nowNs;
-        return !BroadcastFiles.isHeld(writerLock);
+        return !isWriterLockHeld();
+    }
+
+    /**
+     * Whether the writer holds its lock: probed on the kept descriptor, which allocates nothing. Found free, the lock
+     * file may be another than the one kept (a new writer made it again, or it was missing at attach): then the one
+     * under the name is opened and probed, the only allocation here, on that rare path.
+     */
+    private boolean isWriterLockHeld() {
+        if (writerLock.lockState() == KeptFile.HELD) {
+            return true;
+        }
+        return writerLock.reopenIfReplaced() && writerLock.lockState() == KeptFile.HELD;
     }
 
     private void checkWriter(final BroadcastHandler handler) {
         final long nowNs = System.nanoTime();
-        if (nowNs - lastWriterCheckNs < WRITER_CHECK_INTERVAL_NS && lastWriterCheckNs != 0) {
+        if (nowNs - lastWriterCheckNs < writerCheckIntervalNs && lastWriterCheckNs != 0) {
             return;
         }
         lastWriterCheckNs = nowNs;
+        writerChecks++;
         if (isShrunk(handler)) {
             return;
         }
@@ -448,7 +479,7 @@ public final class BroadcastReader implements AutoCloseable {
         if (state == WRITER_CLOSED) {
             writerGoneReported = true;
             handler.onWriterGone("closed");
-        } else if (state == WRITER_ACTIVE && !BroadcastFiles.isHeld(writerLock)) {
+        } else if (state == WRITER_ACTIVE && !isWriterLockHeld()) {
             writerGoneReported = true;
             handler.onWriterGone("died (its lock was free)");
         }
@@ -456,15 +487,11 @@ public final class BroadcastReader implements AutoCloseable {
 
     /**
      * Whether the file is now shorter than the mapping (someone truncated it): reading the cut part would fault, so
-     * the reader fails with both sizes instead. Looked at on the idle path, with the writer's liveness.
+     * the reader fails with both sizes instead. Looked at on the idle path, with the writer's liveness, through the
+     * kept descriptor ({@code fstat}, no allocation): the size of the file mapped, even if its name was removed since.
      */
     private boolean isShrunk(final BroadcastHandler handler) {
-        long size;
-        try {
-            size = java.nio.file.Files.size(path);
-        } catch (final java.io.IOException ex) {
-            size = -1; // removed: the mapping holds the pages of the unlinked file, still whole
-        }
+        final long size = logFile.size(); // -1: cannot be told
         if (size < 0 || size >= log.byteSize()) {
             return false;
         }
@@ -532,6 +559,25 @@ public final class BroadcastReader implements AutoCloseable {
      */
     long lastSleepBoundNs() {
         return lastSleepBoundNs;
+    }
+
+    /**
+     * Sets the shortest time between two checks of the writer while idle; {@link #WRITER_CHECK_INTERVAL_NS} unless a
+     * test sets it. For tests.
+     *
+     * @param intervalNs nanoseconds, 0 for a check at every idle poll
+     */
+    void writerCheckIntervalNs(final long intervalNs) {
+        writerCheckIntervalNs = intervalNs;
+    }
+
+    /**
+     * Checks of the writer made on the idle path so far. For tests.
+     *
+     * @return the count
+     */
+    long writerChecks() {
+        return writerChecks;
     }
 
     /**
@@ -636,6 +682,8 @@ public final class BroadcastReader implements AutoCloseable {
             INT.getAndAdd(log, (long)FUTEX_READERS_OFFSET, -1);
         }
         FileLocks.close(lockFd);
+        logFile.close();
+        writerLock.close();
         counters.close();
         arena.close();
     }

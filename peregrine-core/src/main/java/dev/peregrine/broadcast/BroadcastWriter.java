@@ -2,6 +2,7 @@ package dev.peregrine.broadcast;
 
 import dev.peregrine.counters.CountersManager;
 import dev.peregrine.internal.FileLocks;
+import dev.peregrine.internal.KeptFile;
 import dev.peregrine.shm.ShmFutex;
 
 import java.lang.foreign.Arena;
@@ -72,6 +73,8 @@ public final class BroadcastWriter implements AutoCloseable {
     private final long idleTimeoutNs;
     private final int lockFd;
     private final Path[] readerLocks;
+    /** Each reader's lock file, kept open from its first probe to this writer's close: a probe then allocates nothing. */
+    private final KeptFile[] keptReaderLocks;
     private final long[] lastSeenPosition;
     private final long[] lastMovedNs;
     private final long[] lastProbeNs;
@@ -113,6 +116,7 @@ public final class BroadcastWriter implements AutoCloseable {
         for (int i = 0; i < readerLocks.length; i++) {
             readerLocks[i] = BroadcastFiles.readerLockPath(path, i);
         }
+        this.keptReaderLocks = new KeptFile[geometry.readers()];
         this.lastSeenPosition = new long[geometry.readers()];
         this.lastMovedNs = new long[geometry.readers()];
         this.lastProbeNs = new long[geometry.readers()];
@@ -216,7 +220,7 @@ public final class BroadcastWriter implements AutoCloseable {
         return wakes;
     }
 
-    /** Probes of readers' locks so far; for tests. */
+    /** Probes of readers' locks so far (each allocates nothing after an entry's first); for tests. */
     long probes() {
         return probes;
     }
@@ -375,17 +379,33 @@ public final class BroadcastWriter implements AutoCloseable {
             return evict(index, word, REASON_IDLE);
         }
         // a reader that moved within the interval is alive: probing it after every move (a reader a ring behind
-        // moves once per poll) would cost the writer file-system calls, and allocation, on the back-pressured path
+        // moves once per poll) would cost the writer a system call per move on the back-pressured path
         if (nowNs - lastMovedNs[index] < PROBE_INTERVAL_NS
             || lastProbeNs[index] != 0 && nowNs - lastProbeNs[index] < PROBE_INTERVAL_NS) {
             return false;
         }
         lastProbeNs[index] = nowNs;
         probes++;
-        if (!BroadcastFiles.isHeld(readerLocks[index])) {
+        if (!isReaderLockHeld(index)) {
             return evict(index, word, REASON_DEAD);
         }
         return false;
+    }
+
+    /**
+     * Whether a reader holds its lock, probed on a descriptor kept from the entry's first probe, which allocates
+     * nothing after it. Found free, the lock file may be another than the one kept (a reader made it again): then the
+     * one under the name is opened and probed, the only allocation here, before the reader is taken for dead.
+     */
+    private boolean isReaderLockHeld(final int index) {
+        if (keptReaderLocks[index] == null) {
+            keptReaderLocks[index] = KeptFile.open(readerLocks[index], arena);
+        }
+        final KeptFile lock = keptReaderLocks[index];
+        if (lock.lockState() == KeptFile.HELD) {
+            return true;
+        }
+        return lock.reopenIfReplaced() && lock.lockState() == KeptFile.HELD;
     }
 
     private boolean evict(final int index, final long word, final int reason) {
@@ -414,6 +434,11 @@ public final class BroadcastWriter implements AutoCloseable {
             ShmFutex.wake(futexWord, Integer.MAX_VALUE);
         }
         FileLocks.close(lockFd);
+        for (final KeptFile lock : keptReaderLocks) {
+            if (lock != null) {
+                lock.close();
+            }
+        }
         counters.close();
         arena.close();
     }

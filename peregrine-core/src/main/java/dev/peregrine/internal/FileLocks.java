@@ -33,6 +33,7 @@ public final class FileLocks {
     private static final int LOCK_SH = 1;
     private static final int LOCK_EX = 2;
     private static final int LOCK_NB = 4;
+    private static final int LOCK_UN = 8;
     private static final int O_RDONLY = 0;
     private static final int O_RDWR = 2;
     private static final int O_CREAT = 0x40;
@@ -43,6 +44,7 @@ public final class FileLocks {
     private static final int O_NOFOLLOW;
     private static final MethodHandle OPEN;
     private static final MethodHandle FLOCK;
+    private static final MethodHandle FLOCK_PLAIN;
     private static final MethodHandle CLOSE;
     private static final MethodHandle GETEUID;
     private static final StructLayout CAPTURE;
@@ -55,6 +57,7 @@ public final class FileLocks {
         int noFollow = 0;
         MethodHandle open = null;
         MethodHandle flock = null;
+        MethodHandle flockPlain = null;
         MethodHandle close = null;
         MethodHandle geteuid = null;
         StructLayout capture = null;
@@ -81,6 +84,7 @@ public final class FileLocks {
                 open = handle(linker, libc, "open", FunctionDescriptor.of(i32, ValueLayout.ADDRESS, i32, i32),
                     captureErrno, Linker.Option.firstVariadicArg(2));
                 flock = handle(linker, libc, "flock", FunctionDescriptor.of(i32, i32, i32), captureErrno);
+                flockPlain = handle(linker, libc, "flock", FunctionDescriptor.of(i32, i32, i32));
                 close = handle(linker, libc, "close", FunctionDescriptor.of(i32, i32));
                 geteuid = handle(linker, libc, "geteuid", FunctionDescriptor.of(i32));
             } catch (final RuntimeException ex) {
@@ -91,6 +95,7 @@ public final class FileLocks {
         O_NOFOLLOW = noFollow;
         OPEN = complete ? open : null;
         FLOCK = complete ? flock : null;
+        FLOCK_PLAIN = complete ? flockPlain : null;
         CLOSE = complete ? close : null;
         GETEUID = complete ? geteuid : null;
         CAPTURE = complete ? capture : null;
@@ -180,6 +185,29 @@ public final class FileLocks {
             throw ex;
         } catch (final Throwable ex) {
             throw new IOException("flock(" + fd + ") failed", ex);
+        }
+    }
+
+    /**
+     * Takes a shared lock without waiting and lets it go at once: {@code flock(LOCK_SH | LOCK_NB)}, then
+     * {@code LOCK_UN} if taken. For a check made again and again on a descriptor kept open, so it allocates nothing
+     * even before the JIT has compiled it: the call is linked without {@code errno} capture (whose per-call slice of
+     * the capture segment is an allocation until C2 compiles the caller, and a check made every 50 ms is not compiled
+     * for minutes). The caller tells a refusal from a bad descriptor another way ({@code fstat}).
+     *
+     * @param fd a descriptor this caller keeps open and locks nothing through
+     * @return true if taken (no one held an exclusive lock), false if refused: another open file description holds an
+     *     exclusive lock ({@code EWOULDBLOCK}), or, rarely, the kernel is out of lock memory or the descriptor is bad
+     */
+    public static boolean trySharedAndRelease(final int fd) {
+        try {
+            if ((int)FLOCK_PLAIN.invokeExact(fd, LOCK_SH | LOCK_NB) != 0) {
+                return false;
+            }
+            final int ignored = (int)FLOCK_PLAIN.invokeExact(fd, LOCK_UN); // no lock kept: no one is blocked by it
+            return true;
+        } catch (final Throwable ex) {
+            return false;
         }
     }
 

@@ -129,14 +129,15 @@ public final class FanoutRunner {
                     spec.latency(), stopped, detachAt, timeoutMs), directory);
             }
             readers.awaitReady();
-            final ScenarioThread played = scenario == Scenario.STOP_READER || scenario == Scenario.KILL_READER
-                ? new ScenarioThread(scenario, readers.children().get(0).process) : null;
+            // the same thread in the stop run and its detached reference: neither costs anything while it waits
+            final FanoutScenarioThread played = scenario == Scenario.NONE ? null
+                : new FanoutScenarioThread(scenario, readers.children().get(0).process);
             if (played != null) {
                 played.start();
             }
             final Sent sent = send(writer, spec, end, played);
             if (played != null) {
-                played.writerDone = true;
+                played.writerDone();
             }
             return gather(spec, readers, sent, played, timeoutMs);
         }
@@ -153,7 +154,7 @@ public final class FanoutRunner {
     }
 
     private static Sent send(final FanoutTransport.Writer writer, final Spec spec, final long end,
-                             final ScenarioThread played) {
+                             final FanoutScenarioThread played) {
         final MemorySegment buffer = writer.buffer();
         final int size = spec.size();
         final long warmup = spec.warmup();
@@ -187,7 +188,7 @@ public final class FanoutRunner {
                 firstMeasuredNs = System.nanoTime();
             }
             if (sequence == halfway && played != null) {
-                played.halfway = true;
+                played.halfway();
             }
             FanoutMessage.write(buffer, sequence, intendedNs);
             int attempts = 0;
@@ -221,7 +222,7 @@ public final class FanoutRunner {
     }
 
     private static FanoutResult gather(final Spec spec, final FanoutReaders readers, final Sent sent,
-                                       final ScenarioThread played, final long timeoutMs) throws InterruptedException {
+                                       final FanoutScenarioThread played, final long timeoutMs) throws InterruptedException {
         final List<Histogram> latencies = new ArrayList<>();
         final List<String> notes = new ArrayList<>();
         String failure = sent.failure();
@@ -235,7 +236,7 @@ public final class FanoutRunner {
         }
         for (final FanoutReaders.Child child : order) {
             if (child.index == 0 && played != null) {
-                played.othersDone = true;
+                played.othersDone();
                 played.join(TimeUnit.SECONDS.toMillis(60));
             }
             if (child.index == 0 && spec.scenario() == Scenario.KILL_READER) {
@@ -269,76 +270,14 @@ public final class FanoutRunner {
             lastNs = Math.max(lastNs, result.lastNs());
         }
         if (played != null) {
-            notes.addAll(played.notes(sent, spec));
+            notes.addAll(played.notes(sent.evictionNs(), sent.messages(), halfway(spec),
+                spec.warmup() + spec.count()));
         }
         final double seconds = ((spec.latency() ? sent.endNs() : lastNs) - sent.firstMeasuredNs()) / 1e9;
         final double rate = seconds > 0 && failure == null ? spec.count() / seconds : 0;
         return new FanoutResult(spec.transport().name(), spec.readers(), spec.size(), spec.latency(),
             spec.latency() ? spec.rate() : 0, List.copyOf(latencies), rate, sent.allocatedPerMessage(),
             readersAllocated, failure, List.copyOf(notes));
-    }
-
-    /** Plays a scenario on reader 0 once the writer is half-way, off the writer's thread (so it allocates nothing). */
-    private static final class ScenarioThread extends Thread {
-        private final Scenario scenario;
-        private final Process process;
-        volatile boolean halfway;
-        volatile boolean writerDone;
-        volatile boolean othersDone;
-        private long signalNs;
-        private String problem;
-
-        ScenarioThread(final Scenario scenario, final Process process) {
-            super("fanout-scenario");
-            setDaemon(true);
-            this.scenario = scenario;
-            this.process = process;
-        }
-
-        @Override
-        public void run() {
-            try {
-                while (!halfway && !writerDone) {
-                    java.util.concurrent.locks.LockSupport.parkNanos(100_000L);
-                }
-                if (scenario == Scenario.STOP_READER) {
-                    signal("-STOP");
-                    while (!othersDone && process.isAlive()) { // a failed run's readers are ended at its close
-                        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
-                    }
-                    signal("-CONT");
-                } else {
-                    signalNs = System.nanoTime();
-                    process.destroyForcibly(); // SIGKILL on Linux
-                    process.waitFor(10, TimeUnit.SECONDS);
-                }
-            } catch (final IOException | InterruptedException ex) {
-                problem = ex.toString();
-            }
-        }
-
-        private void signal(final String signal) throws IOException, InterruptedException {
-            final Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).start();
-            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                problem = "kill " + signal + " " + process.pid() + " failed";
-            }
-            signalNs = System.nanoTime();
-        }
-
-        List<String> notes(final Sent sent, final Spec spec) {
-            final List<String> notes = new ArrayList<>();
-            if (problem != null) {
-                notes.add("scenario failed: " + problem);
-            }
-            if (scenario == Scenario.KILL_READER) {
-                notes.add(sent.evictionNs() == 0 ? "reader 0 (killed with SIGKILL): never evicted"
-                    : String.format(Locale.ROOT, "reader 0 (killed with SIGKILL at sequence %d): evicted %.1f ms after"
-                        + " the signal was sent; the writer then sent %d of %d messages", spec.warmup()
-                        + spec.count() / 2, (sent.evictionNs() - signalNs) / 1e6, sent.messages(),
-                        spec.warmup() + spec.count()));
-            }
-            return notes;
-        }
     }
 
     private static Path runDirectory() throws IOException {
