@@ -43,6 +43,8 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 class SeparatedStackTcpTest {
     private static final int SIZE = 256;
     private static final long WAIT_LIMIT_NS = 60_000_000_000L;
+    /** Sets of ten windows measured at most until one allocates nothing. */
+    private static final int MAX_SETS = 5;
     private static final ValueLayout.OfLong SEQUENCE = ValueLayout.JAVA_LONG_UNALIGNED;
 
     /** The application: echoes every message through the transport it is given; allocation-free. */
@@ -168,25 +170,32 @@ class SeparatedStackTcpTest {
                 roundTrip.run();
             }
             final long appThread = echo.thread.threadId();
-            long allocated = 0;
-            for (int window = 0; window < 10; window++) {
-                final long reactorBefore = AllocationMeter.allocatedBytes();
-                final long appBefore = AllocationMeter.allocatedBytes(appThread);
-                for (int i = 0; i < 2_000; i++) {
-                    roundTrip.run();
+            // zero tolerance in the first clean set of ten windows (AllocationMeter.firstCleanSet's rule, both threads
+            // read from this one): a set that allocated is the further warm-up of the next; an allocation once per
+            // set (20 000 round trips) or more often shows in every set and fails
+            final AllocationMeter.CleanSets sets = new AllocationMeter.CleanSets(1, MAX_SETS);
+            long allocated;
+            do {
+                allocated = 0;
+                for (int window = 0; window < 10; window++) {
+                    final long reactorBefore = AllocationMeter.allocatedBytes();
+                    final long appBefore = AllocationMeter.allocatedBytes(appThread);
+                    for (int i = 0; i < 2_000; i++) {
+                        roundTrip.run();
+                    }
+                    final long reactorBytes = AllocationMeter.allocatedBytes() - reactorBefore;
+                    final long appBytes = AllocationMeter.allocatedBytes(appThread) - appBefore;
+                    if (reactorBytes + appBytes != 0) {
+                        System.out.println("set " + sets.sets() + " window " + window + ": reactor thread " + reactorBytes
+                            + " B, application thread " + appBytes + " B");
+                    }
+                    allocated += reactorBytes + appBytes;
                 }
-                final long reactorBytes = AllocationMeter.allocatedBytes() - reactorBefore;
-                final long appBytes = AllocationMeter.allocatedBytes(appThread) - appBefore;
-                if (reactorBytes + appBytes != 0) {
-                    System.out.println("window " + window + ": reactor thread " + reactorBytes + " B, application thread "
-                        + appBytes + " B");
-                }
-                allocated += reactorBytes + appBytes;
-            }
+            } while (sets.another(allocated));
             assertThat(client.echoes).isEqualTo(sequence[0]);
             assertThat(echo.refused).isZero();
             assertThat(allocated).as("bytes the reactor and application threads allocated in ten windows of 2 000 warm"
-                + " round trips").isZero();
+                + " round trips, set %d of at most %d", sets.sets(), MAX_SETS).isZero();
             assertThat(commands.discarded()).isZero();
             assertThat(stack.dropped() + stack.overflowed()).isZero();
             assertThat(errors).isEmpty();

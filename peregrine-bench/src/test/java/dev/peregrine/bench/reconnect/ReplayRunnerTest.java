@@ -1,5 +1,6 @@
 package dev.peregrine.bench.reconnect;
 
+import dev.peregrine.testkit.AllocationMeter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -13,8 +14,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ReplayRunnerTest {
+    /** Whole runs measured at most until the server reactor's windows in one allocate nothing. */
+    private static final int MAX_RUNS = 5;
+
     @Test
     void shouldMeasureEveryLiveMessageServerSideAtTheCaughtUpClientWhileOthersReplay() throws Exception {
+        // zero tolerance in the first clean run (AllocationMeter.firstCleanSet's rule, each run a set): a run whose
+        // windows allocated is the further warm-up of the next; an allocation per replayed or live message, or once
+        // per window, shows in every run and fails
+        final AllocationMeter.CleanSets runs = new AllocationMeter.CleanSets(1, MAX_RUNS);
+        long[] windows;
+        do {
+            windows = measuredRun();
+        } while (runs.another(Arrays.stream(windows).sum()));
+        assertThat(windows).as("server reactor bytes per window of live messages, run %d of at most %d", runs.sets(),
+            MAX_RUNS).containsOnly(0L);
+    }
+
+    /** One run, its counts checked; the server reactor's bytes in each window of its live messages. */
+    private static long[] measuredRun() throws Exception {
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         final int live = 5_000;
         final long[] marks = new long[11];
@@ -37,10 +55,7 @@ class ReplayRunnerTest {
         for (int i = 0; i < windows.length; i++) {
             windows[i] = marks[i + 1] - marks[i];
         }
-        // AllocationMeter's rule: the median window 0, at most one in five allocated (a JIT one-off)
-        assertThat(Arrays.stream(windows).sorted().toArray()[windows.length / 2]).as("server reactor bytes per window of"
-            + " %d live messages: %s", live / marks.length, Arrays.toString(windows)).isZero();
-        assertThat(Arrays.stream(windows).filter(b -> b != 0).count()).as(Arrays.toString(windows))
-            .isLessThanOrEqualTo(windows.length / 5);
+        System.out.println("ReplayRunnerTest: server reactor bytes per window " + Arrays.toString(windows));
+        return windows;
     }
 }

@@ -103,16 +103,22 @@ class PeregrineWorkerResponderTest {
                 for (int i = 0; i < 3_000; i++) {
                     roundTrips.run(); // warm: the JIT of the demux, the rings and the agents
                 }
+                // zero tolerance in the first clean set (AllocationMeter.firstCleanSet's rule, the three threads read
+                // from this one): a set that allocated is the further warm-up of the next; an allocation once per set
+                // (1 500 rounds) or more often shows in every set and fails
+                final AllocationMeter.CleanSets sets = new AllocationMeter.CleanSets(1, 5);
                 final long[] windows = new long[5];
-                for (int w = 0; w < windows.length; w++) {
-                    final long start = allocated(responderThreads);
-                    for (int i = 0; i < 300; i++) {
-                        roundTrips.run();
+                do {
+                    for (int w = 0; w < windows.length; w++) {
+                        final long start = allocated(responderThreads);
+                        for (int i = 0; i < 300; i++) {
+                            roundTrips.run();
+                        }
+                        windows[w] = allocated(responderThreads) - start;
                     }
-                    windows[w] = allocated(responderThreads) - start;
-                }
-                assertThat(windows).as("bytes the reactor and workers allocated in windows of 300 x %d round trips",
-                    CLIENTS).containsOnly(0L);
+                } while (sets.another(java.util.Arrays.stream(windows).sum()));
+                assertThat(windows).as("bytes the reactor and workers allocated in windows of 300 x %d round trips,"
+                    + " set %d of at most 5", CLIENTS, sets.sets()).containsOnly(0L);
                 final long sent = next[0] * CLIENTS;
                 final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
                 while (responder.messages() != sent && System.nanoTime() < deadline) {
