@@ -266,7 +266,9 @@ public final class ReactorCommandRing extends CommandRingPad1 implements Pollabl
     }
 
     /**
-     * Where message {@code index} of a batch claim goes in {@link #buffer()}; the producer thread of the claim.
+     * Where message {@code index} of a batch claim goes in {@link #buffer()}; the producer thread of the claim. The
+     * messages follow each other at a stride of {@link CommandRingDescriptor#aligned aligned(length)}: a producer
+     * filling many may take the first offset here and step by the stride.
      *
      * @param claim a claim from {@link #tryClaimBatch}, not yet committed (nor abandoned: see the claim timeout)
      * @param index from 0 to the claim's count - 1
