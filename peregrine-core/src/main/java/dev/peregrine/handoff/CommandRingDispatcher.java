@@ -39,6 +39,14 @@ final class CommandRingDispatcher {
     private final Transport[] transports = new Transport[MAX_TRANSPORTS];
     /** The next message to hand over of the batch at the head: where a refusal or the drain limit stopped it. */
     private int batchNext;
+    /**
+     * The transports whose back-pressure flag this dispatcher set, one bit each ({@code MAX_TRANSPORTS} is 32): it
+     * is the flags' only writer, so it need not load a flag per command to know whether to clear it.
+     */
+    private int flagsSet;
+    /** Commands delivered, published to the ring's counter once per drain ({@link #publishDelivered}). */
+    private long delivered;
+    private long deliveredPublished;
     private long unreportedDiscards;
     private long lastReportNs;
     private boolean reportedOnce;
@@ -50,6 +58,17 @@ final class CommandRingDispatcher {
 
     void register(final int index, final Transport transport) {
         transports[index] = transport;
+    }
+
+    /**
+     * Publishes the delivered count to the ring's counter, once per drain rather than once per command; reactor
+     * thread, at the end of each drain.
+     */
+    void publishDelivered() {
+        if (delivered != deliveredPublished) {
+            deliveredPublished = delivered;
+            LONG.setRelease(segment, (long)DELIVERED_OFFSET, delivered); // pairs with delivered()'s volatile read
+        }
     }
 
     /** The batch at the head is all handed over: the next one starts from its first message. */
@@ -125,18 +144,20 @@ final class CommandRingDispatcher {
             discard(transportIndex, channelId, Long.MIN_VALUE, ex, nowNs);
             return true;
         }
-        final long flagOffset = (long)FLAGS_OFFSET + 4L * transportIndex;
+        final int flagBit = 1 << transportIndex;
         if (result == SendResult.BACK_PRESSURED) {
-            INT.setRelease(segment, flagOffset, 1); // pairs with tryClaim's acquire
+            flagsSet |= flagBit;
+            INT.setRelease(segment, (long)FLAGS_OFFSET + 4L * transportIndex, 1); // pairs with tryClaim's acquire
             return false;
         }
-        if ((int)INT.get(segment, flagOffset) != 0) {
-            INT.setRelease(segment, flagOffset, 0);
+        if ((flagsSet & flagBit) != 0) { // a bit of our own, not a load of the flag per command
+            flagsSet &= ~flagBit;
+            INT.setRelease(segment, (long)FLAGS_OFFSET + 4L * transportIndex, 0);
         }
         if (result < 0) {
             discard(transportIndex, channelId, result, null, nowNs);
         } else {
-            LONG.setRelease(segment, (long)DELIVERED_OFFSET, (long)LONG.get(segment, (long)DELIVERED_OFFSET) + 1);
+            delivered++;
         }
         return true;
     }

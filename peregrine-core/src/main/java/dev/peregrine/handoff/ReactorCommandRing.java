@@ -507,6 +507,7 @@ public final class ReactorCommandRing extends CommandRingPad1 implements Pollabl
             work++;
             position += aligned(recordLength);
         }
+        dispatcher.publishDelivered();
         if (position != head) {
             zero(head, position);
             LONG.setRelease(segment, (long)HEAD_OFFSET, position); // pairs with claim's head acquire: zeroed room
