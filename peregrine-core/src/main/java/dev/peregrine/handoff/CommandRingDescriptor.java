@@ -26,6 +26,16 @@ import java.lang.invoke.VarHandle;
  *
  *   state word: bits 0-31 record length (header + payload), negative while claimed, positive once committed;
  *               bits 32-39 record type; bits 40-63 the lap of the record's position (position / capacity)
+ *
+ *   a batch ({@link #TYPE_SEND_BATCH}): count messages of one length to one channel, under one state word
+ *
+ *   0               8               16      20      24      28      32
+ *   +---------------+---------------+-------+-------+-------+-------+-----------+-----------+---+-----------+
+ *   | state word    | channel id    |trans- |count  |message|unused | message 0 | message 1 |...| message   |
+ *   |               |               |port   |       |length |       |           |           |   | count - 1 |
+ *   +---------------+---------------+-------+-------+-------+-------+-----------+-----------+---+-----------+
+ *
+ *   message i starts at 32 + i * aligned(message length); the record length is 32 + count * aligned(length)
  * </pre>
  *
  * <p>A producer claims room by a compare-and-set of the tail, writes the rest of the header, then the state word,
@@ -33,6 +43,11 @@ import java.lang.invoke.VarHandle;
  * The consumer takes a record whose claim outlived the timeout by a compare-and-set of the same word from claimed
  * to {@link #TYPE_PADDING}: exactly one of the two wins. The lap in the word makes a stale commit (one for a record
  * already consumed, its room claimed again) fail its compare-and-set instead of committing another's claim.
+ *
+ * <p>A batch is one record: one claim (one compare-and-set of the tail), one commit (one compare-and-set of its
+ * state word), one pad-over if abandoned, whatever the count. The reactor hands its messages to the transport one
+ * by one, each counted against its drain limit, and resumes a batch where a back-pressured transport or the drain
+ * limit stopped it.
  *
  * <p>The consumer zeroes what it consumed before it releases the head, so a producer always claims zeroed room and
  * the consumer always meets either a zero (nothing yet) or a state word of this lap. A {@link #TYPE_PADDING} record
@@ -76,6 +91,12 @@ public final class CommandRingDescriptor {
     public static final int TRANSPORT_OFFSET = 16;
     /** Length of a record header; the payload starts here. */
     public static final int RECORD_HEADER_LENGTH = 24;
+    /** Offset of the message count in a {@link #TYPE_SEND_BATCH} record. */
+    public static final int BATCH_COUNT_OFFSET = 20;
+    /** Offset of the length of each message in a {@link #TYPE_SEND_BATCH} record. */
+    public static final int BATCH_MESSAGE_LENGTH_OFFSET = 24;
+    /** Length of a {@link #TYPE_SEND_BATCH} record's header; its first message starts here. */
+    public static final int BATCH_HEADER_LENGTH = 32;
     /** Alignment of every record. */
     public static final int ALIGNMENT = 8;
     /** Record type: send the payload on the channel. */
@@ -86,6 +107,8 @@ public final class CommandRingDescriptor {
     public static final int TYPE_ABORT = 3;
     /** Record type: nothing to do; the end of the data area, or a claim padded over. */
     public static final int TYPE_PADDING = 4;
+    /** Record type: send each of the record's messages, in order, on the channel (one claim, one commit). */
+    public static final int TYPE_SEND_BATCH = 5;
     /** Smallest data capacity. */
     public static final int MIN_CAPACITY = 1024;
     /** Largest data capacity. */
@@ -108,6 +131,34 @@ public final class CommandRingDescriptor {
      */
     public static int maxMessageLength(final int capacity) {
         return capacity / 2 - RECORD_HEADER_LENGTH;
+    }
+
+    /**
+     * Most messages of one length a batch record of a ring of this capacity takes: the record, like any, must
+     * still fit an empty ring when padded to the wrap.
+     *
+     * @param capacity the data capacity
+     * @param messageLength the length of each message, from 0
+     * @return a count; 0 when not even one fits (a batch's header is 8 bytes longer than a single message's, so a
+     *     message within 8 bytes of {@link #maxMessageLength} goes alone, not in a batch)
+     */
+    public static int maxBatchCount(final int capacity, final int messageLength) {
+        if (messageLength < 0 || messageLength > maxMessageLength(capacity)) {
+            return 0;
+        }
+        final int stride = aligned(messageLength);
+        return stride == 0 ? Integer.MAX_VALUE : (capacity / 2 - BATCH_HEADER_LENGTH) / stride;
+    }
+
+    /**
+     * The length of a batch record.
+     *
+     * @param messageLength the length of each message
+     * @param count the messages
+     * @return header plus messages, each aligned to {@link #ALIGNMENT}; a long, since a count can overflow an int
+     */
+    public static long batchRecordLength(final int messageLength, final int count) {
+        return BATCH_HEADER_LENGTH + (long)count * aligned(messageLength);
     }
 
     /**

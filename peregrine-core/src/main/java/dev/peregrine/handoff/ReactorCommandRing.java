@@ -4,7 +4,6 @@ import dev.peregrine.channel.SendResult;
 import dev.peregrine.channel.Transport;
 import dev.peregrine.internal.CacheLinePadding;
 import dev.peregrine.internal.RingMemory;
-import dev.peregrine.reactor.ErrorHandler;
 import dev.peregrine.reactor.Pollable;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.reactor.TimerHandler;
@@ -16,6 +15,9 @@ import java.util.function.BooleanSupplier;
 import static dev.peregrine.handoff.CommandRingDescriptor.ABANDONED_CLAIMS;
 import static dev.peregrine.handoff.CommandRingDescriptor.ABANDONED_CLAIMS_OFFSET;
 import static dev.peregrine.handoff.CommandRingDescriptor.ABANDONED_OFFSET;
+import static dev.peregrine.handoff.CommandRingDescriptor.BATCH_COUNT_OFFSET;
+import static dev.peregrine.handoff.CommandRingDescriptor.BATCH_HEADER_LENGTH;
+import static dev.peregrine.handoff.CommandRingDescriptor.BATCH_MESSAGE_LENGTH_OFFSET;
 import static dev.peregrine.handoff.CommandRingDescriptor.CHANNEL_ID_OFFSET;
 import static dev.peregrine.handoff.CommandRingDescriptor.DELIVERED_OFFSET;
 import static dev.peregrine.handoff.CommandRingDescriptor.DISCARDED_OFFSET;
@@ -35,7 +37,9 @@ import static dev.peregrine.handoff.CommandRingDescriptor.TYPE_ABORT;
 import static dev.peregrine.handoff.CommandRingDescriptor.TYPE_CLOSE;
 import static dev.peregrine.handoff.CommandRingDescriptor.TYPE_PADDING;
 import static dev.peregrine.handoff.CommandRingDescriptor.TYPE_SEND;
+import static dev.peregrine.handoff.CommandRingDescriptor.TYPE_SEND_BATCH;
 import static dev.peregrine.handoff.CommandRingDescriptor.aligned;
+import static dev.peregrine.handoff.CommandRingDescriptor.batchRecordLength;
 import static dev.peregrine.handoff.CommandRingDescriptor.lap;
 import static dev.peregrine.handoff.CommandRingDescriptor.lapOf;
 import static dev.peregrine.handoff.CommandRingDescriptor.recordLength;
@@ -53,9 +57,6 @@ abstract class CommandRingReactorFields extends CacheLinePadding {
     boolean headRefused;
     boolean claimTimerPending;
     int nextAbandonedSlot;
-    long unreportedDiscards;
-    long lastReportNs;
-    boolean reportedOnce;
 }
 
 abstract class CommandRingPad1 extends CommandRingReactorFields {
@@ -81,6 +82,11 @@ abstract class CommandRingPad1 extends CommandRingReactorFields {
  *   <li>{@link #commit}s (or {@link #abortClaim}s). {@link #offer} does the three with a copy;
  *       {@link #close(int, long)} and {@link #abort(int, long)} travel the same way.</li>
  * </ol>
+ * A producer with many messages of one length for one channel claims them together with {@link #tryClaimBatch},
+ * writes each at {@link #batchOffset(long, int)} and commits once: one compare-and-set of the tail and one of the
+ * record's state word for the lot, where single claims pay two per message (the commit's lands on the line the
+ * reactor is polling, so each costs a cache-line transfer). The reactor hands the messages over one by one, in
+ * order, as if they had been claimed one after the other by that producer.
  * Nothing blocks or spins on the producer's behalf. Claims answer, as negative codes: {@link #BACK_PRESSURED} when
  * the ring is full or the transport is back-pressured, {@link #MESSAGE_TOO_LARGE}, {@link #CLOSED} for a closed ring.
  *
@@ -123,10 +129,7 @@ public final class ReactorCommandRing extends CommandRingPad1 implements Pollabl
     /** The claim outlived the claim timeout and was padded over: nothing of it is delivered. */
     public static final long ABANDONED = -10;
 
-    private static final long REPORT_INTERVAL_NS = 1_000_000_000L;
-
     private final Reactor reactor;
-    private final ErrorHandler errorHandler;
     private final Arena arena;
     private final MemorySegment segment;
     private final int capacity;
@@ -135,7 +138,7 @@ public final class ReactorCommandRing extends CommandRingPad1 implements Pollabl
     private final int maxMessageLength;
     private final int drainLimit;
     private final long claimTimeoutNs;
-    private final Transport[] transports = new Transport[MAX_TRANSPORTS];
+    private final CommandRingDispatcher dispatcher;
     private final BooleanSupplier committedAtHead = this::hasCommittedAtHead;
     private final TimerHandler claimTimer = this::onClaimTimer;
     private volatile int transportCount;
@@ -149,7 +152,6 @@ public final class ReactorCommandRing extends CommandRingPad1 implements Pollabl
      */
     public ReactorCommandRing(final Reactor reactor, final CommandRingOptions options) {
         this.reactor = reactor;
-        this.errorHandler = reactor.errorHandler();
         this.capacity = options.capacity();
         this.capacityBits = Integer.numberOfTrailingZeros(capacity);
         this.mask = capacity - 1;
@@ -158,6 +160,7 @@ public final class ReactorCommandRing extends CommandRingPad1 implements Pollabl
         this.claimTimeoutNs = options.claimTimeoutNs();
         this.arena = Arena.ofShared();
         this.segment = arena.allocate((long)HEADER_LENGTH + capacity, 128);
+        this.dispatcher = new CommandRingDispatcher(reactor, segment);
         for (int i = 0; i < ABANDONED_CLAIMS; i++) {
             LONG.setVolatile(segment, (long)ABANDONED_CLAIMS_OFFSET + 8L * i, -1L);
         }
@@ -182,7 +185,7 @@ public final class ReactorCommandRing extends CommandRingPad1 implements Pollabl
         if (index == MAX_TRANSPORTS) {
             throw new IllegalStateException("transports=" + index + " is the most a ring serves");
         }
-        transports[index] = transport;
+        dispatcher.register(index, transport);
         transportCount = index + 1; // release: a producer that reads the count sees the transport
         return index;
     }
@@ -207,12 +210,83 @@ public final class ReactorCommandRing extends CommandRingPad1 implements Pollabl
         if (length > maxMessageLength) {
             return MESSAGE_TOO_LARGE;
         }
-        // pairs with the reactor's release of the flag: its verdict of its last cycle
-        if ((int)INT.getAcquire(segment, (long)FLAGS_OFFSET + 4L * transportIndex) != 0) {
-            LONG.getAndAdd(segment, (long)REFUSED_OFFSET, 1L);
+        if (refusedByFlag(transportIndex)) {
             return BACK_PRESSURED;
         }
         return claim(TYPE_SEND, transportIndex, channelId, RECORD_HEADER_LENGTH + length);
+    }
+
+    /**
+     * Claims room for {@code count} messages of one length to one channel, in one record; any thread. Write message
+     * {@code i} into {@link #buffer()} at {@link #batchOffset(long, int) batchOffset(claim, i)}, then
+     * {@link #commit(long)} once for all of them (or {@link #abortClaim(long)}). The reactor hands them to the
+     * transport one by one, in order; each counts against its drain limit. A refused claim writes nothing.
+     *
+     * @param transportIndex from {@link #register}
+     * @param channelId the channel of every message
+     * @param length each message's length
+     * @param count how many, from 1 to {@link #maxBatchCount(int)}
+     * @return the claim (a position, non-negative), or {@link #BACK_PRESSURED} (the ring has no room for the whole
+     *     batch now, or the transport is back-pressured), {@link #MESSAGE_TOO_LARGE} (more than
+     *     {@link #maxBatchCount(int)}: never taken), {@link #CLOSED}; nothing is claimed then
+     * @throws IllegalArgumentException for an unregistered transport index, a negative length or a count below 1
+     *     (counted as misuse)
+     */
+    public long tryClaimBatch(final int transportIndex, final long channelId, final int length, final int count) {
+        checkTransport(transportIndex);
+        if (length < 0 || count < 1) {
+            countMisuse();
+            throw new IllegalArgumentException("length=" + length + ", count=" + count + ": a batch needs a length"
+                + " from 0 and a count from 1");
+        }
+        if (length > maxMessageLength || batchRecordLength(length, count) > RECORD_HEADER_LENGTH + maxMessageLength) {
+            return MESSAGE_TOO_LARGE;
+        }
+        if (refusedByFlag(transportIndex)) {
+            return BACK_PRESSURED;
+        }
+        final long claim = claim(TYPE_SEND_BATCH, transportIndex, channelId, (int)batchRecordLength(length, count));
+        if (claim >= 0) {
+            // plain: the reactor reads them after the commit's compare-and-set, which orders them before it
+            final long offset = recordOffset(claim);
+            INT.set(segment, offset + BATCH_COUNT_OFFSET, count);
+            INT.set(segment, offset + BATCH_MESSAGE_LENGTH_OFFSET, length);
+        }
+        return claim;
+    }
+
+    /**
+     * Most messages of this length one {@link #tryClaimBatch} takes.
+     *
+     * @param length each message's length
+     * @return a count; 0 if not even one fits a batch
+     */
+    public int maxBatchCount(final int length) {
+        return CommandRingDescriptor.maxBatchCount(capacity, length);
+    }
+
+    /**
+     * Where message {@code index} of a batch claim goes in {@link #buffer()}; the producer thread of the claim. The
+     * messages follow each other at a stride of {@link CommandRingDescriptor#aligned aligned(length)}: a producer
+     * filling many may take the first offset here and step by the stride.
+     *
+     * @param claim a claim from {@link #tryClaimBatch}, not yet committed (nor abandoned: see the claim timeout)
+     * @param index from 0 to the claim's count - 1
+     * @return the offset; the message's room is its length
+     * @throws IllegalArgumentException if the index is outside the batch, or the claim is no batch (counted as
+     *     misuse)
+     */
+    public long batchOffset(final long claim, final int index) {
+        final long offset = checkedRecordOffset(claim);
+        // plain reads of what this thread's tryClaimBatch wrote; a single claim's count is 0 (zeroed room)
+        final int count = (int)INT.get(segment, offset + BATCH_COUNT_OFFSET);
+        if (index < 0 || index >= count) {
+            countMisuse();
+            throw new IllegalArgumentException("index=" + index + " is not in the batch of claim=" + claim
+                + " (count=" + count + ")");
+        }
+        return offset + BATCH_HEADER_LENGTH + (long)index * aligned((int)INT.get(segment,
+            offset + BATCH_MESSAGE_LENGTH_OFFSET));
     }
 
     /**
@@ -412,13 +486,28 @@ public final class ReactorCommandRing extends CommandRingPad1 implements Pollabl
                 padOver(position, offset, state);
                 continue; // padding now, or committed by a producer that won the race
             }
-            if (type(state) != TYPE_PADDING && !dispatch(type(state), offset, recordLength, nowNs)) {
+            final int type = type(state);
+            if (type == TYPE_SEND_BATCH) {
+                final int remaining = dispatcher.batchRemaining(offset, recordLength);
+                final int budget = Math.min(remaining, drainLimit - work);
+                final int handed = dispatcher.dispatchBatch(offset, budget, nowNs);
+                work += handed;
+                if (handed < remaining) {
+                    headRefused = handed < budget;
+                    break; // refused or out of budget: the batch stays at the head, the dispatcher knows where
+                }
+                dispatcher.batchDone();
+                position += aligned(recordLength);
+                continue;
+            }
+            if (type != TYPE_PADDING && !dispatcher.dispatch(type, offset, recordLength, nowNs)) {
                 headRefused = true;
                 break;
             }
             work++;
             position += aligned(recordLength);
         }
+        dispatcher.publishDelivered();
         if (position != head) {
             zero(head, position);
             LONG.setRelease(segment, (long)HEAD_OFFSET, position); // pairs with claim's head acquire: zeroed room
@@ -499,6 +588,16 @@ public final class ReactorCommandRing extends CommandRingPad1 implements Pollabl
             + " (never claimed, committed or aborted already, or abandoned long ago)");
     }
 
+    /** Whether the reactor's flag refuses claims for the transport now; counts the refusal. */
+    private boolean refusedByFlag(final int transportIndex) {
+        // pairs with the reactor's release of the flag: its verdict of its last cycle
+        if ((int)INT.getAcquire(segment, (long)FLAGS_OFFSET + 4L * transportIndex) != 0) {
+            LONG.getAndAdd(segment, (long)REFUSED_OFFSET, 1L);
+            return true;
+        }
+        return false;
+    }
+
     private void checkTransport(final int transportIndex) {
         if (transportIndex < 0 || transportIndex >= transportCount) {
             countMisuse();
@@ -552,65 +651,13 @@ public final class ReactorCommandRing extends CommandRingPad1 implements Pollabl
             nextAbandonedSlot = (nextAbandonedSlot + 1) % ABANDONED_CLAIMS;
             LONG.getAndAdd(segment, (long)ABANDONED_OFFSET, 1L);
             stuckPosition = -1;
-            errorHandler.onError(new IllegalStateException("command ring of reactor " + reactor.name()
+            reactor.errorHandler().onError(new IllegalStateException("command ring of reactor " + reactor.name()
                 + ": a claim stayed uncommitted past claimTimeoutNs=" + claimTimeoutNs + " and was padded over: claim="
                 + position + ", transport=" + INT.get(segment, offset + TRANSPORT_OFFSET) + ", channelId="
                 + LONG.get(segment, offset + CHANNEL_ID_OFFSET) + "; its late commit answers ABANDONED"));
         } else {
             LONG.setVolatile(segment, slot, previous); // the producer committed (or aborted) it in time
         }
-    }
-
-    /** Hands one record to its transport; false when the transport is back-pressured (the record stays). */
-    private boolean dispatch(final int type, final long offset, final int recordLength, final long nowNs) {
-        final int transportIndex = (int)INT.get(segment, offset + TRANSPORT_OFFSET);
-        final long channelId = (long)LONG.get(segment, offset + CHANNEL_ID_OFFSET);
-        final Transport transport = transports[transportIndex];
-        long result = 0;
-        try {
-            if (type == TYPE_SEND) {
-                result = transport.send(channelId, segment, offset + RECORD_HEADER_LENGTH, recordLength - RECORD_HEADER_LENGTH);
-            } else if (type == TYPE_CLOSE) {
-                transport.close(channelId);
-            } else if (type == TYPE_ABORT) {
-                transport.abort(channelId);
-            } else {
-                result = Long.MIN_VALUE;
-            }
-        } catch (final RuntimeException ex) {
-            discard(transportIndex, channelId, Long.MIN_VALUE, ex, nowNs);
-            return true;
-        }
-        final long flagOffset = (long)FLAGS_OFFSET + 4L * transportIndex;
-        if (result == SendResult.BACK_PRESSURED) {
-            INT.setRelease(segment, flagOffset, 1); // pairs with tryClaim's acquire
-            return false;
-        }
-        if ((int)INT.get(segment, flagOffset) != 0) {
-            INT.setRelease(segment, flagOffset, 0);
-        }
-        if (result < 0) {
-            discard(transportIndex, channelId, result, null, nowNs);
-        } else {
-            LONG.setRelease(segment, (long)DELIVERED_OFFSET, (long)LONG.get(segment, (long)DELIVERED_OFFSET) + 1);
-        }
-        return true;
-    }
-
-    private void discard(final int transportIndex, final long channelId, final long result, final Throwable cause,
-                         final long nowNs) {
-        LONG.setRelease(segment, (long)DISCARDED_OFFSET, (long)LONG.get(segment, (long)DISCARDED_OFFSET) + 1);
-        unreportedDiscards++;
-        if (reportedOnce && nowNs - lastReportNs < REPORT_INTERVAL_NS) {
-            return;
-        }
-        reportedOnce = true;
-        lastReportNs = nowNs;
-        final String outcome = cause != null ? "the transport threw" : SendResult.describe(result);
-        errorHandler.onError(new IllegalStateException("command ring of reactor " + reactor.name() + ": discarded "
-            + unreportedDiscards + " committed command(s) since the last report; the last: transport=" + transportIndex
-            + ", channelId=" + channelId + ", result=" + outcome, cause));
-        unreportedDiscards = 0;
     }
 
     private void zero(final long from, final long to) {

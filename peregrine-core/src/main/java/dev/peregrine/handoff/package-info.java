@@ -24,6 +24,12 @@
  * package-private methods that are not API. On a machine without a core for the application thread, {@link dev.peregrine.handoff.SeparatedSleepIdleStrategy}
  * lets it sleep on a futex that the reactor wakes when it hands over an event, instead of yielding.
  *
+ * <p>Batches: either ring claims room for many messages of one length at once ({@code tryClaimBatch}); the producer
+ * writes them in place and commits ({@link dev.peregrine.handoff.ReactorCommandRing#commit}) or publishes
+ * ({@link dev.peregrine.handoff.WorkerRing#publish}) once. A command-ring batch is one record, one claim and one
+ * commit for the lot, where single claims pay two compare-and-sets per message; the reactor still hands its
+ * messages to the transport one by one.
+ *
  * <p>A worker answers through the command ring:
  * <pre>{@code
  * WorkerDemux demux = new WorkerDemux(reactor, 3, 1 << 16, KeyFunction.CHANNEL_ID, null);

@@ -18,8 +18,9 @@ import java.lang.foreign.ValueLayout;
 /**
  * Peregrine's {@link WorkerRing} ({@code peregrine-spsc}), the reactor-to-worker ring: the producer writes each
  * message with {@code tryWrite} (a copy from its own off-heap buffer, the ring's only write), the consumer reads with
- * {@code read(handler, limit)}. A producer's batch is appended record by record ({@code tryAppend}) and published
- * once ({@code publish}).
+ * {@code read(handler, limit)}. A producer's batch is claimed whole ({@code tryClaimBatch}: the records' headers
+ * written, their payloads written in place) and published once ({@code publish}), as a Disruptor batch is claimed
+ * with {@code tryNext(n)} and published once.
  */
 public final class PeregrineSpscHandoff implements HandoffImplementation {
     /** The name on the command line. */
@@ -37,7 +38,7 @@ public final class PeregrineSpscHandoff implements HandoffImplementation {
 
     @Override
     public String description() {
-        return "WorkerRing (off-heap), tryWrite per message, a batch appended then published once, read(limit)";
+        return "WorkerRing (off-heap), tryWrite per message, a batch by tryClaimBatch then published once, read(limit)";
     }
 
     @Override
@@ -91,13 +92,19 @@ public final class PeregrineSpscHandoff implements HandoffImplementation {
 
     private static final class Producer implements HandoffProducer {
         private final WorkerRing ring;
+        private final MemorySegment buffer;
         private final MemorySegment source;
         private final int size;
+        private final int stride;
+        private final int maxBatch;
 
         Producer(final WorkerRing ring, final MemorySegment source) {
             this.ring = ring;
+            this.buffer = ring.buffer();
             this.source = source;
             this.size = (int)source.byteSize();
+            this.stride = WorkerRingDescriptor.aligned(WorkerRingDescriptor.RECORD_HEADER_LENGTH + size);
+            this.maxBatch = ring.maxBatchCount(size);
         }
 
         @Override
@@ -108,18 +115,21 @@ public final class PeregrineSpscHandoff implements HandoffImplementation {
         }
 
         @Override
-        public int offerBatch(final long firstSequence, final int count) {
-            int taken = 0;
-            while (taken < count) {
-                source.set(ValueLayout.JAVA_LONG_UNALIGNED, HandoffMessage.SEQUENCE_OFFSET, firstSequence + taken);
-                source.set(ValueLayout.JAVA_LONG_UNALIGNED, HandoffMessage.TIMESTAMP_OFFSET, 0L);
-                if (!ring.tryAppend(WorkerRingDescriptor.TYPE_MESSAGE, 0, source, 0, size)) {
-                    break;
-                }
-                taken++;
+        public int offerBatch(final long firstSequence, final int wanted) {
+            final int count = Math.min(wanted, maxBatch);
+            final long first = ring.tryClaimBatch(WorkerRingDescriptor.TYPE_MESSAGE, 0, size, count);
+            if (first < 0) {
+                return 0; // no room for the whole batch now
+            }
+            for (int i = 0; i < count; i++) {
+                final long offset = first + (long)i * stride;
+                buffer.set(ValueLayout.JAVA_LONG_UNALIGNED, offset + HandoffMessage.SEQUENCE_OFFSET, firstSequence + i);
+                buffer.set(ValueLayout.JAVA_LONG_UNALIGNED, offset + HandoffMessage.TIMESTAMP_OFFSET, 0L);
+                MemorySegment.copy(source, HandoffMessage.MIN_SIZE, buffer, offset + HandoffMessage.MIN_SIZE,
+                    size - HandoffMessage.MIN_SIZE);
             }
             ring.publish(); // the batch shows at once, as a Disruptor batch does with one cursor update
-            return taken;
+            return count;
         }
     }
 }
