@@ -17,7 +17,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * Runs ping-pong measurements (one message in flight, or at a fixed rate with one or more clients): starts
  * the responders in a fresh folder on fresh ports, connects a client thread per responder, warms up,
  * measures, and collects the numbers into a {@link RunResult}. Failures become results with the error;
- * they never end the whole benchmark.
+ * they never end the whole benchmark. The responders' figures (messages, bytes allocated, JIT and GC counts) are
+ * read once every client has had its last measured echo and before any closes its connection: they cover the
+ * measured messages, not a responder's end-of-connection path.
  */
 public final class BenchRunner {
     /** A run answered every Nth message whose clients sustained less than this share of their rate did not keep up. */
@@ -175,11 +177,13 @@ public final class BenchRunner {
         final CountDownLatch go = new CountDownLatch(1);
         final int threads = shared ? 1 : spec.clients();
         final CountDownLatch warmedUp = new CountDownLatch(threads);
+        final CountDownLatch measured = new CountDownLatch(threads);
+        final CountDownLatch mayClose = new CountDownLatch(1);
         final ClientSideRun[] clients = new ClientSideRun[threads];
         for (int i = 0; i < threads; i++) {
-            clients[i] = shared ? new SharedClientsRun(spec, configs.get(0), progress, warmedUp, go)
+            clients[i] = shared ? new SharedClientsRun(spec, configs.get(0), progress, warmedUp, go, measured, mayClose)
                 : new ClientRun(spec, configs.get(i), i == 0 ? progress : null, threads == 1 ? spec.clientCpu() : -1,
-                    warmedUp, go);
+                    warmedUp, go, measured, mayClose);
         }
         live.set(clients);
         if (stopRequested) { // a stop asked before live was set found no clients to stop
@@ -202,17 +206,22 @@ public final class BenchRunner {
             // each thread's progress counts every client it drives
             progress.phase(spec.label(), "measuring", spec.messages() * (shared ? spec.clients() : 1));
             go.countDown();
+            // every client has had its last measured echo and none has closed yet: the responder's "after" figures
+            // cover the measured messages, not its end-of-connection path (EOF, close), which raced with this reading
+            measured.await();
+            final ResponderStats after = statsAfter(responders);
+            mayClose.countDown();
             for (final ClientSideRun client : clients) {
                 client.thread.join();
             }
             final RuntimeCounters clientRuntime = RuntimeCounters.now().since(runtimeBefore);
-            final ResponderStats after = statsAfter(responders);
             return collect(spec, clients, before, after, clientRuntime).withPeregrineCounters(peregrineCounters(spec, responders));
         } finally {
             live.set(null);
             for (final ClientSideRun client : clients) {
                 client.requestStop();
             }
+            mayClose.countDown();
             go.countDown(); // clients still waiting see the stop request at once
         }
     }

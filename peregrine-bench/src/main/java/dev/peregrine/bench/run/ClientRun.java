@@ -24,10 +24,13 @@ final class ClientRun extends ClientSideRun {
      * @param cpu the CPU to pin the thread to, or -1
      * @param warmedUp counted down once this client has warmed up
      * @param go awaited before measuring
+     * @param measured counted down once the measurement has ended
+     * @param mayClose awaited before closing
      */
     ClientRun(final RunSpec spec, final BenchConfig config, final Progress progress, final int cpu,
-              final CountDownLatch warmedUp, final CountDownLatch go) {
-        super(spec, config, "client", cpu, warmedUp, go);
+              final CountDownLatch warmedUp, final CountDownLatch go, final CountDownLatch measured,
+              final CountDownLatch mayClose) {
+        super(spec, config, "client", cpu, warmedUp, go, measured, mayClose);
         this.progress = progress;
     }
 

@@ -14,6 +14,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * what a warm-up and a measurement are, and how to close: {@link ClientRun} is one client on a thread of its own,
  * {@link SharedClientsRun} every client on one thread.
  *
+ * <p>A thread that has measured counts down {@code measured} and closes its connections only once the runner
+ * releases {@code mayClose}: the runner reads a responder's "after" figures in between, so that they cover the
+ * measured messages and not the responder's end-of-connection path (an EOF, a close), which would otherwise race
+ * with that reading.
+ *
  * <p>The fields are written by the client thread and read by the runner after {@link #thread} has ended (or, for
  * {@link #error}, while it waits for the warm-up); {@link #requestStop()} may be called from any thread.
  */
@@ -26,6 +31,8 @@ abstract class ClientSideRun implements Runnable {
     private final int cpu;
     private final CountDownLatch warmedUp;
     private final CountDownLatch go;
+    private final CountDownLatch measured;
+    private final CountDownLatch mayClose;
     private volatile boolean stopRequested;
     volatile long allocatedBefore = -1;
     volatile long allocatedAfter = -1;
@@ -41,15 +48,20 @@ abstract class ClientSideRun implements Runnable {
      * @param cpu the CPU to pin the thread to, or -1
      * @param warmedUp counted down once this thread has warmed up
      * @param go awaited before measuring
+     * @param measured counted down once this thread's measurement has ended, however it ended (or could not start)
+     * @param mayClose awaited, once measured, before closing
      */
     ClientSideRun(final RunSpec spec, final BenchConfig config, final String who, final int cpu,
-                  final CountDownLatch warmedUp, final CountDownLatch go) {
+                  final CountDownLatch warmedUp, final CountDownLatch go, final CountDownLatch measured,
+                  final CountDownLatch mayClose) {
         this.spec = spec;
         this.config = config;
         this.who = who;
         this.cpu = cpu;
         this.warmedUp = warmedUp;
         this.go = go;
+        this.measured = measured;
+        this.mayClose = mayClose;
         this.thread = new Thread(this, "bench-" + who + "-" + config.port());
         thread.setDaemon(true);
     }
@@ -133,6 +145,7 @@ abstract class ClientSideRun implements Runnable {
                 System.err.println("peregrine: " + who + " not pinned to cpu " + cpu + ": " + why);
             }
         }
+        boolean ended = false;
         try {
             connect();
             final long limitNs = (long)(spec.timeLimitSeconds() * 1e9);
@@ -149,10 +162,17 @@ abstract class ClientSideRun implements Runnable {
                 lostAfter = lost();
                 endNs = System.nanoTime();
                 measurementEnded();
+                measured.countDown();
+                ended = true;
             }
+            // the connections stay open until the runner has read the responder's "after" figures
+            mayClose.await();
         } catch (final Throwable ex) {
             error.compareAndSet(null, ex);
         } finally {
+            if (!ended) {
+                measured.countDown();
+            }
             try {
                 close();
             } catch (final RuntimeException ex) { // what was measured stands

@@ -28,10 +28,13 @@ final class SharedClientsRun extends ClientSideRun {
      * @param progress where the thread reports its progress
      * @param warmedUp counted down once every client has warmed up
      * @param go awaited before measuring
+     * @param measured counted down once the measurement has ended
+     * @param mayClose awaited before closing
      */
     SharedClientsRun(final RunSpec spec, final BenchConfig config, final Progress progress,
-                     final CountDownLatch warmedUp, final CountDownLatch go) {
-        super(spec, config, "clients", spec.clientCpu(), warmedUp, go);
+                     final CountDownLatch warmedUp, final CountDownLatch go, final CountDownLatch measured,
+                     final CountDownLatch mayClose) {
+        super(spec, config, "clients", spec.clientCpu(), warmedUp, go, measured, mayClose);
         this.progress = progress;
         this.histograms = new Histogram[spec.clients()];
         for (int k = 0; k < histograms.length; k++) {

@@ -264,15 +264,33 @@ class BenchRunnerTest {
     @Test
     @Tag("slow")
     void shouldRunTheResponderInASecondJvm() {
-        final RunResult result = new BenchRunner(progress).pingpong(spec("test-socket", 0, 1, false));
-
-        assertThat(result.status()).as(result.note()).isEqualTo(RunResult.Status.OK);
-        assertThat(result.rtt().getTotalCount()).isEqualTo(20_000);
-        // only a responder in its own JVM reports its own JIT and GC counters
-        assertThat(result.responderRuntime().known()).isTrue();
-        // a whole run in a second JVM, warm-up included: a JIT event there is a one-off (0.0592 B/msg once beside a busy
-        // build); an allocation per message would be 16 bytes or more
-        assertThat(result.responderAllocatedPerMessage()).as("responder bytes per echoed message").isLessThan(1.0);
+        // Peregrine's TCP responder in its own JVM. BenchRunner reads its "after" figures once every client has had
+        // its last measured echo and before any closes its connection, so the figure covers exactly the 20 000
+        // measured echoes, not the responder's end-of-connection path (about 120 KB on its thread). In a fresh JVM
+        // a JIT one-off may still fall in the window: HotSpot resolving a class's String literals before its C2
+        // compile (docs/proof-notes.md, proof7), once per JVM at about the same message count (1.1 to 2.8 KB in
+        // each of 11 runs after 5 000 warm-up echoes, 0 after 20 000 or more). So, in firstCleanSet's shape: whole
+        // runs, each a fresh JVM with four times the previous warm-up, until one is 0, at most RUNS, each printed.
+        final int runs = 4;
+        RunResult result = null;
+        for (int run = 1; run <= runs; run++) {
+            final int warmup = 5_000 << (2 * (run - 1));
+            result = new BenchRunner(progress).pingpong(new RunSpec("pingpong", Transports.byName("peregrine-tcp"), 64,
+                20_000, warmup, 0, 1, false, -1, -1, false, "127.0.0.1"));
+            assertThat(result.status()).as(result.note()).isEqualTo(RunResult.Status.OK);
+            assertThat(result.rtt().getTotalCount()).isEqualTo(20_000);
+            // only a responder in its own JVM reports its own JIT and GC counters
+            assertThat(result.responderRuntime().known()).isTrue();
+            System.out.println("BenchRunnerTest second-JVM responder, run " + run + " of at most " + runs + " (warm-up "
+                + warmup + "): " + result.responderAllocatedPerMessage() + " B per echoed message");
+            if (result.responderAllocatedPerMessage() == 0.0) {
+                break;
+            }
+        }
+        assertThat(result.responderAllocatedPerMessage())
+            .as("bytes per measured echo of peregrine-tcp's responder in a second JVM, read after the client's last"
+                + " measured echo and before it closes, in the last of at most " + runs + " runs")
+            .isEqualTo(0.0);
     }
 
     @Test

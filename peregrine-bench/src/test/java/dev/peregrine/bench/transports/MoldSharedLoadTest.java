@@ -14,6 +14,7 @@ import dev.peregrine.peers.RecoveringStreamTransport;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.peers.StreamLoss;
 import dev.peregrine.peers.support.FreePorts;
+import dev.peregrine.testkit.AllocationMeter;
 import dev.peregrine.testkit.FileDescriptors;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
@@ -36,6 +37,8 @@ class MoldSharedLoadTest {
     private static final int CLIENTS = 4;
     private static final long[] RATES = {300, 2000, 2000, 2000}; // the first far below the others
     private static final long[] COUNTS = {150, 1000, 1000, 1000};
+    /** Lossy runs measured at most until one allocates nothing on either thread. */
+    private static final int MAX_RUNS = 8;
 
     private static long total() {
         long total = 0;
@@ -107,8 +110,40 @@ class MoldSharedLoadTest {
         assertThat(transport.dropped()).as("packets the clients dropped, recovered by the responder").isPositive();
     }
 
+    /**
+     * Zero garbage under loss, recovery included, on the clients' thread and the responder's: whole lossy load runs
+     * in the form of {@link AllocationMeter#firstCleanSet}, each run a set, until one allocates nothing on either
+     * thread, at most {@value #MAX_RUNS} runs. What the first runs allocate in their measured window (traced with JFR,
+     * docs/proof-notes.md, proof7) is HotSpot's, not ours, and not per drop: bursts of {@code String} +
+     * {@code byte[]} pairs at the entry (bci -1) of a tier-3 compiled method, on the thread whose invocation counter
+     * asks for its C2 compile, just before that compile starts. {@code CompileBroker::compile_method} resolves every
+     * String literal of the method's class not yet resolved before a C2 compile ("to prevent allocation during
+     * compilation"): {@code Reactor} 16, {@code UdpEndpoint} 17, {@code MoldUDP64Subscriber} 9,
+     * {@code MoldUDP64Publisher} and {@code MoldUDP64RequestServer} 4 each, the same sizes in every JVM. Their count
+     * is that of the literals, each once per JVM, so a later run is clean. The path of a drop (gap detected, request,
+     * the client's request server answering, the reorder buffer drained) allocates nothing of its own: every run
+     * drops tens to hundreds of packets, so one object per drop shows in every run and fails.
+     */
     @Test
     void shouldCompleteASharedTopologyLoadRunWithEveryMessageOnceUnderLoss() {
+        final AllocationMeter.CleanSets runs = new AllocationMeter.CleanSets(1, MAX_RUNS);
+        LossyRun run;
+        do {
+            run = lossyRun(runs.sets());
+        } while (runs.another(run.clientBytes() + run.responderBytes()));
+
+        assertThat(new long[] {run.clientBytes(), run.responderBytes()})
+            .as("bytes the clients' thread and the responder allocated in run %d of at most %d, %d packets dropped",
+                runs.sets(), MAX_RUNS, run.dropped())
+            .containsExactly(0L, 0L);
+    }
+
+    /** What one lossy run dropped and what each side allocated in its measured window. */
+    private record LossyRun(long dropped, long clientBytes, long responderBytes) {
+    }
+
+    /** One shared-topology load run at 5 % loss with its sockets above descriptor 256, its counts checked. */
+    private static LossyRun lossyRun(final int number) {
         final LossyLoadTransport transport = new LossyLoadTransport(
             (RecoveringStreamTransport)Transports.byName("peregrine-mold"), new StreamLoss(0.05, 7));
         final RunSpec spec = new RunSpec("load", transport, 64, 1_000, 200, 2_000, CLIENTS, true, -1, -1, false,
@@ -126,16 +161,11 @@ class MoldSharedLoadTest {
         assertThat(result.messages()).isEqualTo(CLIENTS * 1_000L);
         assertThat(result.rtt().getTotalCount()).isEqualTo(CLIENTS * 1_000L);
         assertThat(transport.dropped()).isPositive();
-        // Recovery included. The traced cause of what this run allocated: the JDK's selector boxing each ready
-        // descriptor above the Integer cache (SelectorBoxing). With the sockets held above 256 and without the
-        // launcher's -XX:AutoBoxCacheMax: 15 584 bytes on the client and 11 112 on the responder (68 drops), 43 688
-        // and 39 912 (170 drops). With it: 168 to 2 896 and 256 to 3 608 (58 to 231 drops); the rest is untraced, at
-        // most about 16 bytes a drop, not per message. Not the sender-address decodes: each socket here hears one
-        // peer (the subscriber asks and is answered on a socket of its own), so it decodes once however many packets
-        // were dropped (UdpEndpoint.senderAddressChanges over the whole run). Asserted: no decode per gap, at most
-        // one per socket that can hear a peer (per client, its feed, request and request-server sockets on either
-        // side, and the responder's rendezvous), and at most 4 KiB + 32 bytes a drop on each thread, which the
-        // boxing alone passes.
+        // The JDK's DatagramChannel.receive decodes a sender's address anew when it differs from the last one on that
+        // socket; each socket here hears one peer (the subscriber asks and is answered on a socket of its own), so
+        // it decodes once however many packets were dropped, in the warm-up: at most one per socket that can hear a
+        // peer (per client, its feed, request and request-server sockets on either side, and the responder's
+        // rendezvous).
         assertThat(transport.responders()).hasSize(1);
         final long responderChanges = ((PeregrineMoldSharedResponder)transport.responders().get(0)).senderAddressChanges();
         final long clientChanges = transport.clients().stream()
@@ -144,17 +174,14 @@ class MoldSharedLoadTest {
         final long measured = result.messages();
         final long clientBytes = Math.round(result.clientAllocatedPerMessage() * measured);
         final long responderBytes = Math.round(result.responderAllocatedPerMessage() * measured);
-        System.out.println("MoldSharedLoadTest: " + transport.dropped() + " packets dropped; client " + clientBytes
-            + " bytes, " + clientChanges + " sender changes; responder " + responderBytes + " bytes, " + responderChanges
-            + " sender changes");
+        System.out.println("MoldSharedLoadTest run " + number + ": " + transport.dropped() + " packets dropped; client "
+            + clientBytes + " bytes, " + clientChanges + " sender changes; responder " + responderBytes + " bytes, "
+            + responderChanges + " sender changes");
         assertThat(clientChanges).as("sender-address decodes on the client thread, %d packets dropped",
             transport.dropped()).isBetween(1L, 3L * CLIENTS);
         assertThat(responderChanges).as("sender-address decodes on the responder thread, %d packets dropped",
             transport.dropped()).isBetween(1L, 1 + 3L * CLIENTS);
-        assertThat(clientBytes).as("bytes the client thread allocated, %d packets dropped", transport.dropped())
-            .isBetween(0L, 4_096L + 32L * transport.dropped());
-        assertThat(responderBytes).as("bytes the responder allocated, %d packets dropped", transport.dropped())
-            .isBetween(0L, 4_096L + 32L * transport.dropped());
+        return new LossyRun(transport.dropped(), clientBytes, responderBytes);
     }
 
     @Test
