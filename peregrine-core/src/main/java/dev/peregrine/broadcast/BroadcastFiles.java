@@ -15,6 +15,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 
 /**
@@ -113,8 +114,17 @@ final class BroadcastFiles {
         }
     }
 
+    /** Attempts at an exclusive lock that only probes' shared locks refuse. */
+    static final int LOCK_ATTEMPTS = 100_000;
+    /** Exclusive locks refused by a probe's shared lock and tried again, all logs of this process; for tests. */
+    static final AtomicLong PROBES_WAITED_OUT = new AtomicLong();
+
     /**
-     * Takes the exclusive lock on a lock file, making it (0600) if missing.
+     * Takes the exclusive lock on a lock file, making it (0600) if missing. Holders lock exclusively; a liveness probe
+     * ({@link dev.peregrine.internal.KeptFile#lockState}) holds a shared lock for the length of two system calls. An
+     * exclusive lock refused while a shared one is still to be had is such a probe, not a holder: taken again, up to
+     * {@value #LOCK_ATTEMPTS} times, so a reader's or writer's probe never makes a new writer or reader take a free
+     * lock for a held one.
      *
      * @return the descriptor holding the lock, -1 if another process holds it
      */
@@ -133,11 +143,18 @@ final class BroadcastFiles {
             if (fd < 0) {
                 throw new IOException("cannot open it (a link, or not this user's)");
             }
-            if (FileLocks.tryLock(fd, true)) {
-                return fd;
+            for (int attempt = 1; ; attempt++) {
+                if (FileLocks.tryLock(fd, true)) {
+                    return fd;
+                }
+                // refused: a holder (its exclusive lock refuses a shared one too), or a probe's brief shared lock
+                if (attempt == LOCK_ATTEMPTS || !FileLocks.trySharedAndRelease(fd)) {
+                    FileLocks.close(fd);
+                    return -1;
+                }
+                PROBES_WAITED_OUT.incrementAndGet();
+                Thread.yield(); // a probe holds it for two system calls: let its thread finish them
             }
-            FileLocks.close(fd);
-            return -1;
         } catch (final IOException ex) {
             throw new UncheckedIOException("cannot lock " + lockFile + ": " + ex.getMessage(), ex);
         }
