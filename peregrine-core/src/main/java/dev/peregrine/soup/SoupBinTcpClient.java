@@ -57,6 +57,8 @@ public final class SoupBinTcpClient implements AutoCloseable {
     /** Consecutive Login Rejected 'S' since the last Login Accepted. */
     private int sessionRejections;
     private long reconnectAtNs;
+    /** When the current connection attempt began: it keeps the reactor awake for a while (pendingSpin). */
+    private long attemptNs;
     private String acceptedSession;
     /** The next sequence number not yet delivered; 0 until the first Login Accepted when starting live. */
     private long nextToDeliver;
@@ -230,6 +232,9 @@ public final class SoupBinTcpClient implements AutoCloseable {
                     return 1;
                 }
             }
+            case CONNECTING -> {
+                return young(nowNs);
+            }
             case LOGGING_IN, LOGGED_IN -> {
                 if (nowNs - lastReceivedNs >= options.receiveTimeoutNs()) {
                     closeDetail = "nothing received for " + options.receiveTimeoutNs() / 1_000_000 + " ms (receive timeout)";
@@ -240,6 +245,9 @@ public final class SoupBinTcpClient implements AutoCloseable {
                     sendEmpty(SoupBinTcpLayout.CLIENT_HEARTBEAT);
                     return 1;
                 }
+                if (state == LOGGING_IN) {
+                    return young(nowNs);
+                }
             }
             default -> {
             }
@@ -247,10 +255,19 @@ public final class SoupBinTcpClient implements AutoCloseable {
         return 0;
     }
 
+    /**
+     * 1 while the current attempt is younger than {@link SoupBinTcpClientOptions#pendingSpin}: counted as work, it
+     * keeps a backing-off idle strategy from parking while the connect or the Login Accepted is on its way.
+     */
+    private int young(final long nowNs) {
+        return nowNs - attemptNs < options.pendingSpinNs() ? 1 : 0;
+    }
+
     private void connect() {
         state = CONNECTING;
         connects++;
         closeDetail = null;
+        attemptNs = reactor.nowNs();
         channelId = transport.connect(addresses.get(addressIndex));
     }
 

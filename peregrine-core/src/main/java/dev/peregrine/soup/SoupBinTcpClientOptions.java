@@ -26,6 +26,7 @@ public final class SoupBinTcpClientOptions {
     private long receiveTimeoutNs = TimeUnit.SECONDS.toNanos(15);
     private long backoffInitialNs = TimeUnit.MILLISECONDS.toNanos(10);
     private long backoffMaxNs = TimeUnit.SECONDS.toNanos(1);
+    private long pendingSpinNs = TimeUnit.MILLISECONDS.toNanos(1);
     private int maxSessionRejections = 3;
     private RandomGenerator random = new SplittableRandom();
 
@@ -162,6 +163,26 @@ public final class SoupBinTcpClientOptions {
     }
 
     /**
+     * How long a connection attempt keeps its reactor awake: from the connect, for this long, while the connect is
+     * pending or the Login Accepted awaited, the client counts as work on every duty cycle, so that an idle strategy
+     * that backs off (a {@link dev.peregrine.reactor.BackoffIdleStrategy} parks up to its maximum, and a park on
+     * Linux lasts at least the thread's timer slack, some 50 us) does not sleep through the completion of a connect
+     * or the Login Accepted that a server on loopback or a LAN sends within tens of microseconds. An attempt that
+     * takes longer (a distant or dead server) lets the reactor back off again. Default 1 ms; 0 never keeps it awake.
+     *
+     * @param spin at least 0
+     * @param unit its unit
+     * @return this
+     */
+    public SoupBinTcpClientOptions pendingSpin(final long spin, final TimeUnit unit) {
+        if (spin < 0 || unit == null) {
+            throw new IllegalArgumentException("pendingSpin=" + spin + " unit=" + unit + ": give 0 or more");
+        }
+        this.pendingSpinNs = unit.toNanos(spin);
+        return this;
+    }
+
+    /**
      * How many Login Rejected {@code S} (session not available) in a row, from any of the addresses, the client takes
      * before it stops; default 3. Each one is retried like a lost connection: the next address, after the back-off.
      * A Login Accepted starts the count again. A server that keeps answering {@code S} (it lacks the session, or the
@@ -230,6 +251,10 @@ public final class SoupBinTcpClientOptions {
 
     long backoffMaxNs() {
         return backoffMaxNs;
+    }
+
+    long pendingSpinNs() {
+        return pendingSpinNs;
     }
 
     int maxSessionRejections() {

@@ -210,6 +210,46 @@ class SoupBinTcpClientTest {
     }
 
     @Test
+    void shouldKeepTheReactorAwakeWhileAYoungConnectOrLoginIsPendingAndLetItBackOffAfterPendingSpin() throws Exception {
+        try (ServerSocketChannel silent = ServerSocketChannel.open()) {
+            silent.bind(new InetSocketAddress("127.0.0.1", 0)); // the kernel completes the connect; no one answers
+            final SoupBinTcpClient client = client(new SoupBinTcpClientOptions().addresses(silent.getLocalAddress())
+                .pendingSpin(2, TimeUnit.MILLISECONDS));
+            client.start();
+            for (int i = 0; i < 100; i++) { // connect (done at once on loopback), login
+                assertThat(reactor.doWork()).as("cycle %d after the connect", i).isPositive();
+            }
+            try (SocketChannel accepted = silent.accept()) { // blocking: the client's connect is in the backlog
+                final ByteBuffer request = ByteBuffer.allocate(3 + SoupBinTcpLayout.LOGIN_REQUEST_LENGTH);
+                while (request.hasRemaining()) {
+                    reactor.doWork(); // the Login Request is written at the end of a cycle
+                    accepted.configureBlocking(false);
+                    if (accepted.read(request) < 0) {
+                        break;
+                    }
+                }
+                assertThat(request.get(2)).as("the Login Request arrived").isEqualTo(SoupBinTcpLayout.LOGIN_REQUEST);
+                clock.advanceMillis(1); // still younger than pendingSpin: awaiting Login Accepted counts as work
+                for (int i = 0; i < 100; i++) {
+                    assertThat(reactor.doWork()).as("cycle %d awaiting Login Accepted", i).isPositive();
+                }
+                clock.advanceMillis(1); // as old as pendingSpin: the reactor may back off
+                for (int i = 0; i < 10; i++) {
+                    reactor.doWork();
+                }
+                assertThat(reactor.doWork()).as("a cycle once the attempt is pendingSpin old").isZero();
+                assertThat(events).isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void shouldRefuseANegativePendingSpin() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new SoupBinTcpClientOptions().pendingSpin(-1,
+            TimeUnit.MILLISECONDS)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("pendingSpin=-1");
+    }
+
+    @Test
     void shouldSendHeartbeatsSoTheServerKeepsItAndTimeOutASilentServer() {
         final SoupBinTcpServer server = server(store(), new SoupBinTcpServerOptions()
             .heartbeatInterval(1, TimeUnit.HOURS).receiveTimeout(3, TimeUnit.SECONDS), 0);
