@@ -434,7 +434,8 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
      * the ring ({@link #ring()}): bytes a SoupBinTCP server sends as they are, {@link #runBytes()} of them from
      * {@link #runOffset()}. The run ends before {@code maxCount} messages, before a message that would take it past
      * {@code maxBytes} (the first one is taken whatever its length), at the ring's end, and before a message longer
-     * than {@link #MAX_PACKET_MESSAGE_LENGTH}. Every length is checked against the ring before it is counted.
+     * than {@link #MAX_PACKET_MESSAGE_LENGTH}. Every length is checked against the ring before it is counted, but
+     * those of packets appended by this store, which it checked then: whole blocks of them are skipped by the index.
      * Allocates nothing.
      *
      * @param sequence the first message wanted
@@ -452,16 +453,11 @@ public final class MoldUDP64MessageStore implements AutoCloseable {
         final long startOffset = seekOffset;
         final long last = sequence + Math.min(nextSequence - sequence, maxCount);
         final long byteLimit = Math.min(maxBytes, Integer.MAX_VALUE); // runBytes() is an int
-        long offset = startOffset;
-        long next = sequence;
-        final long rest = writePosition - start;
-        if (last == nextSequence && rest <= byteLimit && startOffset + rest <= dataCapacity
-            && sequence > lastUnsendable) {
-            // the whole rest, one range of the ring (no wrap in it), every packet of it appended here from checked
-            // lengths, none too long for SoupBinTCP: no length needs reading again
-            offset = startOffset + rest;
-            next = last;
-        }
+        // every packet from sequence on appended here from checked lengths, none too long for SoupBinTCP: the whole
+        // rest, or whole blocks of it, are taken from the header or the index without reading a length again
+        long next = sequence > lastUnsendable
+            ? MoldUDP64RunIndex.end(this, sequence, start, startOffset, last, byteLimit) : sequence;
+        long offset = startOffset + MoldUDP64RunIndex.position(this, next, sequence, start) - start;
         while (next < last) {
             if (skipsToStart(offset)) {
                 break; // the ring's end: the rest of the run starts at the ring's start

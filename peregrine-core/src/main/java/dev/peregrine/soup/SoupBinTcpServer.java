@@ -33,7 +33,9 @@ import static dev.peregrine.soup.SoupBinTcpServerCounters.CLOSED_TIMEOUT;
  *       the next message published.</li>
  *   <li>Serving: the replay comes from the store as fast as the client's socket takes it (at most
  *       {@link SoupBinTcpServerOptions#replayBurst} messages a duty cycle, paused while the connection's outbound
- *       buffer is full), then the live stream; a client that is caught up gets each message inside
+ *       buffer is full), then the live stream. In a duty cycle the caught-up clients are served first, then the
+ *       replaying ones in turn until the cycle's {@link SoupBinTcpServerOptions#replayCycleBytes} are spent, so a
+ *       cycle's replay work is bounded however many clients replay; a client that is caught up gets each message inside
  *       {@link SoupBinTcpSession#publish}. Messages go out in runs, one claim of the outbound buffer for
  *       many packets. A client so slow that the store forgets what it still needs is closed with the reason.</li>
  *   <li>Faults: a second login, data before login, an unknown type, a packet of length 0 or longer than
@@ -69,6 +71,10 @@ public final class SoupBinTcpServer implements AutoCloseable {
      * for room while the half-full buffer is being written.
      */
     private final int maxRunBytes;
+    /** What the replay pass of this duty cycle may still send; unbounded outside it (live sends, logins). */
+    private long replayBytesLeft = Long.MAX_VALUE;
+    /** Where the next replay pass starts in {@link #active}: after the last client the previous one served. */
+    private int replayCursor;
     private long nextTimerScanNs;
     private long serverId;
     private String listenFailure;
@@ -274,16 +280,50 @@ public final class SoupBinTcpServer implements AutoCloseable {
     private int doWork(final long nowNs) {
         int work = 0;
         final int burst = options.replayBurst();
+        // caught-up clients first: their runs are claimed, so written by the end-of-cycle flush, before any replay's
         for (int i = 0; i < activeCount; i++) {
             final SoupServerConnection client = active[i];
-            if (client.state == SoupServerConnection.LOGGED_IN && !client.backPressured && behind(client)) {
+            if (!client.replaying && client.state == SoupServerConnection.LOGGED_IN && !client.backPressured
+                && behind(client)) {
                 work += serve(client, burst, false);
+                client.replaying = client.state == SoupServerConnection.LOGGED_IN && behind(client);
             }
         }
+        work += replayPass(burst);
         if (nowNs - nextTimerScanNs >= 0) {
             nextTimerScanNs = nowNs + timerScanIntervalNs;
             work += scanTimers(nowNs);
         }
+        return work;
+    }
+
+    /**
+     * Serves the replaying clients, in turn from where the last cycle's pass stopped, until the cycle's
+     * {@link SoupBinTcpServerOptions#replayCycleBytes} are spent: a cycle's replay work is bounded, and shared.
+     */
+    private int replayPass(final int burst) {
+        final int count = activeCount;
+        int work = 0;
+        int next = replayCursor < count ? replayCursor : 0;
+        replayBytesLeft = options.replayCycleBytes();
+        try {
+            for (int k = 0, i = next; k < count && replayBytesLeft > 0; k++, i = i + 1 == count ? 0 : i + 1) {
+                final SoupServerConnection client = i < activeCount ? active[i] : null; // a close shrinks the list
+                if (client == null || !client.replaying || client.state != SoupServerConnection.LOGGED_IN) {
+                    continue;
+                }
+                if (!behind(client)) {
+                    client.replaying = false; // caught up (by a flush of the live stream, say)
+                } else if (!client.backPressured) {
+                    work += serve(client, burst, false);
+                    client.replaying = client.state == SoupServerConnection.LOGGED_IN && behind(client);
+                    next = i + 1;
+                }
+            }
+        } finally {
+            replayBytesLeft = Long.MAX_VALUE;
+        }
+        replayCursor = next;
         return work;
     }
 
@@ -303,7 +343,7 @@ public final class SoupBinTcpServer implements AutoCloseable {
         final MoldUDP64MessageStore store = client.session.store();
         int sent = 0;
         boolean stopped = false;
-        while (sent < limit && client.nextSequence < store.nextSequence()) {
+        while (sent < limit && client.nextSequence < store.nextSequence() && replayBytesLeft > 0) {
             final int run = serveRun(client, store, limit - sent);
             if (run == 0) {
                 stopped = true;
@@ -337,7 +377,7 @@ public final class SoupBinTcpServer implements AutoCloseable {
      */
     private int serveRun(final SoupServerConnection client, final MoldUDP64MessageStore store, final int limit) {
         final long first = client.nextSequence;
-        final int count = store.packetRun(first, limit, maxRunBytes);
+        final int count = store.packetRun(first, limit, Math.min(maxRunBytes, replayBytesLeft));
         if (count <= 0) {
             refuse(client, store, first, store.messageLength(first));
             return 0;
@@ -350,6 +390,7 @@ public final class SoupBinTcpServer implements AutoCloseable {
         }
         MemorySegment.copy(store.ring(), store.runOffset(), transport.claimBuffer(), claim, bytes);
         client.nextSequence = first + count;
+        replayBytesLeft -= bytes;
         if (transport.commit() < 0) {
             return 0; // closed under the write: onClosed has been or will be delivered
         }
@@ -525,6 +566,7 @@ public final class SoupBinTcpServer implements AutoCloseable {
             return;
         }
         serve(client, options.replayBurst(), false);
+        client.replaying = client.state == SoupServerConnection.LOGGED_IN && behind(client);
     }
 
     private void reject(final SoupServerConnection client, final byte code, final String detail) {
@@ -609,8 +651,8 @@ public final class SoupBinTcpServer implements AutoCloseable {
             final SoupServerConnection client = find(channelId);
             if (client != null && client.backPressured) {
                 client.backPressured = false;
-                if (client.state == SoupServerConnection.LOGGED_IN) {
-                    serve(client, options.replayBurst(), false);
+                if (client.state == SoupServerConnection.LOGGED_IN && !client.replaying) {
+                    serve(client, options.replayBurst(), false); // a replaying one waits for the budgeted pass
                 }
             }
         }

@@ -17,6 +17,7 @@ public final class SoupBinTcpServerOptions {
     private long heartbeatIntervalNs = TimeUnit.SECONDS.toNanos(1);
     private long receiveTimeoutNs = TimeUnit.SECONDS.toNanos(15);
     private int replayBurst = 256;
+    private int replayCycleBytes = 64 * 1024;
 
     /** Creates options with the defaults. */
     public SoupBinTcpServerOptions() {
@@ -104,6 +105,24 @@ public final class SoupBinTcpServerOptions {
     }
 
     /**
+     * Most bytes replayed per duty cycle, all replaying connections together, so that a cycle's replay work (copies
+     * and socket writes) is bounded whatever the number of clients replaying, and a caught-up client's messages do
+     * not wait behind it; the replaying clients share it in turn (the next cycle goes on after the last one served).
+     * A run's first message is sent whatever its length. Clients that are caught up are served first and are not
+     * counted against it. Default 64 KiB.
+     *
+     * @param bytes at least 1
+     * @return this
+     */
+    public SoupBinTcpServerOptions replayCycleBytes(final int bytes) {
+        if (bytes < 1) {
+            throw new IllegalArgumentException("replayCycleBytes=" + bytes + " must be at least 1");
+        }
+        this.replayCycleBytes = bytes;
+        return this;
+    }
+
+    /**
      * The TCP settings, with the SoupBinTCP framing and this maximum applied.
      *
      * @return the settings the server's transport uses
@@ -155,6 +174,15 @@ public final class SoupBinTcpServerOptions {
      */
     public int replayBurst() {
         return replayBurst;
+    }
+
+    /**
+     * Most bytes replayed per duty cycle, all replaying connections together.
+     *
+     * @return bytes
+     */
+    public int replayCycleBytes() {
+        return replayCycleBytes;
     }
 
     static long positive(final String name, final long value, final TimeUnit unit) {

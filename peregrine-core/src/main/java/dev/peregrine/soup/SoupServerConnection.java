@@ -16,6 +16,11 @@ final class SoupServerConnection {
     /** Whether the outbound buffer refused a packet; cleared when the transport reports progress. */
     boolean backPressured;
     boolean endOfSessionSent;
+    /**
+     * Whether it is replaying (behind the store after its last serve): served after the caught-up clients in a duty
+     * cycle, from the cycle's replay budget; cleared once it has caught up.
+     */
+    boolean replaying;
     final long connectedNs;
     long lastReceivedNs;
     long lastSentNs;
