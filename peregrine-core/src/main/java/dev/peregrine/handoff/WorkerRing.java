@@ -145,27 +145,16 @@ public final class WorkerRing extends WorkerRingPad2 implements AutoCloseable {
             throw new IllegalArgumentException("length=" + length + " is not in [0, " + maxMessageLength + "]");
         }
         final int recordLength = RECORD_HEADER_LENGTH + length;
-        final int alignedLength = aligned(recordLength);
-        final int toEnd = capacity - (int)(tail & mask);
-        final int padding = alignedLength > toEnd ? toEnd : 0;
-        if (!hasRoom(padding + alignedLength)) {
-            LONG.setRelease(segment, (long)REFUSED_OFFSET, ++refusedCount);
+        final long offset = reserve(aligned(recordLength));
+        if (offset < 0) {
             return false;
         }
-        if (padding > 0) {
-            final long paddingOffset = HEADER_LENGTH + (tail & mask);
-            INT.set(segment, paddingOffset + TYPE_OFFSET, TYPE_PADDING);
-            INT.set(segment, paddingOffset, padding);
-            tail += padding;
-        }
-        final long offset = HEADER_LENGTH + (tail & mask);
         INT.set(segment, offset + TYPE_OFFSET, type);
         LONG.set(segment, offset + CHANNEL_ID_OFFSET, channelId);
         if (length > 0) {
             MemorySegment.copy(source, sourceOffset, segment, offset + RECORD_HEADER_LENGTH, length);
         }
         INT.set(segment, offset, recordLength);
-        tail += alignedLength;
         unpublished++;
         return true;
     }
@@ -193,9 +182,33 @@ public final class WorkerRing extends WorkerRingPad2 implements AutoCloseable {
                 + " from 0, a count from 1 and at most " + capacity / 2 + " bytes of records");
         }
         final int batchLength = count * stride;
+        final long first = reserve(batchLength);
+        if (first < 0) {
+            return -1;
+        }
+        final int recordLength = RECORD_HEADER_LENGTH + length;
+        for (long offset = first, end = first + batchLength; offset < end; offset += stride) {
+            INT.set(segment, offset, recordLength);
+            INT.set(segment, offset + TYPE_OFFSET, type);
+            LONG.set(segment, offset + CHANNEL_ID_OFFSET, channelId);
+        }
+        unpublished += count;
+        return first + RECORD_HEADER_LENGTH;
+    }
+
+    /**
+     * Takes {@code bytes} of contiguous records at the tail, after a padding record at the wrap when they do not fit
+     * before the end of the data area, and moves the tail past them; producer thread. Nothing is shown to the
+     * consumer before {@link #publish()}.
+     *
+     * @param bytes the records' aligned lengths together
+     * @return the offset of the first record in the segment, or -1 if the ring has no room now (counted as refused;
+     *     nothing is written)
+     */
+    private long reserve(final int bytes) {
         final int toEnd = capacity - (int)(tail & mask);
-        final int padding = batchLength > toEnd ? toEnd : 0;
-        if (!hasRoom(padding + batchLength)) {
+        final int padding = bytes > toEnd ? toEnd : 0;
+        if (!hasRoom(padding + bytes)) {
             LONG.setRelease(segment, (long)REFUSED_OFFSET, ++refusedCount);
             return -1;
         }
@@ -205,16 +218,9 @@ public final class WorkerRing extends WorkerRingPad2 implements AutoCloseable {
             INT.set(segment, paddingOffset, padding);
             tail += padding;
         }
-        final long first = HEADER_LENGTH + (tail & mask);
-        final int recordLength = RECORD_HEADER_LENGTH + length;
-        for (long offset = first, end = first + batchLength; offset < end; offset += stride) {
-            INT.set(segment, offset, recordLength);
-            INT.set(segment, offset + TYPE_OFFSET, type);
-            LONG.set(segment, offset + CHANNEL_ID_OFFSET, channelId);
-        }
-        tail += batchLength;
-        unpublished += count;
-        return first + RECORD_HEADER_LENGTH;
+        final long offset = HEADER_LENGTH + (tail & mask);
+        tail += bytes;
+        return offset;
     }
 
     /**
