@@ -35,6 +35,8 @@ final class TcpFrameSender {
     private boolean writePending;
     private boolean flushAfterDispatch;
     private boolean dirty; // listed by the transport's TcpWriteFlusher for a write at the end of the cycle
+    private int listedAt; // while dirty: its index in the flusher's list, for TcpTransport.writeFirst
+    private final TcpWriteListener writeListener; // null when none: one null check per write
     private long socketWrites;
     private BackPressureEvent backPressure; // a JFR recording's open back-pressured period, else null
     // a send or claim was refused since the outbound buffer last emptied: its emptying owes the handler an onSent
@@ -53,6 +55,7 @@ final class TcpFrameSender {
         this.connection = connection;
         this.transport = transport;
         this.handler = transport.handler();
+        this.writeListener = transport.options().writeListener();
         this.codec = codec;
         this.headerLength = codec.headerLength();
         this.trailerLength = codec.trailerLength();
@@ -143,6 +146,9 @@ final class TcpFrameSender {
             return 0;
         }
         countWritten(written);
+        if (!tellWritten(written)) {
+            return 0;
+        }
         final int pending = outbound.pending();
         if (pending == 0) {
             refusedSinceDrained = false; // the onSent below says so
@@ -292,6 +298,20 @@ final class TcpFrameSender {
         return pending;
     }
 
+    /** Where the flusher listed it while dirty; meaningless otherwise. */
+    int listedAt() {
+        return listedAt;
+    }
+
+    void listedAt(final int index) {
+        listedAt = index;
+    }
+
+    /** Whether it is listed by the flusher for the end-of-cycle write. */
+    boolean dirty() {
+        return dirty;
+    }
+
     /**
      * The end-of-cycle write of a dirty connection ({@link TcpWriteFlusher}), and the {@code onSent} owed when a
      * write outside OP_WRITE (this one, a flush after a read's frames, or the application's
@@ -341,6 +361,9 @@ final class TcpFrameSender {
             return false;
         }
         countWritten(written);
+        if (!tellWritten(written)) {
+            return false;
+        }
         if (outbound.pending() > 0) {
             writePending(true);
             return true;
@@ -368,6 +391,26 @@ final class TcpFrameSender {
     /** The interest bits of the write side: OP_WRITE while bytes wait for the socket. */
     int writeInterest() {
         return writePending ? SelectionKey.OP_WRITE : 0;
+    }
+
+    /**
+     * Tells the options' {@link TcpWriteListener} of a write that took bytes. A listener that throws closes the
+     * channel as a failed handler does, with nothing more written.
+     *
+     * @return false if the listener threw and the channel is closed
+     */
+    private boolean tellWritten(final int written) {
+        if (writeListener == null || written <= 0) {
+            return true;
+        }
+        try {
+            writeListener.onWritten(connection.id(), bytesWritten, outbound.pending());
+            return true;
+        } catch (final Throwable ex) {
+            stopWriting(); // the close below must not write again, and call the listener again, from inside a write
+            transport.handlerFailed(connection, ex);
+            return false;
+        }
     }
 
     /** Publishes the bytes of a write and the frames queued since the last one. */

@@ -23,6 +23,7 @@ public final class TcpOptions {
     private int acceptBacklog = 1024;
     private int maxConnections = 16 * 1024;
     private boolean readPolling;
+    private TcpWriteListener writeListener;
 
     /** Creates options with the defaults: {@code length:4be} framing, 64 KiB frames, TCP_NODELAY on. */
     public TcpOptions() {
@@ -212,6 +213,27 @@ public final class TcpOptions {
      */
     public boolean readPolling() {
         return readPolling;
+    }
+
+    /**
+     * Sets what is told of every write to a connection's socket, as it happens ({@link TcpWriteListener}). Default
+     * none: the write path then pays one null check per write.
+     *
+     * @param listener the listener, or null for none
+     * @return this
+     */
+    public TcpOptions writeListener(final TcpWriteListener listener) {
+        this.writeListener = listener;
+        return this;
+    }
+
+    /**
+     * What is told of every write to a connection's socket.
+     *
+     * @return the listener, or null
+     */
+    public TcpWriteListener writeListener() {
+        return writeListener;
     }
 
     /**

@@ -379,6 +379,28 @@ public final class TcpTransport implements Transport, ReadPausable {
     }
 
     /**
+     * Writes a channel before the others in this duty cycle's end-of-cycle write, without writing it now: for a
+     * channel whose latency matters more than the others' (a caught-up subscriber among replaying ones), with
+     * sends still batched into one write per cycle. Channels moved so keep the order they were moved in, ahead of
+     * every channel that was not. Does nothing when the channel has nothing waiting for that write (nothing sent
+     * since its last write, bytes already waiting for the socket to become writable, or written at once).
+     * Allocates nothing, and searches nothing.
+     *
+     * @param channelId the channel
+     * @return 0, or a negative {@link SendResult} code ({@link SendResult#NOT_CONNECTED}) for an unknown id
+     */
+    public long writeFirst(final long channelId) {
+        final TcpConnection connection = connections.connected(channelId);
+        if (connection == null) {
+            return connections.notConnected(channelId);
+        }
+        if (connection.sender().dirty()) {
+            flusher.writeFirst(connection);
+        }
+        return 0;
+    }
+
+    /**
      * Whether a channel is connected and can send.
      *
      * @param channelId the channel

@@ -10,13 +10,15 @@ import java.util.Arrays;
  * application's own code between cycles sent on a channel leaves in one write, not one per message. A
  * connection is listed once however many sends it took (its own flag says whether it is listed); the list
  * holds slot indexes and grows only when a new high of dirty connections is reached, so a steady state
- * allocates nothing.
+ * allocates nothing. The list is written in order; {@link TcpTransport#writeFirst} moves a listed connection into
+ * the front part, written before the rest (a swap: each connection knows its index, so it costs no search).
  *
  * <pre>
- *  0                         count               length
- *  +-------------------------+-------------------+
- *  | dirty slot indexes      | free              |
- *  +-------------------------+-------------------+
+ *  0                 first                   count               length
+ *  +-----------------+-----------------------+-------------------+
+ *  | written first   | dirty slot indexes    | free              |
+ *  +-----------------+-----------------------+-------------------+
+ *  (during a walk, entries before next are written already; the front part starts no earlier than next)
  * </pre>
  */
 final class TcpWriteFlusher implements Pollable {
@@ -24,6 +26,10 @@ final class TcpWriteFlusher implements Pollable {
     private final TcpConnectionPool connections;
     private int[] dirty = new int[16];
     private int count;
+    /** Entries before it were moved to the front by {@link #writeFirst}. */
+    private int first;
+    /** During a walk, the entry written next; 0 otherwise. */
+    private int next;
 
     TcpWriteFlusher(final TcpTransport transport, final TcpConnectionPool connections) {
         this.transport = transport;
@@ -35,7 +41,28 @@ final class TcpWriteFlusher implements Pollable {
         if (count == dirty.length) {
             dirty = Arrays.copyOf(dirty, count * 2);
         }
+        connection.sender().listedAt(count);
         dirty[count++] = connection.index();
+    }
+
+    /**
+     * Moves a listed connection in front of every listed connection not moved so far, so that it is written first;
+     * the others keep their order but for the one it swaps places with. Called for a listed (dirty) connection only.
+     */
+    void writeFirst(final TcpConnection connection) {
+        final int at = connection.sender().listedAt();
+        final int front = Math.max(first, next); // never before an entry this walk has passed
+        if (at < front) {
+            return; // moved already
+        }
+        if (at > front) {
+            final int other = dirty[front];
+            dirty[front] = dirty[at];
+            dirty[at] = other;
+            connections.slot(other).sender().listedAt(at);
+            connection.sender().listedAt(front);
+        }
+        first = front + 1;
     }
 
     int count() {
@@ -67,8 +94,9 @@ final class TcpWriteFlusher implements Pollable {
 
     private int writeListed() {
         int work = 0;
-        for (int i = 0; i < count; i++) {
-            final TcpConnection connection = connections.slot(dirty[i]);
+        // count is read each time round: a handler called from a write may list another connection behind
+        for (next = 0; next < count; ) {
+            final TcpConnection connection = connections.slot(dirty[next++]);
             try {
                 work += connection.sender().flushDirty();
             } catch (final Throwable ex) {
@@ -76,6 +104,8 @@ final class TcpWriteFlusher implements Pollable {
             }
         }
         count = 0;
+        first = 0;
+        next = 0;
         return work;
     }
 }
