@@ -36,7 +36,8 @@ import static dev.peregrine.soup.SoupBinTcpServerCounters.CLOSED_TIMEOUT;
  *       buffer is full), then the live stream. In a duty cycle the caught-up clients are served first, then the
  *       replaying ones in turn until the cycle's {@link SoupBinTcpServerOptions#replayCycleBytes} are spent, so a
  *       cycle's replay work is bounded however many clients replay; a client that is caught up gets each message inside
- *       {@link SoupBinTcpSession#publish}. Messages go out in runs, one claim of the outbound buffer for
+ *       {@link SoupBinTcpSession#publish}, and its bytes leave first in the cycle's end-of-cycle write
+ *       ({@link TcpTransport#writeFirst}), ahead of the replays served earlier in the cycle. Messages go out in runs, one claim of the outbound buffer for
  *       many packets. A client so slow that the store forgets what it still needs is closed with the reason.</li>
  *   <li>Faults: a second login, data before login, an unknown type, a packet of length 0 or longer than
  *       {@link SoupBinTcpServerOptions#maxPacketLength}, a malformed login, a handler that throws: that
@@ -352,7 +353,13 @@ public final class SoupBinTcpServer implements AutoCloseable {
             sent += run;
         }
         if (sent > 0) {
-            (live ? counters.sequencedLive : counters.sequencedReplayed).add(sent);
+            if (live) {
+                counters.sequencedLive.add(sent);
+                // a caught-up client's bytes leave before the replays' in the end-of-cycle write, still one write
+                transport.writeFirst(client.channelId);
+            } else {
+                counters.sequencedReplayed.add(sent);
+            }
         }
         if (!stopped && client.session.isEnded() && !client.endOfSessionSent
             && client.nextSequence == store.nextSequence()) {
