@@ -69,6 +69,7 @@ class ReconnectCommandTest {
             "live client, 2 clients replaying 20000 each: publish to deliver (n=20000)", "p99 with replaying clients",
             "server, no replaying clients: publish to write at the caught-up client (n=",
             "server, 2 clients replaying 20000 each: publish to write at the caught-up client (n=",
-            "server publish-to-write p99 with replaying clients / without: ", "(target: within 2x)");
+            "server publish-to-write p99 with replaying clients / without: ", "(target: within 2x)",
+            "stamped at the write", "left bytes for OP_WRITE");
     }
 }

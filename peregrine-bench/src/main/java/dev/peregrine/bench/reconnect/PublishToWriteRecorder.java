@@ -13,8 +13,12 @@ import java.util.concurrent.TimeUnit;
  *       before and after the publish, and the publish time. The message is measured only if the publish queued
  *       exactly its own packet ({@code frameBytes}): the connection was caught up. Otherwise it is counted as
  *       not caught up.</li>
- *   <li>Every duty cycle the caller passes {@code bytesWritten}; each entry whose position it reached is recorded
- *       as {@code now - publishTime}. So the figure is rounded up to the duty cycle that saw the write.</li>
+ *   <li>At each write to the connection's socket ({@link #onWritten}, from the transport's
+ *       {@link dev.peregrine.tcp.TcpWriteListener}, as the write returns) the caller passes {@code bytesWritten};
+ *       each entry whose position it reached is recorded as {@code now - publishTime}. So the figure ends at the
+ *       write that took the message's last byte, not at a later duty cycle that noticed it.</li>
+ *   <li>The writes are counted, and those the socket did not take whole (bytes left for OP_WRITE: the peer is not
+ *       reading fast enough), with the most bytes left after one.</li>
  * </ul>
  *
  * <p>Entries wait in a preallocated ring; a publish that finds it full is counted, not measured. Allocates nothing.
@@ -32,6 +36,9 @@ public final class PublishToWriteRecorder {
     private long overflowed;
     private long lastMatchedPosition = -1;
     private long writtenAtLastMatch = -1;
+    private long writes;
+    private long partialWrites;
+    private int mostPending;
 
     /**
      * Makes a recorder.
@@ -72,6 +79,38 @@ public final class PublishToWriteRecorder {
         positions[slot] = positionAfter;
         publishedNs[slot] = publishNs;
         tail++;
+    }
+
+    /**
+     * A write to the connection's socket, as it happens: counts it, then records what it completed.
+     *
+     * @param bytesWritten the connection's bytes handed to its socket, this write included
+     * @param bytesPending its bytes still waiting after the write
+     * @param nowNs now, on the clock of the publish times
+     * @return messages recorded
+     */
+    public int onWritten(final long bytesWritten, final int bytesPending, final long nowNs) {
+        writes++;
+        if (bytesPending > 0) {
+            partialWrites++;
+            mostPending = Math.max(mostPending, bytesPending);
+        }
+        return written(bytesWritten, nowNs);
+    }
+
+    /** @return writes to the connection's socket seen by {@link #onWritten} */
+    public long writes() {
+        return writes;
+    }
+
+    /** @return writes after which bytes were left for the socket to take later (it was full) */
+    public long partialWrites() {
+        return partialWrites;
+    }
+
+    /** @return the most bytes left waiting after one write */
+    public int mostPending() {
+        return mostPending;
     }
 
     /**

@@ -43,6 +43,22 @@ class PublishToWriteRecorderTest {
     }
 
     @Test
+    void shouldCountEveryWriteAndThoseThatLeftBytesForTheSocketWithTheMostLeft() {
+        final PublishToWriteRecorder recorder = new PublishToWriteRecorder(4, 19);
+        recorder.published(0, 19, 1_000);
+        recorder.published(19, 38, 1_000);
+        assertThat(recorder.onWritten(10, 28, 2_000)).as("a part of the first").isZero();
+        assertThat(recorder.onWritten(30, 8, 3_000)).as("the first, and part of the second").isEqualTo(1);
+        assertThat(recorder.onWritten(38, 0, 4_000)).isEqualTo(1);
+
+        assertThat(recorder.writes()).isEqualTo(3);
+        assertThat(recorder.partialWrites()).isEqualTo(2);
+        assertThat(recorder.mostPending()).isEqualTo(28);
+        assertThat(recorder.histogram().getMinValue()).as("stamped at the write that took its last byte")
+            .isEqualTo(2_000);
+    }
+
+    @Test
     void shouldAllocateNothingPerMessage() {
         final PublishToWriteRecorder recorder = new PublishToWriteRecorder(1 << 10, 19);
         final long[] position = {0};

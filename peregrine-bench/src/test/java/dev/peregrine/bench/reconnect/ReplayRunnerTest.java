@@ -46,6 +46,8 @@ class ReplayRunnerTest {
         final PublishToWriteRecorder write = run.write();
         assertThat(write.waiting()).as("every measured message seen written").isZero();
         assertThat(write.overflowed()).isZero();
+        assertThat(write.writes()).as("the live client's writes, seen as they happened by the write listener")
+            .isPositive().isGreaterThanOrEqualTo(write.partialWrites());
         assertThat(write.histogram().getTotalCount() + write.notCaughtUp()).as("nothing lost").isEqualTo(live);
         assertThat(write.lastMatchedPosition()).as("the last message matched by the write that ended with it: its"
             + " position is its last byte's").isEqualTo(write.writtenAtLastMatch());
