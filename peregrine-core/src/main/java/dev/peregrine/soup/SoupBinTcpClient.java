@@ -268,7 +268,17 @@ public final class SoupBinTcpClient implements AutoCloseable {
         connects++;
         closeDetail = null;
         attemptNs = reactor.nowNs();
-        channelId = transport.connect(addresses.get(addressIndex));
+        final SocketAddress address = addresses.get(addressIndex);
+        try {
+            listener.onConnecting(address);
+        } catch (final RuntimeException | Error ex) {
+            reactor.errorHandler().onError(new IllegalStateException("SoupBinTCP client listener failed in onConnecting;"
+                + " the client stops", ex));
+            state = WAITING; // no attempt was made: stop without a connection to close
+            stop("listener failed: " + ex);
+            return;
+        }
+        channelId = transport.connect(address);
     }
 
     /** After a loss: the next address, at once for the first retry, then after the back-off with jitter. */
@@ -464,6 +474,12 @@ public final class SoupBinTcpClient implements AutoCloseable {
                 return;
             }
             lastReceivedNs = reactor.nowNs();
+            try {
+                listener.onConnected(remoteAddress);
+            } catch (final RuntimeException | Error ex) {
+                listenerFailed("onConnected", ex);
+                return;
+            }
             login();
         }
 
@@ -482,13 +498,18 @@ public final class SoupBinTcpClient implements AutoCloseable {
             try {
                 onPacket(buffer, offset, length);
             } catch (final RuntimeException | Error ex) {
-                reactor.errorHandler().onError(new IllegalStateException("SoupBinTCP client listener failed; the client"
-                    + " stops", ex));
-                state = STOPPED;
-                stopReason = "listener failed: " + ex;
-                stopAfterClose = true;
-                transport.abort(channelId);
+                listenerFailed("a packet's event", ex);
             }
+        }
+
+        /** A listener threw on a connection's event: the client stops, and the connection is reset. */
+        private void listenerFailed(final String where, final Throwable ex) {
+            reactor.errorHandler().onError(new IllegalStateException("SoupBinTCP client listener failed in " + where
+                + "; the client stops", ex));
+            state = STOPPED;
+            stopReason = "listener failed: " + ex;
+            stopAfterClose = true;
+            transport.abort(channelId);
         }
 
         @Override

@@ -183,6 +183,51 @@ class SoupBinTcpClientTest {
     }
 
     @Test
+    void shouldReportEachAttemptAndEachConnectionBeforeItsLoginAcrossAFailover() {
+        final SoupBinTcpServer primary = server(store(), new SoupBinTcpServerOptions(), 0);
+        final SoupBinTcpServer backup = server(store(), new SoupBinTcpServerOptions(), 0);
+        final List<String> seen = new ArrayList<>();
+        final SoupBinTcpClient client = new SoupBinTcpClient(reactor, new SoupBinTcpClientOptions().credentials("alice", "pw")
+            .addresses(primary.localAddress(), backup.localAddress()), new SoupBinTcpClientListener() {
+                private String name(final SocketAddress address) {
+                    return address.equals(primary.localAddress()) ? "primary" : "backup";
+                }
+
+                @Override
+                public void onConnecting(final SocketAddress address) {
+                    seen.add("connecting " + name(address));
+                }
+
+                @Override
+                public void onConnected(final SocketAddress address) {
+                    seen.add("connected " + name(address));
+                }
+
+                @Override
+                public void onLoginAccepted(final String session, final long sequence) {
+                    seen.add("accepted");
+                }
+
+                @Override
+                public void onConnectionLost(final String reason) {
+                    seen.add("lost");
+                }
+
+                @Override
+                public void onSequencedData(final long sequence, final MemorySegment buffer, final long offset,
+                                            final int length) {
+                }
+            });
+        toClose.add(client);
+        client.start();
+        pump(reactor, client::isLoggedIn);
+        primary.close();
+        pump(reactor, () -> seen.size() == 7);
+        assertThat(seen).containsExactly("connecting primary", "connected primary", "accepted", "lost",
+            "connecting backup", "connected backup", "accepted");
+    }
+
+    @Test
     void shouldBackOffWithJitterAfterTheFirstImmediateRetry() throws Exception {
         final SocketAddress refusing;
         try (ServerSocketChannel probe = ServerSocketChannel.open()) {

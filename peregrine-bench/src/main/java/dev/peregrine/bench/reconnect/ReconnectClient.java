@@ -83,6 +83,25 @@ final class ReconnectClient implements SoupBinTcpClientListener {
         if (cuts != null && cuts.made() != lostCuts) { // the first loss after a cut: the cut noticed
             lostCuts = cuts.made();
             stage(DETECTED);
+            hop(CutHops.NOTICED);
+        }
+    }
+
+    @Override
+    public void onConnecting(final SocketAddress address) {
+        hop(CutHops.CONNECTING);
+    }
+
+    @Override
+    public void onConnected(final SocketAddress address) {
+        hop(CutHops.CONNECTED);
+    }
+
+    /** Stamps a hop of the last cut's resume (the first of its kind after the cut only); allocates nothing. */
+    private void hop(final int hop) {
+        final CutHops hops = cuts == null ? null : cuts.hops();
+        if (hops != null) {
+            hops.stamp(cuts.made() - 1, hop, System.nanoTime());
         }
     }
 
@@ -107,6 +126,7 @@ final class ReconnectClient implements SoupBinTcpClientListener {
             cutNs = cuts.lastCutNs();
             awaitingFirst = true;
             stage(ACCEPTED);
+            hop(CutHops.ACCEPTED);
         }
     }
 
@@ -120,6 +140,7 @@ final class ReconnectClient implements SoupBinTcpClientListener {
             resume.recordValue(Math.min(resume.getHighestTrackableValue(), System.nanoTime() - cutNs));
             awaitingFirst = false;
             stage(FIRST);
+            hop(CutHops.FIRST);
             cuts.resumedAfter(measuredCuts);
         } else if (!started) {
             started = true;
@@ -213,6 +234,9 @@ final class ReconnectClient implements SoupBinTcpClientListener {
                     STAGE_NAMES[stage], histogram.getValueAtPercentile(50) / 1e3, histogram.getValueAtPercentile(99) / 1e3));
             }
             lines.add(line.toString());
+        }
+        if (cuts != null && cuts.hops() != null) {
+            lines.addAll(cuts.hops().lines(cuts.made()));
         }
         return lines;
     }

@@ -77,6 +77,7 @@ public final class ReconnectRunner {
             }
             final ReconnectClient client = new ReconnectClient(clientReactor, server.localAddress(), spec.count(), cuts,
                 spec.skip());
+            cuts.hops(CutHops.forSpec(spec), server::published, client::delivered);
             client.start();
             serverReactor.start();
             clientReactor.start();
