@@ -17,6 +17,12 @@ import java.nio.channels.SocketChannel;
  * be set up or registered is closed with its slot freed and reported to the reactor's error handler, and its server
  * goes on.
  *
+ * <ul>
+ *   <li>A connect uses the spare socket made ahead by {@link TcpTransport#prepareConnect()}, if there is one.</li>
+ *   <li>An accepted socket is read once right after {@code onAccepted}: what the peer wrote at once is delivered in
+ *       the accept's cycle.</li>
+ * </ul>
+ *
  * <p>Not thread-safe: the reactor's thread only. Runs once per connection, never per message.
  */
 final class TcpConnectionOpener {
@@ -27,6 +33,9 @@ final class TcpConnectionOpener {
     private final TcpConnectionPool connections;
     private final TcpTimers timers;
     private TcpTransport.Registrar registrar;
+    /** A socket opened and configured ahead for the next connect ({@link TcpTransport#prepareConnect()}), or null. */
+    private SocketChannel spare;
+    private long connectsOnSpare;
 
     TcpConnectionOpener(final TcpTransport transport, final Reactor reactor, final TcpOptions options,
         final ChannelHandler handler, final TcpConnectionPool connections, final TcpTimers timers) {
@@ -53,8 +62,14 @@ final class TcpConnectionOpener {
         SocketChannel channel = null;
         long id = 0; // no id is 0: the slot is not open yet
         try {
-            channel = SocketChannel.open();
-            configure(channel);
+            if (spare != null) {
+                channel = spare;
+                spare = null;
+                connectsOnSpare++;
+            } else {
+                channel = SocketChannel.open();
+                configure(channel);
+            }
             final boolean connected = channel.connect(remoteAddress);
             id = connection.open(channel, remoteAddress, TcpConnection.CONNECTING);
             // an immediate connect still completes through the selector, so onConnected follows this call
@@ -73,6 +88,36 @@ final class TcpConnectionOpener {
             timers.deferEvent(id);
             return id;
         }
+    }
+
+    /** Opens and configures the next connect's socket now, if none waits. */
+    boolean prepareSpare() {
+        if (spare != null) {
+            return true;
+        }
+        SocketChannel channel = null;
+        try {
+            channel = SocketChannel.open();
+            configure(channel);
+            spare = channel;
+            return true;
+        } catch (final IOException | RuntimeException ex) {
+            closeQuietly(channel); // the next connect opens its own and reports what fails then
+            return false;
+        }
+    }
+
+    boolean hasSpare() {
+        return spare != null;
+    }
+
+    long connectsOnSpare() {
+        return connectsOnSpare;
+    }
+
+    void closeSpare() {
+        closeQuietly(spare);
+        spare = null;
     }
 
     /** A server accepted a socket: it becomes a connected channel, or is closed if the transport cannot take it. */
@@ -114,7 +159,11 @@ final class TcpConnectionOpener {
             handler.onAccepted(server.id(), id, remote);
         } catch (final Throwable ex) {
             transport.handlerFailed(connection, ex);
+            return;
         }
+        // a peer that wrote at once (a login) is answered in this cycle, not after the next select: the read
+        // readiness of a socket registered now would show only then. Nothing there costs one read that finds 0
+        connection.pollRead();
     }
 
     private void configure(final SocketChannel channel) throws IOException {

@@ -228,6 +228,23 @@ class SoupBinTcpClientTest {
     }
 
     @Test
+    void shouldMakeTheNextConnectsSocketAheadAfterLoginAndUseItOnTheReconnect() {
+        final SoupBinTcpServer server = server(store(), new SoupBinTcpServerOptions(), 0);
+        final SoupBinTcpClient client = client(new SoupBinTcpClientOptions().addresses(server.localAddress()));
+        client.start();
+        pump(reactor, () -> client.isLoggedIn() && client.transport().hasSpareSocket());
+        assertThat(client.transport().connectsOnSpareSocket()).as("the first connect had none").isZero();
+
+        client.abortConnection();
+        pump(reactor, () -> client.connects() == 2 && client.isLoggedIn());
+        assertThat(client.transport().connectsOnSpareSocket()).isEqualTo(1);
+        pump(reactor, () -> client.transport().hasSpareSocket()); // and the one after it is made again
+        publish(server, 1);
+        pump(reactor, () -> client.nextSequence() == 2);
+        assertThat(events).containsExactly("accepted FEED 1", "lost", "accepted FEED 1");
+    }
+
+    @Test
     void shouldBackOffWithJitterAfterTheFirstImmediateRetry() throws Exception {
         final SocketAddress refusing;
         try (ServerSocketChannel probe = ServerSocketChannel.open()) {
