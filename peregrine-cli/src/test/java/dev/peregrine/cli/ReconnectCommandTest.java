@@ -40,6 +40,16 @@ class ReconnectCommandTest {
     }
 
     @Test
+    void shouldDeliverEveryMessageExactlyOnceWithASmallClientReceiveBuffer() {
+        final CliRun cli = CliRun.execute("bench", "reconnect", "--count", "100000", "--rate", "200000",
+            "--cut-every", "5", "--client-receive-buffer", "16384");
+
+        assertThat(cli.code()).as(cli.out() + cli.err()).isZero();
+        assertThat(cli.out()).contains(", client SO_RCVBUF 16384 bytes", "delivered=100000 of 100000 lost=0 repeated=0")
+            .doesNotContain("FAILED");
+    }
+
+    @Test
     void shouldExitNonZeroWhenTheClientDropsAMessage() {
         final CliRun cli = CliRun.execute("bench", "reconnect", "--count", "50000", "--rate", "100000",
             "--cut-every", "5", "--test-skip", "20000");

@@ -148,11 +148,12 @@ final class CutHops {
     /** Cut to first message by tenths of the run, in cut order: cold code shows as a slow first tenth. */
     private String decilesLine(final int n) {
         final StringBuilder line = new StringBuilder("  cut to first message by tenth of the run (cut order), p50/p99 us:");
-        final int tenth = Math.max(1, n / 10);
-        for (int start = 0; start + tenth <= n; start += tenth) {
-            final long[] values = new long[tenth];
+        for (int part = 0; part < 10; part++) {
+            final int start = (int)((long)part * n / 10);
+            final int end = (int)((long)(part + 1) * n / 10);
+            final long[] values = new long[end - start];
             int count = 0;
-            for (int i = start; i < start + tenth; i++) {
+            for (int i = start; i < end; i++) {
                 if (stamps[FIRST][i] != 0 && stamps[CUT][i] != 0) {
                     values[count++] = stamps[FIRST][i] - stamps[CUT][i];
                 }

@@ -5,6 +5,7 @@ import dev.peregrine.reactor.Reactor;
 import dev.peregrine.soup.SoupBinTcpClient;
 import dev.peregrine.soup.SoupBinTcpClientListener;
 import dev.peregrine.soup.SoupBinTcpClientOptions;
+import dev.peregrine.tcp.TcpOptions;
 import org.HdrHistogram.Histogram;
 
 import java.lang.foreign.MemorySegment;
@@ -55,14 +56,14 @@ final class ReconnectClient implements SoupBinTcpClientListener {
     private volatile String stopped;
 
     ReconnectClient(final Reactor reactor, final SocketAddress server, final long count, final CutSchedule cuts,
-                    final long skip) {
+                    final long skip, final int receiveBuffer) {
         this.reactor = reactor;
         this.count = count;
         this.cuts = cuts;
         this.skip = skip;
         this.client = new SoupBinTcpClient(reactor, new SoupBinTcpClientOptions().addresses(server)
             .credentials(ReconnectServer.USER, ReconnectServer.PASSWORD).session("").fromSequence(1)
-            .backoff(1, 50, TimeUnit.MILLISECONDS), this);
+            .backoff(1, 50, TimeUnit.MILLISECONDS).tcp(new TcpOptions().socketReceiveBufferSize(receiveBuffer)), this);
         reactor.add(cutter);
         for (final Histogram[] side : stages) {
             for (int stage = 0; stage < STAGES; stage++) {

@@ -52,7 +52,7 @@ public final class RestartRunner {
         try (Reactor reactor = new Reactor(new ReactorOptions().name("reconnect-client")
                 .idleStrategy(ReconnectRunner.idle(spec.busySpin())))) {
             final ReconnectClient client = new ReconnectClient(reactor, new InetSocketAddress("127.0.0.1", port),
-                spec.count(), kills, spec.skip());
+                spec.count(), kills, spec.skip(), spec.clientReceiveBuffer());
             client.start();
             reactor.start();
             kills.start(System.nanoTime());

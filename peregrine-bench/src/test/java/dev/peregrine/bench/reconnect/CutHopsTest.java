@@ -42,6 +42,17 @@ class CutHopsTest {
     }
 
     @Test
+    void shouldSplitTheRunIntoTenthsInCutOrder() {
+        final CutHops hops = new CutHops(32, 1_000_000);
+        final int[] tenthOf = {0, 0, 1, 1, 1, 2, 2, 3, 3, 3, 4, 4, 5, 5, 5, 6, 6, 7, 7, 7, 8, 8, 9, 9, 9}; // 25 cuts
+        for (int cut = 0; cut < 25; cut++) { // the resume is 100 us times the cut's tenth + 1
+            stampAll(hops, cut, cut & 1, 0, 1_000_000L * (cut + 1), 1, 2, 3, 4, 100L * (tenthOf[cut] + 1));
+        }
+        assertThat(hops.lines(25)).contains("  cut to first message by tenth of the run (cut order), p50/p99 us:"
+            + " 100/100 200/200 300/300 400/400 500/500 600/600 700/700 800/800 900/900 1000/1000");
+    }
+
+    @Test
     void shouldLeaveOutACutWithAHopMissingAndCutsPastItsCapacity() {
         final CutHops hops = new CutHops(2, 1_000_000);
         stampAll(hops, 0, CutSchedule.SERVER, 1, 1_000_000, 1, 2, 3, 4, 5);
