@@ -3,6 +3,7 @@ package dev.peregrine.tcp;
 import dev.peregrine.channel.ChannelHandler;
 import dev.peregrine.internal.jfr.ChannelOpenedEvent;
 import dev.peregrine.reactor.Reactor;
+import dev.peregrine.reactor.SelectHandler;
 
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -26,6 +27,9 @@ import java.nio.channels.SocketChannel;
  * <p>Not thread-safe: the reactor's thread only. Runs once per connection, never per message.
  */
 final class TcpConnectionOpener {
+    /** The spare's handler until a connect attaches its connection; with no interest it is never selected. */
+    private static final SelectHandler UNCONNECTED_SPARE = (key, nowNs) -> {
+    };
     private final TcpTransport transport;
     private final Reactor reactor;
     private final TcpOptions options;
@@ -35,6 +39,8 @@ final class TcpConnectionOpener {
     private TcpTransport.Registrar registrar;
     /** A socket opened and configured ahead for the next connect ({@link TcpTransport#prepareConnect()}), or null. */
     private SocketChannel spare;
+    /** The spare's key, registered ahead with no interest; a connect attaches its connection and sets the interest. */
+    private SelectionKey spareKey;
     private long connectsOnSpare;
 
     TcpConnectionOpener(final TcpTransport transport, final Reactor reactor, final TcpOptions options,
@@ -60,11 +66,14 @@ final class TcpConnectionOpener {
                 + remoteAddress);
         }
         SocketChannel channel = null;
+        SelectionKey key = null;
         long id = 0; // no id is 0: the slot is not open yet
         try {
             if (spare != null) {
                 channel = spare;
+                key = spareKey;
                 spare = null;
+                spareKey = null;
                 connectsOnSpare++;
             } else {
                 channel = SocketChannel.open();
@@ -73,8 +82,14 @@ final class TcpConnectionOpener {
             final boolean connected = channel.connect(remoteAddress);
             id = connection.open(channel, remoteAddress, TcpConnection.CONNECTING);
             // an immediate connect still completes through the selector, so onConnected follows this call
-            connection.registered(reactor.register(channel, connected ? SelectionKey.OP_WRITE : SelectionKey.OP_CONNECT,
-                connection));
+            final int interest = connected ? SelectionKey.OP_WRITE : SelectionKey.OP_CONNECT;
+            if (key != null) {
+                key.attach(connection);
+                key.interestOps(interest);
+            } else {
+                key = reactor.register(channel, interest, connection);
+            }
+            connection.registered(key);
             connection.connectTimerId(timers.scheduleConnectTimeout(id));
             return id;
         } catch (final IOException | RuntimeException ex) {
@@ -99,6 +114,8 @@ final class TcpConnectionOpener {
         try {
             channel = SocketChannel.open();
             configure(channel);
+            // registered now with no interest (never selected) and no handler yet: the connect skips that step too
+            spareKey = reactor.register(channel, 0, UNCONNECTED_SPARE);
             spare = channel;
             return true;
         } catch (final IOException | RuntimeException ex) {
@@ -116,8 +133,9 @@ final class TcpConnectionOpener {
     }
 
     void closeSpare() {
-        closeQuietly(spare);
+        closeQuietly(spare); // cancels its key
         spare = null;
+        spareKey = null;
     }
 
     /** A server accepted a socket: it becomes a connected channel, or is closed if the transport cannot take it. */

@@ -135,8 +135,8 @@ public final class TcpTransport implements Transport, ReadPausable {
     /**
      * {@inheritDoc}
      *
-     * <p>A socket made ahead by {@link #prepareConnect()} is used if there is one: the attempt then skips opening
-     * and configuring it.
+     * <p>A socket made ahead by {@link #prepareConnect()} is used if there is one: the attempt then skips opening,
+     * configuring and registering it.
      */
     @Override
     public long connect(final SocketAddress remoteAddress) {
@@ -145,8 +145,9 @@ public final class TcpTransport implements Transport, ReadPausable {
     }
 
     /**
-     * Opens and configures, now, the socket the next {@link #connect} will use, so that a reconnect does not pay
-     * for it: call it off the critical path (after a connection is up and working). At most one is kept; it
+     * Opens, configures and registers with the reactor (with no interest), now, the socket the next
+     * {@link #connect} will use, so that a reconnect does not pay for it: call it off the critical path (after a
+     * connection is up and working). At most one is kept; it
      * holds a file descriptor until used or {@link #close()}. Allocates (a socket); never per message.
      *
      * @return true if a spare socket is ready (made now, or already there); false if opening one failed (the next
