@@ -62,6 +62,12 @@ public final class ReconnectCommand implements Callable<Integer> {
         description = "With --replay-clients: messages in the store before the live stream (default: ${DEFAULT-VALUE}).")
     int replayMessages;
 
+    @Range(min = 0, max = 1 << 30, note = "0 for the system's")
+    @Option(names = "--client-receive-buffer", defaultValue = "0", paramLabel = "BYTES",
+        description = "The client socket's receive buffer (SO_RCVBUF): a server's reset reaches the client after what"
+            + " this buffer holds (default: ${DEFAULT-VALUE}, the system's, autotuned).")
+    int clientReceiveBuffer;
+
     @Range(min = 0, note = "0 for none")
     @Option(names = "--test-skip", hidden = true, defaultValue = "0", paramLabel = "N",
         description = "Test hook: the client drops message N, as a broken client would.")
@@ -85,7 +91,8 @@ public final class ReconnectCommand implements Callable<Integer> {
             final java.nio.file.Path folder = java.nio.file.Files.createTempDirectory("peregrine-reconnect");
             try {
                 final ReconnectResult result = RestartRunner.run(new ReconnectRunner.Spec(count, rate,
-                    (long)(restartEverySeconds * 1e9), busySpin, skip), folder.resolve("reconnect.store"), out);
+                    (long)(restartEverySeconds * 1e9), busySpin, skip, clientReceiveBuffer),
+                    folder.resolve("reconnect.store"), out);
                 result.lines().forEach(out::println);
                 return result.ok() ? 0 : 1;
             } finally {
@@ -95,9 +102,10 @@ public final class ReconnectCommand implements Callable<Integer> {
         }
         out.println(String.format(Locale.ROOT, "bench reconnect: %d messages of 16 bytes at %d msg/s, a cut every %d ms"
             + " (abort, alternately server side and client side); server and client in this JVM on two reactor"
-            + " threads%s", count, rate, cutEveryMs, busySpin ? ", busy-spinning" : ""));
+            + " threads%s%s", count, rate, cutEveryMs, busySpin ? ", busy-spinning" : "",
+            clientReceiveBuffer == 0 ? "" : ", client SO_RCVBUF " + clientReceiveBuffer + " bytes"));
         final ReconnectResult result = ReconnectRunner.run(new ReconnectRunner.Spec(count, rate, cutEveryMs * 1_000_000L,
-            busySpin, skip), out);
+            busySpin, skip, clientReceiveBuffer), out);
         result.lines().forEach(out::println);
         return result.ok() ? 0 : 1;
     }

@@ -28,10 +28,25 @@ class ReconnectCommandTest {
             .contains("cut to first message after it (n=").doesNotContain("FAILED")
             // the resume's stages, by who cut: the server takes the even cuts, the client the odd ones
             .contains("cut by the server (n=", "cut by the client (n=", "from the cut: loss noticed p50 ",
-                "; login accepted p50 ", "; first message p50 ");
+                "; login accepted p50 ", "; first message p50 ")
+            // the hops per cut, by side, the lag at the cut, the slowest cuts and the run in tenths
+            .contains("by the server (n=", "by the client (n=", "cut -> loss noticed", "noticed -> connect started",
+                "connect started -> connected", "connected -> login accepted", "login accepted -> first message",
+                "client's lag at the cut (published - delivered) p50 ", "cuts at or over its p99",
+                "cut to first message by tenth of the run");
         final Matcher cuts = CUTS.matcher(cli.out());
         assertThat(cuts.find()).isTrue();
         assertThat(Long.parseLong(cuts.group(1))).as(cli.out()).isGreaterThan(1); // both sides took a turn
+    }
+
+    @Test
+    void shouldDeliverEveryMessageExactlyOnceWithASmallClientReceiveBuffer() {
+        final CliRun cli = CliRun.execute("bench", "reconnect", "--count", "100000", "--rate", "200000",
+            "--cut-every", "5", "--client-receive-buffer", "16384");
+
+        assertThat(cli.code()).as(cli.out() + cli.err()).isZero();
+        assertThat(cli.out()).contains(", client SO_RCVBUF 16384 bytes", "delivered=100000 of 100000 lost=0 repeated=0")
+            .doesNotContain("FAILED");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.peregrine.soup;
 
 import java.lang.foreign.MemorySegment;
+import java.net.SocketAddress;
 
 /**
  * Events of a {@link SoupBinTcpClient}, on the reactor thread. Only {@link #onSequencedData} is mandatory. A
@@ -16,6 +17,24 @@ public interface SoupBinTcpClientListener {
      * @param length its length, possibly 0
      */
     void onSequencedData(long sequence, MemorySegment buffer, long offset, int length);
+
+    /**
+     * A connection attempt starts: the first one, and every reconnect (after the back-off, if any). For logs and for
+     * timing a reconnect; the default does nothing.
+     *
+     * @param address the server address tried (the failover list in turn)
+     */
+    default void onConnecting(final SocketAddress address) {
+    }
+
+    /**
+     * The TCP connection is up; the Login Request is sent right after this call. For logs and for timing a
+     * reconnect; the default does nothing.
+     *
+     * @param address the server's address
+     */
+    default void onConnected(final SocketAddress address) {
+    }
 
     /**
      * Login Accepted.

@@ -3,6 +3,7 @@ package dev.peregrine.tcp;
 import dev.peregrine.channel.ChannelHandler;
 import dev.peregrine.internal.jfr.ChannelOpenedEvent;
 import dev.peregrine.reactor.Reactor;
+import dev.peregrine.reactor.SelectHandler;
 
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -17,9 +18,18 @@ import java.nio.channels.SocketChannel;
  * be set up or registered is closed with its slot freed and reported to the reactor's error handler, and its server
  * goes on.
  *
+ * <ul>
+ *   <li>A connect uses the spare socket made ahead by {@link TcpTransport#prepareConnect()}, if there is one.</li>
+ *   <li>An accepted socket is read once right after {@code onAccepted}: what the peer wrote at once is delivered in
+ *       the accept's cycle.</li>
+ * </ul>
+ *
  * <p>Not thread-safe: the reactor's thread only. Runs once per connection, never per message.
  */
 final class TcpConnectionOpener {
+    /** The spare's handler until a connect attaches its connection; with no interest it is never selected. */
+    private static final SelectHandler UNCONNECTED_SPARE = (key, nowNs) -> {
+    };
     private final TcpTransport transport;
     private final Reactor reactor;
     private final TcpOptions options;
@@ -27,6 +37,11 @@ final class TcpConnectionOpener {
     private final TcpConnectionPool connections;
     private final TcpTimers timers;
     private TcpTransport.Registrar registrar;
+    /** A socket opened and configured ahead for the next connect ({@link TcpTransport#prepareConnect()}), or null. */
+    private SocketChannel spare;
+    /** The spare's key, registered ahead with no interest; a connect attaches its connection and sets the interest. */
+    private SelectionKey spareKey;
+    private long connectsOnSpare;
 
     TcpConnectionOpener(final TcpTransport transport, final Reactor reactor, final TcpOptions options,
         final ChannelHandler handler, final TcpConnectionPool connections, final TcpTimers timers) {
@@ -51,15 +66,30 @@ final class TcpConnectionOpener {
                 + remoteAddress);
         }
         SocketChannel channel = null;
+        SelectionKey key = null;
         long id = 0; // no id is 0: the slot is not open yet
         try {
-            channel = SocketChannel.open();
-            configure(channel);
+            if (spare != null) {
+                channel = spare;
+                key = spareKey;
+                spare = null;
+                spareKey = null;
+                connectsOnSpare++;
+            } else {
+                channel = SocketChannel.open();
+                configure(channel);
+            }
             final boolean connected = channel.connect(remoteAddress);
             id = connection.open(channel, remoteAddress, TcpConnection.CONNECTING);
             // an immediate connect still completes through the selector, so onConnected follows this call
-            connection.registered(reactor.register(channel, connected ? SelectionKey.OP_WRITE : SelectionKey.OP_CONNECT,
-                connection));
+            final int interest = connected ? SelectionKey.OP_WRITE : SelectionKey.OP_CONNECT;
+            if (key != null) {
+                key.attach(connection);
+                key.interestOps(interest);
+            } else {
+                key = reactor.register(channel, interest, connection);
+            }
+            connection.registered(key);
             connection.connectTimerId(timers.scheduleConnectTimeout(id));
             return id;
         } catch (final IOException | RuntimeException ex) {
@@ -73,6 +103,39 @@ final class TcpConnectionOpener {
             timers.deferEvent(id);
             return id;
         }
+    }
+
+    /** Opens and configures the next connect's socket now, if none waits. */
+    boolean prepareSpare() {
+        if (spare != null) {
+            return true;
+        }
+        SocketChannel channel = null;
+        try {
+            channel = SocketChannel.open();
+            configure(channel);
+            // registered now with no interest (never selected) and no handler yet: the connect skips that step too
+            spareKey = reactor.register(channel, 0, UNCONNECTED_SPARE);
+            spare = channel;
+            return true;
+        } catch (final IOException | RuntimeException ex) {
+            closeQuietly(channel); // the next connect opens its own and reports what fails then
+            return false;
+        }
+    }
+
+    boolean hasSpare() {
+        return spare != null;
+    }
+
+    long connectsOnSpare() {
+        return connectsOnSpare;
+    }
+
+    void closeSpare() {
+        closeQuietly(spare); // cancels its key
+        spare = null;
+        spareKey = null;
     }
 
     /** A server accepted a socket: it becomes a connected channel, or is closed if the transport cannot take it. */
@@ -114,7 +177,11 @@ final class TcpConnectionOpener {
             handler.onAccepted(server.id(), id, remote);
         } catch (final Throwable ex) {
             transport.handlerFailed(connection, ex);
+            return;
         }
+        // a peer that wrote at once (a login) is answered in this cycle, not after the next select: the read
+        // readiness of a socket registered now would show only then. Nothing there costs one read that finds 0
+        connection.pollRead();
     }
 
     private void configure(final SocketChannel channel) throws IOException {

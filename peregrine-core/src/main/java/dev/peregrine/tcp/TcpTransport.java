@@ -132,10 +132,48 @@ public final class TcpTransport implements Transport, ReadPausable {
         return id;
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A socket made ahead by {@link #prepareConnect()} is used if there is one: the attempt then skips opening,
+     * configuring and registering it.
+     */
     @Override
     public long connect(final SocketAddress remoteAddress) {
         checkOpen();
         return opener.connect(remoteAddress);
+    }
+
+    /**
+     * Opens, configures and registers with the reactor (with no interest), now, the socket the next
+     * {@link #connect} will use, so that a reconnect does not pay for it: call it off the critical path (after a
+     * connection is up and working). At most one is kept; it
+     * holds a file descriptor until used or {@link #close()}. Allocates (a socket); never per message.
+     *
+     * @return true if a spare socket is ready (made now, or already there); false if opening one failed (the next
+     *     connect opens its own, and reports a failure as usual)
+     */
+    public boolean prepareConnect() {
+        checkOpen();
+        return opener.prepareSpare();
+    }
+
+    /**
+     * Whether a socket made by {@link #prepareConnect()} waits for the next connect.
+     *
+     * @return true if so
+     */
+    public boolean hasSpareSocket() {
+        return opener.hasSpare();
+    }
+
+    /**
+     * Connects that used a socket made ahead by {@link #prepareConnect()}, since the transport was made.
+     *
+     * @return the count
+     */
+    public long connectsOnSpareSocket() {
+        return opener.connectsOnSpare();
     }
 
     /**
@@ -333,6 +371,7 @@ public final class TcpTransport implements Transport, ReadPausable {
         // take a slot the loops have passed and outlive the arena freed below, and a nested close() would free
         // the arena twice. The loops' close(id) paths do not check the flag
         closed = true;
+        opener.closeSpare();
         servers.closeAll();
         for (int i = 0; i < connections.slotCount(); i++) {
             final TcpConnection connection = connections.slot(i);

@@ -183,6 +183,68 @@ class SoupBinTcpClientTest {
     }
 
     @Test
+    void shouldReportEachAttemptAndEachConnectionBeforeItsLoginAcrossAFailover() {
+        final SoupBinTcpServer primary = server(store(), new SoupBinTcpServerOptions(), 0);
+        final SoupBinTcpServer backup = server(store(), new SoupBinTcpServerOptions(), 0);
+        final List<String> seen = new ArrayList<>();
+        final SoupBinTcpClient client = new SoupBinTcpClient(reactor, new SoupBinTcpClientOptions().credentials("alice", "pw")
+            .addresses(primary.localAddress(), backup.localAddress()), new SoupBinTcpClientListener() {
+                private String name(final SocketAddress address) {
+                    return address.equals(primary.localAddress()) ? "primary" : "backup";
+                }
+
+                @Override
+                public void onConnecting(final SocketAddress address) {
+                    seen.add("connecting " + name(address));
+                }
+
+                @Override
+                public void onConnected(final SocketAddress address) {
+                    seen.add("connected " + name(address));
+                }
+
+                @Override
+                public void onLoginAccepted(final String session, final long sequence) {
+                    seen.add("accepted");
+                }
+
+                @Override
+                public void onConnectionLost(final String reason) {
+                    seen.add("lost");
+                }
+
+                @Override
+                public void onSequencedData(final long sequence, final MemorySegment buffer, final long offset,
+                                            final int length) {
+                }
+            });
+        toClose.add(client);
+        client.start();
+        pump(reactor, client::isLoggedIn);
+        primary.close();
+        pump(reactor, () -> seen.size() == 7);
+        assertThat(seen).containsExactly("connecting primary", "connected primary", "accepted", "lost",
+            "connecting backup", "connected backup", "accepted");
+    }
+
+    @Test
+    void shouldMakeTheNextConnectsSocketAheadAfterLoginAndUseItOnTheReconnect() {
+        final SoupBinTcpServer server = server(store(), new SoupBinTcpServerOptions(), 0);
+        final SoupBinTcpClient client = client(new SoupBinTcpClientOptions().addresses(server.localAddress()));
+        client.start();
+        pump(reactor, () -> client.isLoggedIn() && client.transport().hasSpareSocket());
+        assertThat(client.transport().connectsOnSpareSocket()).as("the first connect had none").isZero();
+
+        client.abortConnection();
+        pump(reactor, () -> client.connects() == 2 && client.isLoggedIn());
+        assertThat(client.transport().connectsOnSpareSocket()).isEqualTo(1);
+        pump(reactor, () -> client.transport().hasSpareSocket()); // and the one after it is made again
+        publish(server, 1);
+        pump(reactor, () -> client.nextSequence() == 2);
+        assertThat(events).containsExactly("accepted FEED 1", "lost", "accepted FEED 1");
+    }
+
+    @Test
     void shouldBackOffWithJitterAfterTheFirstImmediateRetry() throws Exception {
         final SocketAddress refusing;
         try (ServerSocketChannel probe = ServerSocketChannel.open()) {

@@ -116,6 +116,26 @@ class SoupBinTcpServerTest {
     }
 
     @Test
+    void shouldAnswerALoginAlreadyInTheSocketAtAcceptWithinTheAcceptsCycle() {
+        final SoupFixture.RawClient client = client(); // connected by the kernel; the server has not run a cycle
+        client.send(login("alice", "secret", "FEED", "1")); // on loopback, in the server's socket once written
+        int cycle = 0;
+        int acceptedAt = -1;
+        final long deadline = System.nanoTime() + 10_000_000_000L; // fails a hung wait only
+        while (server.acceptedLogins() == 0 && System.nanoTime() < deadline) {
+            reactor.doWork();
+            cycle++;
+            if (acceptedAt < 0 && server.connectionCount() > 0) {
+                acceptedAt = cycle;
+            }
+        }
+        assertThat(server.acceptedLogins()).isEqualTo(1);
+        assertThat(cycle).as("the cycle of the Login Accepted").isEqualTo(acceptedAt);
+        await(client, 1);
+        assertThat(client.events).containsExactly("A FEED 1");
+    }
+
+    @Test
     void shouldStartWithTheNextMessagePublishedWhenSequenceIsZero() {
         publish(feed, "old");
         final SoupFixture.RawClient client = client();

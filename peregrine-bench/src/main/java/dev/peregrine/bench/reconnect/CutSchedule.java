@@ -1,5 +1,7 @@
 package dev.peregrine.bench.reconnect;
 
+import java.util.function.LongSupplier;
+
 /**
  * When the connection is cut, and by whom: cut {@code k} (from 0) is due {@code (k + 1) * interval} after the start,
  * made by the server for even {@code k} and by the client for odd {@code k}, and only once the client has resumed
@@ -21,6 +23,10 @@ final class CutSchedule {
     private volatile long resumed = -1;
     /** Set by the publisher once the last message is published. */
     private volatile boolean over;
+    /** Where each cut's hops are stamped, or null; set before the threads start. */
+    private CutHops hops;
+    private LongSupplier published;
+    private LongSupplier delivered;
 
     /**
      * @param intervalNs time between cuts, 0 for none
@@ -30,6 +36,22 @@ final class CutSchedule {
     CutSchedule(final long intervalNs, final boolean clientCuts) {
         this.intervalNs = intervalNs;
         this.clientCuts = clientCuts;
+    }
+
+    /**
+     * Stamps each cut (when, by whom, the client's lag) in {@code hops}; before the threads start.
+     *
+     * @param published messages published so far, or null where the publisher is another process (lag not known)
+     * @param delivered messages the client delivered so far
+     */
+    void hops(final CutHops hops, final LongSupplier published, final LongSupplier delivered) {
+        this.hops = hops;
+        this.published = published;
+        this.delivered = delivered;
+    }
+
+    CutHops hops() {
+        return hops;
     }
 
     void start(final long nowNs) {
@@ -48,6 +70,11 @@ final class CutSchedule {
 
     /** Records a cut just made (before the abort, so the client sees it on its next login). */
     void cut(final long nowNs) {
+        if (hops != null) {
+            final long index = made;
+            hops.cut(index, sideOf(index), nowNs, published == null ? -1
+                : Math.max(0, published.getAsLong() - delivered.getAsLong()));
+        }
         lastCutNs = nowNs;
         made = made + 1; // the only writer now: the other side waits for resumed == made
     }

@@ -5,6 +5,7 @@ import dev.peregrine.reactor.Reactor;
 import dev.peregrine.soup.SoupBinTcpClient;
 import dev.peregrine.soup.SoupBinTcpClientListener;
 import dev.peregrine.soup.SoupBinTcpClientOptions;
+import dev.peregrine.tcp.TcpOptions;
 import org.HdrHistogram.Histogram;
 
 import java.lang.foreign.MemorySegment;
@@ -55,14 +56,14 @@ final class ReconnectClient implements SoupBinTcpClientListener {
     private volatile String stopped;
 
     ReconnectClient(final Reactor reactor, final SocketAddress server, final long count, final CutSchedule cuts,
-                    final long skip) {
+                    final long skip, final int receiveBuffer) {
         this.reactor = reactor;
         this.count = count;
         this.cuts = cuts;
         this.skip = skip;
         this.client = new SoupBinTcpClient(reactor, new SoupBinTcpClientOptions().addresses(server)
             .credentials(ReconnectServer.USER, ReconnectServer.PASSWORD).session("").fromSequence(1)
-            .backoff(1, 50, TimeUnit.MILLISECONDS), this);
+            .backoff(1, 50, TimeUnit.MILLISECONDS).tcp(new TcpOptions().socketReceiveBufferSize(receiveBuffer)), this);
         reactor.add(cutter);
         for (final Histogram[] side : stages) {
             for (int stage = 0; stage < STAGES; stage++) {
@@ -83,6 +84,25 @@ final class ReconnectClient implements SoupBinTcpClientListener {
         if (cuts != null && cuts.made() != lostCuts) { // the first loss after a cut: the cut noticed
             lostCuts = cuts.made();
             stage(DETECTED);
+            hop(CutHops.NOTICED);
+        }
+    }
+
+    @Override
+    public void onConnecting(final SocketAddress address) {
+        hop(CutHops.CONNECTING);
+    }
+
+    @Override
+    public void onConnected(final SocketAddress address) {
+        hop(CutHops.CONNECTED);
+    }
+
+    /** Stamps a hop of the last cut's resume (the first of its kind after the cut only); allocates nothing. */
+    private void hop(final int hop) {
+        final CutHops hops = cuts == null ? null : cuts.hops();
+        if (hops != null) {
+            hops.stamp(cuts.made() - 1, hop, System.nanoTime());
         }
     }
 
@@ -107,6 +127,7 @@ final class ReconnectClient implements SoupBinTcpClientListener {
             cutNs = cuts.lastCutNs();
             awaitingFirst = true;
             stage(ACCEPTED);
+            hop(CutHops.ACCEPTED);
         }
     }
 
@@ -120,6 +141,7 @@ final class ReconnectClient implements SoupBinTcpClientListener {
             resume.recordValue(Math.min(resume.getHighestTrackableValue(), System.nanoTime() - cutNs));
             awaitingFirst = false;
             stage(FIRST);
+            hop(CutHops.FIRST);
             cuts.resumedAfter(measuredCuts);
         } else if (!started) {
             started = true;
@@ -213,6 +235,9 @@ final class ReconnectClient implements SoupBinTcpClientListener {
                     STAGE_NAMES[stage], histogram.getValueAtPercentile(50) / 1e3, histogram.getValueAtPercentile(99) / 1e3));
             }
             lines.add(line.toString());
+        }
+        if (cuts != null && cuts.hops() != null) {
+            lines.addAll(cuts.hops().lines(cuts.made()));
         }
         return lines;
     }

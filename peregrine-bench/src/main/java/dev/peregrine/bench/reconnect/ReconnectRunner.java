@@ -29,13 +29,15 @@ public final class ReconnectRunner {
      * @param cutEveryNs time between cuts, at least 1 ms
      * @param busySpin whether the reactors spin when idle (else they back off, parking up to 100 us)
      * @param skip a test hook: the client drops the message with this number, as a broken client would; 0 for none
+     * @param clientReceiveBuffer the client socket's SO_RCVBUF in bytes, 0 for the system's (autotuned): a server's
+     *     reset reaches the client only after what its receive buffer holds, so a smaller one bounds that wait
      */
-    public record Spec(long count, long rate, long cutEveryNs, boolean busySpin, long skip) {
+    public record Spec(long count, long rate, long cutEveryNs, boolean busySpin, long skip, int clientReceiveBuffer) {
         /** Checks the values. */
         public Spec {
-            if (count < 1 || rate < 1 || cutEveryNs < 1_000_000 || skip < 0) {
+            if (count < 1 || rate < 1 || cutEveryNs < 1_000_000 || skip < 0 || clientReceiveBuffer < 0) {
                 throw new IllegalArgumentException("count=" + count + " rate=" + rate + " cutEveryNs=" + cutEveryNs
-                    + " skip=" + skip);
+                    + " skip=" + skip + " clientReceiveBuffer=" + clientReceiveBuffer);
             }
         }
 
@@ -76,7 +78,8 @@ public final class ReconnectRunner {
                 return failed(spec, "the server did not listen: " + server.listenFailure());
             }
             final ReconnectClient client = new ReconnectClient(clientReactor, server.localAddress(), spec.count(), cuts,
-                spec.skip());
+                spec.skip(), spec.clientReceiveBuffer());
+            cuts.hops(CutHops.forSpec(spec), server::published, client::delivered);
             client.start();
             serverReactor.start();
             clientReactor.start();

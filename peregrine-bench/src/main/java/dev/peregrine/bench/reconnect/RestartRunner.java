@@ -45,13 +45,14 @@ public final class RestartRunner {
         final int port = FreePorts.block("127.0.0.1", 1);
         java.nio.file.Files.deleteIfExists(store); // the stream starts at 1
         final CutSchedule kills = new CutSchedule(spec.cutEveryNs(), false);
+        kills.hops(CutHops.forSpec(spec), null, null); // the publisher is the child: the lag is not known here
         final Histogram restart = new Histogram(TimeUnit.SECONDS.toNanos(120), 3);
         Process child = start(spec, store, port);
         String failure = awaitListening(child);
         try (Reactor reactor = new Reactor(new ReactorOptions().name("reconnect-client")
                 .idleStrategy(ReconnectRunner.idle(spec.busySpin())))) {
             final ReconnectClient client = new ReconnectClient(reactor, new InetSocketAddress("127.0.0.1", port),
-                spec.count(), kills, spec.skip());
+                spec.count(), kills, spec.skip(), spec.clientReceiveBuffer());
             client.start();
             reactor.start();
             kills.start(System.nanoTime());
