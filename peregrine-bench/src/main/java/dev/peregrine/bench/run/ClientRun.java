@@ -36,8 +36,19 @@ final class ClientRun extends ClientSideRun {
 
     @Override
     void connect() throws Exception {
-        client = spec.transport().connect(config);
-        final PingPongLoop pingPong = new PingPongLoop(client, progress, spec.busySpin(), spec.transport().lossy());
+        final PingPongLoop pingPong;
+        if (spec.clientBlocks()) {
+            if (!(spec.transport() instanceof BlockingClients blocking)) {
+                throw new IllegalStateException("transport=" + spec.transport().name() + " has no client that waits"
+                    + " asleep");
+            }
+            final BlockingClients.Client sleeper = blocking.connectBlocking(config);
+            client = sleeper;
+            pingPong = new PingPongLoop(sleeper, progress);
+        } else {
+            client = spec.transport().connect(config);
+            pingPong = new PingPongLoop(client, progress, spec.busySpin(), spec.transport().lossy());
+        }
         loop = pingPong;
         if (stopRequested()) {
             pingPong.requestStop();
