@@ -7,7 +7,9 @@ import dev.peregrine.peers.PingClient;
  * A transport whose ping-pong client can wait for an echo asleep, in a blocking select on its socket, instead of
  * polling ({@code bench pingpong --client-wait block}). A polling client holds a core for as long as it waits; on
  * a machine with fewer cores than the run's busy threads, a sleeping one leaves that core to the responder's. The
- * responder is the same either way, so every row of a run, asleep client and all, pays the same wake-up.
+ * responder is the same either way, and every row of a run gets the same client, so every row pays a wake-up per
+ * echo. The wake-up is not always the same cost: it depends on whether the client's core was idle or running
+ * another thread at the time.
  */
 public interface BlockingClients {
     /**
