@@ -4,7 +4,7 @@ import dev.peregrine.bench.report.JsonResults;
 import dev.peregrine.bench.report.LatencyTable;
 import dev.peregrine.bench.report.Summary;
 import dev.peregrine.bench.run.BenchRunner;
-import dev.peregrine.bench.run.BlockingClients;
+import dev.peregrine.bench.transports.BlockingClients;
 import dev.peregrine.bench.run.FloorResult;
 import dev.peregrine.bench.run.FloorRunner;
 import dev.peregrine.bench.run.RunResult;

@@ -1,5 +1,6 @@
 package dev.peregrine.bench.run;
 
+import dev.peregrine.bench.transports.BlockingClients;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.PingClient;
 import org.HdrHistogram.Histogram;

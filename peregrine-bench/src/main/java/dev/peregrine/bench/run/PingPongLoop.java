@@ -1,5 +1,6 @@
 package dev.peregrine.bench.run;
 
+import dev.peregrine.bench.transports.BlockingClients;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.reactor.NanoClock;
 import org.HdrHistogram.Histogram;

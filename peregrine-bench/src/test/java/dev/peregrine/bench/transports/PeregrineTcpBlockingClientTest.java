@@ -1,6 +1,5 @@
 package dev.peregrine.bench.transports;
 
-import dev.peregrine.bench.run.BlockingClients;
 import dev.peregrine.peers.BenchConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

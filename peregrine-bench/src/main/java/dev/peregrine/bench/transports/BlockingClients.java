@@ -1,4 +1,4 @@
-package dev.peregrine.bench.run;
+package dev.peregrine.bench.transports;
 
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.PingClient;
