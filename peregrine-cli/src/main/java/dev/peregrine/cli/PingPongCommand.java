@@ -4,6 +4,7 @@ import dev.peregrine.bench.report.JsonResults;
 import dev.peregrine.bench.report.LatencyTable;
 import dev.peregrine.bench.report.Summary;
 import dev.peregrine.bench.run.BenchRunner;
+import dev.peregrine.bench.transports.BlockingClients;
 import dev.peregrine.bench.run.FloorResult;
 import dev.peregrine.bench.run.FloorRunner;
 import dev.peregrine.bench.run.RunResult;
@@ -14,6 +15,8 @@ import dev.peregrine.bench.transports.SeparatedBench;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -22,6 +25,8 @@ import picocli.CommandLine.Spec;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
@@ -99,6 +104,43 @@ public final class PingPongCommand implements Callable<Integer>, Validated {
             + " separated: peregrine-tcp and peregrine-shm only; logged: peregrine-tcp only (default: ${DEFAULT-VALUE}).")
     List<String> stacks;
 
+    /** How the client waits for an echo: {@code --client-wait}. */
+    enum ClientWait {
+        /** Polls: busy-spins, or yields with {@code --no-busy-spin}, as before the option. */
+        SPIN,
+        /** Sleeps in a blocking select on its socket ({@link BlockingClients}). */
+        BLOCK;
+
+        String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** Reads {@code spin} or {@code block}, refusing anything else with the accepted values. */
+    static final class ClientWaitConverter implements ITypeConverter<ClientWait> {
+        ClientWaitConverter() {
+        }
+
+        @Override
+        public ClientWait convert(final String value) {
+            for (final ClientWait wait : ClientWait.values()) {
+                if (wait.label().equals(value.trim())) {
+                    return wait;
+                }
+            }
+            throw new TypeConversionException("'" + value + "' is not a client wait; use spin (poll: busy-spin, or"
+                + " yield with --no-busy-spin) or block (sleep in a blocking select on the socket)");
+        }
+    }
+
+    @Option(names = "--client-wait", defaultValue = "spin", converter = ClientWaitConverter.class,
+        paramLabel = "spin|block",
+        description = "How the client waits for each echo: spin (polls: busy-spins, or yields with --no-busy-spin) or"
+            + " block (sleeps in a blocking select on its socket, leaving its core to the responder's threads; the"
+            + " responder as without it). Every row of the run gets the same client. block: peregrine-tcp and its"
+            + " stacks only, one message in flight (default: ${DEFAULT-VALUE}).")
+    ClientWait clientWait;
+
     @Override
     public void validate() {
         for (final String stack : stacks) {
@@ -123,7 +165,28 @@ public final class PingPongCommand implements Callable<Integer>, Validated {
                 }
             }
         }
+        if (clientBlocks()) {
+            for (final BenchTransport transport : CommonOptions.transports(transports)) {
+                if (!(transport instanceof BlockingClients)) {
+                    throw Cli.invalid(spec.commandLine(), "--client-wait", "block runs with peregrine-tcp only (a"
+                        + " blocking select on its socket), not --transport " + transport.name());
+                }
+            }
+            if (rate > 0) {
+                throw Cli.invalid(spec.commandLine(), "--client-wait", "block has one message in flight; not with"
+                    + " --rate " + rate);
+            }
+        }
         unavailable(CommonOptions.transports(transports)).refuseIfNoneRuns(spec.commandLine());
+    }
+
+    private boolean clientBlocks() {
+        return clientWait == ClientWait.BLOCK;
+    }
+
+    /** The client's wait as the heading and the JSON name it: block, or spin or yield as --busy-spin says. */
+    private String clientWaitName() {
+        return clientBlocks() ? "block" : common.busySpin(true) ? "spin" : "yield";
     }
 
     @Override
@@ -135,6 +198,8 @@ public final class PingPongCommand implements Callable<Integer>, Validated {
             return relaunched;
         }
         unavailable(chosen).print(out);
+        out.println("client wait: " + clientWaitName() + (clientBlocks() ? " (the client sleeps in a blocking select on"
+            + " its socket for each echo; the responder waits as busy-spin says)" : ""));
         if (stacks.contains("separated") || stacks.contains("separated-sleep")) {
             out.println(SeparatedBench.note(common.busySpin(true)));
         }
@@ -163,7 +228,7 @@ public final class PingPongCommand implements Callable<Integer>, Validated {
             if ((stacks.contains("separated") || stacks.contains("separated-sleep")) && stacks.contains("shared")) {
                 SeparatedBound.print(out, results, sizes);
             }
-            common.writeFiles(results, out);
+            common.writeFiles(results, out, JsonResults.toJson(results, null, jsonFields()));
             return results.stream().allMatch(r -> r.status() == RunResult.Status.OK) ? 0 : 1;
         }
     }
@@ -203,9 +268,13 @@ public final class PingPongCommand implements Callable<Integer>, Validated {
             if ((stacks.contains("separated") || stacks.contains("separated-sleep")) && stacks.contains("shared")) {
                 SeparatedBound.print(out, results, sizes);
             }
-            common.writeFiles(results, out, JsonResults.toJson(results, roundOf), roundOf);
+            common.writeFiles(results, out, JsonResults.toJson(results, roundOf, jsonFields()), roundOf);
             return results.stream().allMatch(r -> r.status() == RunResult.Status.OK) ? 0 : 1;
         }
+    }
+
+    private Map<String, String> jsonFields() {
+        return Map.of("client_wait", clientWaitName());
     }
 
     /** The transports with their stacks: each transport in every stack asked, shared first. */
@@ -235,7 +304,8 @@ public final class PingPongCommand implements Callable<Integer>, Validated {
             for (final int size : sizes) {
                 runs.add(new RunSpec("pingpong", transport, size, messages, warmup, rate, 1, common.inProcess,
                     common.clientCpu(), common.responderCpu(), common.busySpin(true), common.host)
-                    .withTimeLimit(timeLimit).withReplySize(replySize == null ? size : replySize));
+                    .withTimeLimit(timeLimit).withReplySize(replySize == null ? size : replySize)
+                    .withClientBlocks(clientBlocks()));
             }
         }
         return runs;

@@ -64,6 +64,7 @@ class CommandLineErrorsTest {
         Map.entry(Converters.SessionName.class, List.of("", "ELEVEN-CHAR", "two words")),
         Map.entry(FramingConverter.class, List.of("", "length:3xx", "bogus")),
         Map.entry(LoadCommand.TopologyConverter.class, List.of("", "one-server", "per_client")),
+        Map.entry(PingPongCommand.ClientWaitConverter.class, List.of("", "sleep", "blocking")),
         Map.entry(HandoffCommand.ImplementationName.class, List.of("", "disrupter", "peregrine")),
         Map.entry(FanoutBenchCommand.TransportName.class, List.of("", "aeron-ipd", "peregrine")),
         Map.entry(Converters.BatchValue.class, List.of("", "0", "-5", "64kb", "2GiB", "1.5KiB")),

@@ -17,7 +17,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * {@code bench pingpong --stack}: the shared and the separated stack of Peregrine's TCP and shared memory measured
  * in one run, each row named for its stack, TCP with and without its responder logging every message, the responders in a second JVM; any other transport or stack refused
- * with one line and exit code 2.
+ * with one line and exit code 2. The same with a client that sleeps in a select for each echo ({@code --client-wait
+ * block}), refused likewise where it does not apply.
  */
 @Tag("slow")
 @Timeout(300)
@@ -49,6 +50,65 @@ class PingPongStackTest {
             .containsPattern("size 32: peregrine-spsc \\(events\\) [0-9.]+ us, peregrine-mpsc \\(commands\\) [0-9.]+ us")
             .containsPattern("peregrine-tcp size 32: separated p50 [0-9.]+ us (<=|>) shared [0-9.]+ \\+ [0-9.]+ \\+ ")
             .containsPattern("peregrine-shm size 32: separated p50 [0-9.]+ us (<=|>) shared ");
+    }
+
+    /**
+     * {@code --client-wait block}: the client of every row sleeps in a blocking select for each echo (so that, on two
+     * cores, the separated responder's reactor and application thread can each have one); the heading and every run
+     * of the JSON say so, and both rows and the bound's line are there.
+     */
+    @Test
+    void shouldMeasureBothStacksWithTheClientAsleepAndNameItsWaitInTheHeadingAndTheJson() throws Exception {
+        final Path json = folder.resolve("block.json");
+
+        final CliRun cli = CliRun.execute("bench", "pingpong", "--transport", "tcp", "--stack", "shared,separated",
+            "--size", "256", "--messages", "2000", "--warmup", "500", "--client-wait", "block", "--quiet", "--json",
+            json.toString());
+        final String out = cli.out();
+
+        assertThat(cli.code()).as(out + cli.err()).isZero();
+        final List<JsonNode> runs = Json.read(json).valueStream().toList();
+        assertThat(runs).extracting(r -> r.get("transport").asText()).containsExactly("peregrine-tcp",
+            "peregrine-tcp[separated]");
+        assertThat(runs).allSatisfy(r -> {
+            assertThat(r.get("status").asText()).isEqualTo("ok");
+            assertThat(r.get("messages").asLong()).isEqualTo(2000);
+            assertThat(r.get("client_wait").asText()).isEqualTo("block");
+        });
+        assertThat(out).contains("client wait: block (the client sleeps in a blocking select on its socket")
+            .containsPattern("peregrine-tcp\\[separated\\] \\* +256 ")
+            .containsPattern("peregrine-tcp size 256: separated p50 [0-9.]+ us (<=|>) shared [0-9.]+ \\+ ");
+    }
+
+    @Test
+    void shouldRefuseABlockingClientForAnotherTransportWithOneLine() {
+        final CliRun cli = CliRun.execute("bench", "pingpong", "--transport", "tcp,shm", "--stack", "shared,separated",
+            "--client-wait", "block", "--messages", "10", "--warmup", "0");
+
+        assertThat(cli.code()).isEqualTo(2);
+        assertThat(cli.err().lines().toList()).hasSize(1);
+        assertThat(cli.err()).contains("--client-wait", "block runs with peregrine-tcp only (a blocking select on its"
+            + " socket), not --transport peregrine-shm");
+    }
+
+    @Test
+    void shouldRefuseABlockingClientAtARateWithOneLine() {
+        final CliRun cli = CliRun.execute("bench", "pingpong", "--transport", "tcp", "--client-wait", "block",
+            "--rate", "1000", "--messages", "10", "--warmup", "0");
+
+        assertThat(cli.code()).isEqualTo(2);
+        assertThat(cli.err().lines().toList()).hasSize(1);
+        assertThat(cli.err()).contains("--client-wait", "block has one message in flight; not with --rate 1000");
+    }
+
+    @Test
+    void shouldRefuseAClientWaitThatIsNotOneWithOneLine() {
+        final CliRun cli = CliRun.execute("bench", "pingpong", "--transport", "tcp", "--client-wait", "sleep",
+            "--messages", "10", "--warmup", "0");
+
+        assertThat(cli.code()).isEqualTo(2);
+        assertThat(cli.err().lines().toList()).hasSize(1);
+        assertThat(cli.err()).contains("--client-wait", "'sleep' is not a client wait; use spin");
     }
 
     @Test

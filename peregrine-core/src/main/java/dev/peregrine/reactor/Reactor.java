@@ -233,18 +233,30 @@ public final class Reactor extends ReactorPad1 implements AutoCloseable {
      */
     public void run() {
         loopStarted = true;
-        final IdleStrategy idle = idleStrategy;
         try {
             while (!closed) { // a close() before this thread got here must still stop it
-                final int work = doWork();
-                if (blockingSelect && work == 0) {
-                    selectBlocking();
-                } else {
-                    idle.idle(work);
-                }
+                idle(doWork());
             }
         } finally {
             release();
+        }
+    }
+
+    /**
+     * Idles once after a cycle, as {@link #run()} does between its cycles; for a caller that drives the reactor
+     * with {@link #doWork()}, on that thread. With a {@link BlockingSelectIdleStrategy} and no work, it sleeps in
+     * the selector and handles the channels that wake it inside that select: their events may have been delivered
+     * when it returns. Otherwise it calls the strategy's {@code idle}. A released reactor returns at once.
+     *
+     * @param work what the last {@code doWork()} answered
+     */
+    public void idle(final int work) {
+        if (blockingSelect && work == 0) {
+            if (!released) {
+                selectBlocking();
+            }
+        } else {
+            idleStrategy.idle(work);
         }
     }
 

@@ -87,6 +87,40 @@ class ReactorTest {
         assertThat(errors).isEmpty();
     }
 
+    @Test
+    void shouldSleepInTheSelectorWhenACallerDrivenReactorIdlesAndHandleTheChannelThatWakesIt() throws Exception {
+        final Pipe pipe = Pipe.open();
+        // the longest sleep is a minute, and no timer is set: only the pipe ends the idle within the test's timeout
+        final ReactorOptions options = new ReactorOptions()
+            .idleStrategy(new BlockingSelectIdleStrategy(TimeUnit.MINUTES.toNanos(1))).errorHandler(errors::add);
+        try (Reactor reactor = new Reactor(options)) {
+            final AtomicInteger reads = new AtomicInteger();
+            final CompletableFuture<Integer> readsWhenIdleReturned = new CompletableFuture<>();
+            final Thread caller = new Thread(() -> {
+                final ByteBuffer in = ByteBuffer.allocate(8);
+                reactor.register(pipe.source(), SelectionKey.OP_READ, (key, nowNs) -> {
+                    try {
+                        reads.addAndGet(pipe.source().read(in.clear()));
+                    } catch (final IOException ex) {
+                        throw new IllegalStateException(ex);
+                    }
+                });
+                reactor.idle(reactor.doWork());
+                readsWhenIdleReturned.complete(reads.get()); // no doWork() since: the idle handled the key
+            }, "caller");
+            caller.start();
+            awaitInSelect(caller);
+            pipe.sink().write(ByteBuffer.wrap(new byte[] {1}));
+
+            assertThat(readsWhenIdleReturned.get(20, TimeUnit.SECONDS)).isEqualTo(1);
+            caller.join();
+        } finally {
+            pipe.sink().close();
+            pipe.source().close();
+        }
+        assertThat(errors).isEmpty();
+    }
+
     /** Waits until the thread is inside a selector's blocking select (seen in its stack): only a wake-up gets it out. */
     private static void awaitInSelect(final Thread thread) throws InterruptedException {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

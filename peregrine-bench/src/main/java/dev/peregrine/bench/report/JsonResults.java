@@ -19,6 +19,7 @@ import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The {@code --json} output: per run
@@ -208,6 +209,37 @@ public final class JsonResults {
         out.put("p999_ns", any ? Long.valueOf(histogram.getValueAtPercentile(99.9)) : null);
         out.put("max_ns", any ? Long.valueOf(histogram.getMaxValue()) : null);
         return out;
+    }
+
+    /**
+     * The JSON text of some runs ({@link #toJson(List)}, or with rounds {@link #toJson(List, List)}), each run's
+     * object ending with the given fields: what is true of every run of the command, such as
+     * {@code "client_wait":"block"} ({@code bench pingpong --client-wait}), before {@code round}.
+     *
+     * @param results the runs; those without numbers are skipped
+     * @param rounds the round of each run, in the same order, or null for runs not made in rounds
+     * @param fields names and values, in their order
+     * @return the text
+     * @throws IllegalArgumentException if the lists differ in length
+     */
+    public static String toJson(final List<RunResult> results, final List<Integer> rounds,
+                                final Map<String, String> fields) {
+        if (rounds != null && rounds.size() != results.size()) {
+            throw new IllegalArgumentException(results.size() + " runs but " + rounds.size() + " rounds");
+        }
+        final List<ObjectNode> nodes = new ArrayList<>();
+        for (int i = 0; i < results.size(); i++) {
+            final RunResult result = results.get(i);
+            if (result.status() == RunResult.Status.OK || result.status() == RunResult.Status.PARTIAL) {
+                final ObjectNode node = node(result);
+                fields.forEach(node::put);
+                if (rounds != null) {
+                    node.put("round", rounds.get(i));
+                }
+                nodes.add(node);
+            }
+        }
+        return rounds == null && nodes.size() == 1 ? write(nodes.get(0)) + "\n" : array(nodes);
     }
 
     /** An array with one element per line, as the hand-written writer laid it out, so runs stay greppable. */

@@ -1,5 +1,6 @@
 package dev.peregrine.bench.run;
 
+import dev.peregrine.bench.transports.BlockingClients;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.PingClient;
 import org.HdrHistogram.Histogram;
@@ -36,8 +37,19 @@ final class ClientRun extends ClientSideRun {
 
     @Override
     void connect() throws Exception {
-        client = spec.transport().connect(config);
-        final PingPongLoop pingPong = new PingPongLoop(client, progress, spec.busySpin(), spec.transport().lossy());
+        final PingPongLoop pingPong;
+        if (spec.clientBlocks()) {
+            if (!(spec.transport() instanceof BlockingClients blocking)) {
+                throw new IllegalStateException("transport=" + spec.transport().name() + " has no client that waits"
+                    + " asleep");
+            }
+            final BlockingClients.Client sleeper = blocking.connectBlocking(config);
+            client = sleeper;
+            pingPong = new PingPongLoop(sleeper, progress);
+        } else {
+            client = spec.transport().connect(config);
+            pingPong = new PingPongLoop(client, progress, spec.busySpin(), spec.transport().lossy());
+        }
         loop = pingPong;
         if (stopRequested()) {
             pingPong.requestStop();

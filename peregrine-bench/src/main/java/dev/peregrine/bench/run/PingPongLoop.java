@@ -1,5 +1,6 @@
 package dev.peregrine.bench.run;
 
+import dev.peregrine.bench.transports.BlockingClients;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.reactor.NanoClock;
 import org.HdrHistogram.Histogram;
@@ -36,6 +37,7 @@ public final class PingPongLoop {
     private final PingClient client;
     private final Progress progress;
     private final boolean spin;
+    private final BlockingClients.Client sleeper; // null unless the client waits asleep
     private final boolean lossy;
     private final NanoClock clock;
     private long lost;
@@ -81,10 +83,27 @@ public final class PingPongLoop {
             throw new IllegalArgumentException("clock=null");
         }
         this.client = client;
+        this.sleeper = null;
         this.progress = progress;
         this.spin = spin;
         this.lossy = lossy;
         this.clock = clock;
+    }
+
+    /**
+     * Creates the loops for one connected client that waits for each echo asleep ({@link BlockingClients}): one
+     * message in flight only ({@link #oneInFlight}), on a transport that loses nothing.
+     *
+     * @param client the client
+     * @param progress where progress is counted, or null
+     */
+    public PingPongLoop(final BlockingClients.Client client, final Progress progress) {
+        this.client = client;
+        this.sleeper = client;
+        this.progress = progress;
+        this.spin = false;
+        this.lossy = false;
+        this.clock = NanoClock.SYSTEM;
     }
 
     /**
@@ -184,7 +203,9 @@ public final class PingPongLoop {
                 }
                 checkStop();
             }
-            if (spin) {
+            if (sleeper != null) {
+                sleeper.awaitInput();
+            } else if (spin) {
                 Thread.onSpinWait();
             } else {
                 Thread.yield();
@@ -222,6 +243,10 @@ public final class PingPongLoop {
      */
     public long atRate(final long first, final long count, final long ratePerSecond, final long[] intended,
                        final Histogram histogram, final long deadlineNs) {
+        if (sleeper != null) {
+            throw new IllegalStateException("a client that waits asleep has one message in flight only, rate="
+                + ratePerSecond);
+        }
         if (ratePerSecond <= 0 || intended.length < count) {
             throw new IllegalArgumentException("rate=" + ratePerSecond + " intended.length=" + intended.length
                 + " count=" + count);

@@ -1,5 +1,6 @@
 package dev.peregrine.bench.run;
 
+import dev.peregrine.bench.transports.BlockingClients;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
 
@@ -26,11 +27,14 @@ import dev.peregrine.peers.BenchTransport;
  *     ({@code bench load}'s default topology), rather than each on a thread of its own with its own responder
  * @param respondEvery the responder answers only messages whose number is a multiple of this, and latency is
  *     taken on those ({@code bench load --respond-every}); 1 for every message
+ * @param clientBlocks whether the ping-pong client waits for each echo asleep in its selector
+ *     ({@link BlockingClients}) instead of polling (spinning or yielding as {@code busySpin} says); the
+ *     responder is not affected
  */
 public record RunSpec(String scenario, BenchTransport transport, int size, long messages, long warmup, long rate,
                       int clients, boolean inProcess, int clientCpu, int responderCpu, boolean busySpin,
                       String host, double timeLimitSeconds, int replySize, boolean sharedResponder,
-                      int respondEvery) {
+                      int respondEvery, boolean clientBlocks) {
     /** The most messages a run measures or warms up with: its histograms and rings are indexed by int. */
     public static final long MAX_MESSAGES = Integer.MAX_VALUE - 8;
 
@@ -58,7 +62,7 @@ public record RunSpec(String scenario, BenchTransport transport, int size, long 
                    final int responderCpu, final boolean busySpin, final String host, final double timeLimitSeconds,
                    final int replySize, final boolean sharedResponder) {
         this(scenario, transport, size, messages, warmup, rate, clients, inProcess, clientCpu, responderCpu, busySpin,
-            host, timeLimitSeconds, replySize, sharedResponder, 1);
+            host, timeLimitSeconds, replySize, sharedResponder, 1, false);
     }
 
     /**
@@ -142,7 +146,7 @@ public record RunSpec(String scenario, BenchTransport transport, int size, long 
      */
     public RunSpec withTimeLimit(final double seconds) {
         return new RunSpec(scenario, transport, size, messages, warmup, rate, clients, inProcess, clientCpu,
-            responderCpu, busySpin, host, seconds, replySize, sharedResponder, respondEvery);
+            responderCpu, busySpin, host, seconds, replySize, sharedResponder, respondEvery, clientBlocks);
     }
 
     /**
@@ -153,7 +157,7 @@ public record RunSpec(String scenario, BenchTransport transport, int size, long 
      */
     public RunSpec withReplySize(final int bytes) {
         return new RunSpec(scenario, transport, size, messages, warmup, rate, clients, inProcess, clientCpu,
-            responderCpu, busySpin, host, timeLimitSeconds, bytes, sharedResponder, respondEvery);
+            responderCpu, busySpin, host, timeLimitSeconds, bytes, sharedResponder, respondEvery, clientBlocks);
     }
 
     /**
@@ -165,7 +169,7 @@ public record RunSpec(String scenario, BenchTransport transport, int size, long 
      */
     public RunSpec withSharedResponder(final boolean shared) {
         return new RunSpec(scenario, transport, size, messages, warmup, rate, clients, inProcess, clientCpu,
-            responderCpu, busySpin, host, timeLimitSeconds, replySize, shared, respondEvery);
+            responderCpu, busySpin, host, timeLimitSeconds, replySize, shared, respondEvery, clientBlocks);
     }
 
     /**
@@ -176,7 +180,18 @@ public record RunSpec(String scenario, BenchTransport transport, int size, long 
      */
     public RunSpec withRespondEvery(final int n) {
         return new RunSpec(scenario, transport, size, messages, warmup, rate, clients, inProcess, clientCpu,
-            responderCpu, busySpin, host, timeLimitSeconds, replySize, sharedResponder, n);
+            responderCpu, busySpin, host, timeLimitSeconds, replySize, sharedResponder, n, clientBlocks);
+    }
+
+    /**
+     * The same run with the ping-pong client waiting asleep in its selector, or polling.
+     *
+     * @param blocks true for a client that blocks ({@link BlockingClients}), false for one that polls
+     * @return the new spec
+     */
+    public RunSpec withClientBlocks(final boolean blocks) {
+        return new RunSpec(scenario, transport, size, messages, warmup, rate, clients, inProcess, clientCpu,
+            responderCpu, busySpin, host, timeLimitSeconds, replySize, sharedResponder, respondEvery, blocks);
     }
 
     /**

@@ -25,7 +25,7 @@ import java.util.List;
  * ({@link TcpOptions#readPolling(boolean)}) and consult the selector only every
  * {@value #BUSY_SPIN_SELECT_INTERVAL} cycles: one read syscall per idle cycle, as a hand-written C loop does.
  */
-public final class PeregrineTcpBench implements BenchTransport {
+public final class PeregrineTcpBench implements BenchTransport, BlockingClients {
     /** The framing on the wire: a 4-byte big-endian length before each message. */
     static final Framing FRAMING = Framing.lengthPrefixed(4, ByteOrder.BIG_ENDIAN, false);
 
@@ -100,6 +100,17 @@ public final class PeregrineTcpBench implements BenchTransport {
     @Override
     public StreamSender connectStreamSender(final BenchConfig config) throws Exception {
         return new PeregrineTcpStreamSender(config);
+    }
+
+    /**
+     * A ping-pong client that waits for each echo asleep in a blocking select on its socket: its reactor's options
+     * are those of a run without busy-spin (readiness through the selector every cycle, {@link
+     * BlockingSelectIdleStrategy}), whatever the run's; the responder keeps the run's.
+     */
+    @Override
+    public BlockingClients.Client connectBlocking(final BenchConfig config) throws Exception {
+        return new PeregrineTcpPingClient(new BenchConfig(config.host(), config.port(), config.size(),
+            config.directory(), false, config.replySize(), config.respondEvery()), true);
     }
 
     /** Selector consulted every this many cycles when busy-spinning: only for connect, accept and OP_WRITE. */

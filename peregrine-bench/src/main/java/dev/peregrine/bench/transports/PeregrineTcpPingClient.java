@@ -3,7 +3,6 @@ package dev.peregrine.bench.transports;
 import dev.peregrine.channel.SendResult;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchMessageLayout;
-import dev.peregrine.peers.PingClient;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -13,16 +12,27 @@ import java.lang.foreign.MemorySegment;
  * and drives its reactor inside {@link #poll()}; echoes wait in a small ring of sequence numbers, so
  * that several arriving in one cycle (with {@code --rate}) are all returned, one per poll.
  */
-final class PeregrineTcpPingClient extends PeregrineTcpClientSide implements PingClient {
+final class PeregrineTcpPingClient extends PeregrineTcpClientSide implements BlockingClients.Client {
     private static final int RING_CAPACITY = 1 << 16;
 
     private final EchoRing echoes;
     /** Bytes of the sequence field ({@link BenchMessageLayout}). */
     private final int sequenceLength;
+    private final boolean blocks;
     private long lastSent;
 
     PeregrineTcpPingClient(final BenchConfig config) throws IOException {
+        this(config, false);
+    }
+
+    /**
+     * @param config where to connect; without busy-spin for a client that blocks
+     * @param blocks whether {@link #awaitInput()} sleeps in the selector (the reactor's {@code
+     *     BlockingSelectIdleStrategy}) rather than returning at once
+     */
+    PeregrineTcpPingClient(final BenchConfig config, final boolean blocks) throws IOException {
         super(config, "peregrine-tcp-client");
+        this.blocks = blocks;
         this.sequenceLength = config.sequenceLength();
         this.echoes = new EchoRing(RING_CAPACITY, config.replySize(), sequenceLength);
     }
@@ -62,6 +72,13 @@ final class PeregrineTcpPingClient extends PeregrineTcpClientSide implements Pin
             }
         }
         return BenchMessageLayout.widen(echoes.take(), lastSent, sequenceLength);
+    }
+
+    @Override
+    public void awaitInput() {
+        if (blocks) {
+            reactor.idle(0); // the caller's poll() found nothing: a cycle without work
+        }
     }
 
     @Override

@@ -11,7 +11,7 @@ import java.util.List;
  * base transport's clients, path, JVM arguments and availability, a name and a responder of its own. The clients
  * being the base's is what makes a variant's row comparable with the base's in one run.
  */
-abstract class ResponderVariant implements BenchTransport {
+abstract class ResponderVariant implements BenchTransport, BlockingClients {
     /** The transport whose clients and set-up the variant keeps. */
     final BenchTransport base;
 
@@ -47,5 +47,18 @@ abstract class ResponderVariant implements BenchTransport {
     @Override
     public final List<PingClient> connectAll(final BenchConfig config, final int count) throws Exception {
         return base.connectAll(config, count);
+    }
+
+    /**
+     * The base transport's client that waits asleep, where it has one.
+     *
+     * @throws IllegalStateException if the base has none
+     */
+    @Override
+    public final BlockingClients.Client connectBlocking(final BenchConfig config) throws Exception {
+        if (!(base instanceof BlockingClients blocking)) {
+            throw new IllegalStateException("transport=" + base.name() + " has no client that waits asleep");
+        }
+        return blocking.connectBlocking(config);
     }
 }
