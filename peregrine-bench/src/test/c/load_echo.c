@@ -226,22 +226,27 @@ int main(int argc, char **argv) {
         now = now_ns(CLOCK_MONOTONIC);
         for (int e = 0; e < n; e++) {
             int i = events[e].data.u32;
-            ssize_t got = read(fds[i], in[i] + have[i], size - have[i]);
+            /* all that waits, whole echoes first: a client that read one echo per wake-up would fall behind its
+               responder for good once a queue formed */
+            ssize_t got = read(fds[i], in[i] + have[i], sizeof in[i] - have[i]);
             reads++;
             if (got < 0 && errno == EAGAIN) continue;
             if (got <= 0) die("client read");
             have[i] += got;
-            if (have[i] < size) continue;
-            have[i] = 0;
-            long long due;
-            memcpy(&due, in[i], sizeof due);
-            if (received < capacity) latency[received] = now - (closed ? sent_at[i] : due);
-            received++;
-            if (closed && now < end) {
-                sent_at[i] = now;
-                send_message(fds[i], i, msg, size);
-                sent++;
+            int at = 0;
+            for (; have[i] - at >= size; at += size) {
+                long long due;
+                memcpy(&due, in[i] + at, sizeof due);
+                if (received < capacity) latency[received] = now - (closed ? sent_at[i] : due);
+                received++;
+                if (closed && now < end) {
+                    sent_at[i] = now;
+                    send_message(fds[i], i, msg, size);
+                    sent++;
+                }
             }
+            memmove(in[i], in[i] + at, have[i] - at);
+            have[i] -= at;
         }
     }
     long long cpu = now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
