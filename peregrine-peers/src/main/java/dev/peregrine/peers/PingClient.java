@@ -37,6 +37,15 @@ public interface PingClient extends AutoCloseable {
         return sequence;
     }
 
+    /**
+     * The group this client shares an event loop with, if it can say which of its clients have an echo waiting.
+     *
+     * @return the group, or null (the default): the client must be polled to know
+     */
+    default EchoReadiness readiness() {
+        return null;
+    }
+
     @Override
     void close();
 }

@@ -1,6 +1,7 @@
 package dev.peregrine.bench.run;
 
 import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.EchoReadiness;
 import dev.peregrine.peers.PingClient;
 import org.HdrHistogram.Histogram;
 
@@ -17,6 +18,12 @@ import java.util.concurrent.TimeUnit;
  * <p>A pass costs what is due and what is in flight, not the number of clients: the sends wait in a heap ordered
  * by due time, and the clients with an echo outstanding in a list. A thousand clients at 100 messages a second
  * each cost a pass what ten clients at 10 000 do, so that the client side does not grow the latency it measures.
+ *
+ * <p>Clients that share one event loop and say which of them an echo reached ({@link EchoReadiness}, Peregrine
+ * TCP's group) are not polled in turn: each pass runs their loop once and polls the clients it names. Without it,
+ * a pass polls every client with an echo outstanding, and when the responder falls behind that is every client:
+ * the client thread would then spend a pass's time on clients with nothing to read, and fall behind in turn. The
+ * clients still awaiting an echo are checked for the timeout every 1024 passes, from the loop's own arrays.
  *
  * <p>Client {@code k} carries {@code k} in the high 32 bits of its sequences ({@link #sequence}), so an echo
  * that reached the wrong client is an error, as is a missing or out-of-order one. For a lossy transport a
@@ -56,8 +63,17 @@ public final class SharedClientLoop {
     private int heapSize;
     /** The clients to poll in each pass: those that sent in it or await an echo. */
     private final int[] polled;
+    /** Where each listed client is in {@link #polled}. */
+    private final int[] position;
     private final boolean[] listed;
+    /** The clients' common group if they have one that names the clients an echo reached, else null. */
+    private final EchoReadiness readiness;
+    /** The loop's index of each of the group's clients, and the group's answer of a pass. */
+    private final int[] loopIndex;
+    private final int[] readyIndexes;
     private int polledCount;
+    /** Clients of the current run with echoes still to come. */
+    private int active;
     private final boolean[] finished;
     /** Polls made so far, for tests: they grow with the messages, not with the clients. */
     private long polls;
@@ -119,11 +135,47 @@ public final class SharedClientLoop {
         this.heapClient = new int[clients.length];
         this.heapDue = new long[clients.length];
         this.polled = new int[clients.length];
+        this.position = new int[clients.length];
         this.listed = new boolean[clients.length];
+        this.readiness = lossy ? null : commonReadiness(clients);
+        this.loopIndex = new int[readiness == null ? 0 : readiness.size()];
+        this.readyIndexes = new int[loopIndex.length];
+        for (int k = 0; readiness != null && k < clients.length; k++) {
+            loopIndex[readiness.indexOf(clients[k])] = k;
+        }
         this.finished = new boolean[clients.length];
         this.progress = progress;
         this.spin = spin;
         this.lossy = lossy;
+    }
+
+    /**
+     * The group every client belongs to, if they all belong to one that names the clients an echo reached and has
+     * no other clients; else null, and each client is polled in turn.
+     */
+    private static EchoReadiness commonReadiness(final PingClient[] clients) {
+        final EchoReadiness group = clients[0].readiness();
+        if (group == null || group.size() != clients.length) {
+            return null;
+        }
+        final boolean[] seen = new boolean[clients.length];
+        for (final PingClient client : clients) {
+            final int index = client.readiness() == group ? group.indexOf(client) : -1;
+            if (index < 0 || index >= clients.length || seen[index]) {
+                return null;
+            }
+            seen[index] = true;
+        }
+        return group;
+    }
+
+    /**
+     * Whether each pass asks the clients' group which of them to poll ({@link EchoReadiness}).
+     *
+     * @return true if it does
+     */
+    boolean pollsReadyOnly() {
+        return readiness != null;
     }
 
     /**
@@ -256,7 +308,7 @@ public final class SharedClientLoop {
         final long start = System.nanoTime();
         heapSize = 0;
         polledCount = 0;
-        int active = 0;
+        active = 0;
         for (int k = 0; k < n; k++) {
             sent[k] = 0;
             received[k] = 0;
@@ -301,23 +353,44 @@ public final class SharedClientLoop {
                 }
                 if (!listed[k]) { // polled in this pass, whether or not an echo is awaited: it drives its transport
                     listed[k] = true;
+                    position[k] = polledCount;
                     polled[polledCount++] = k;
                 }
                 worked = true;
             }
-            // backwards: a client taken out is replaced by the last, which has had its poll in this pass
-            for (int i = polledCount - 1; i >= 0; i--) {
-                final int k = polled[i];
-                final long before = received[k];
-                worked |= poll(k, now, first, histograms == null ? null : histograms[k]);
-                total += received[k] - before;
-                if (received[k] >= sent[k]) {
-                    listed[k] = false;
-                    polled[i] = polled[--polledCount];
+            if (readiness == null) {
+                // backwards: a client taken out is replaced by the last, which has had its poll in this pass
+                for (int i = polledCount - 1; i >= 0; i--) {
+                    final int k = polled[i];
+                    final long before = received[k];
+                    worked |= poll(k, now, first, histograms == null ? null : histograms[k]);
+                    total += received[k] - before;
+                    if (received[k] >= sent[k]) {
+                        unlist(k);
+                    }
+                    if (!finished[k] && received[k] >= limit[k]) {
+                        finished[k] = true;
+                        active--;
+                    }
                 }
-                if (!finished[k] && received[k] >= limit[k]) {
-                    finished[k] = true;
-                    active--;
+            } else if (polledCount > 0) {
+                // one cycle of the group's loop, then the clients it names: an echo, or a closed connection
+                final int ready = readiness.pollReady(readyIndexes);
+                for (int r = 0; r < ready; r++) {
+                    final int k = loopIndex[readyIndexes[r]];
+                    final long before = received[k];
+                    worked |= pollListed(k, now, first, histograms);
+                    total += received[k] - before;
+                }
+                if ((turns & CLOCK_CHECK_MASK) == 0) {
+                    // the timeout a poll would find, for the clients the group did not name: read from the loop's
+                    // own arrays, so that the check touches no client that has nothing to say
+                    for (int i = polledCount - 1; i >= 0; i--) {
+                        final int k = polled[i];
+                        if (received[k] < sent[k] && now - lastEchoNs[k] > PingPongLoop.NO_ECHO_TIMEOUT_NS) {
+                            pollListed(k, now, first, histograms); // throws, unless the echo came in the meantime
+                        }
+                    }
                 }
             }
             // every so many turns, busy or not: a loop that sends or reads in most turns may never go 1024 turns idle
@@ -337,6 +410,27 @@ public final class SharedClientLoop {
             }
         }
         return total;
+    }
+
+    /** Takes client {@code k} off the list of those polled: the last takes its place. */
+    private void unlist(final int k) {
+        listed[k] = false;
+        final int last = polled[--polledCount];
+        polled[position[k]] = last;
+        position[last] = position[k];
+    }
+
+    /** Polls client {@code k} and takes it off the list once it awaits nothing; true if it had an echo. */
+    private boolean pollListed(final int k, final long now, final long first, final Histogram[] histograms) {
+        final boolean echoed = poll(k, now, first, histograms == null ? null : histograms[k]);
+        if (listed[k] && received[k] >= sent[k]) {
+            unlist(k);
+        }
+        if (!finished[k] && received[k] >= limit[k]) {
+            finished[k] = true;
+            active--;
+        }
+        return echoed;
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.peregrine.channel.CloseReason;
 import dev.peregrine.channel.SendResult;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchMessageLayout;
+import dev.peregrine.peers.EchoReadiness;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.reactor.Reactor;
 import dev.peregrine.tcp.TcpTransport;
@@ -20,8 +21,11 @@ import java.util.concurrent.TimeUnit;
  * Several clients on one reactor that is never started: the caller's thread drives it inside any member's
  * {@link PingClient#poll()} when that member has no echo waiting, and each connection's echoes wait in a ring
  * of sequence numbers of their own. Sends take the same claim/commit path as {@link PeregrineTcpPingClient}.
+ *
+ * <p>The group lists the members an echo reached ({@link EchoReadiness}), so that a loop over a thousand members
+ * polls those only, not every member that awaits an echo.
  */
-final class PeregrineTcpClientGroup implements ChannelHandler {
+final class PeregrineTcpClientGroup implements ChannelHandler, EchoReadiness {
     private final Reactor reactor;
     private final TcpTransport transport;
     private final Member[] members;
@@ -35,6 +39,10 @@ final class PeregrineTcpClientGroup implements ChannelHandler {
     private long cycles;
     private String failure;
     private final ChannelIndex index;
+    /** The members an echo reached, or whose connection closed, since the last {@link #pollReady}; each once. */
+    private final int[] readyList;
+    private final boolean[] readyListed;
+    private int readyCount;
 
     private PeregrineTcpClientGroup(final BenchConfig config, final int count) {
         this.size = config.size();
@@ -44,6 +52,8 @@ final class PeregrineTcpClientGroup implements ChannelHandler {
         this.transport = new TcpTransport(reactor, PeregrineTcpBench.options(config, count > 1), this);
         this.members = new Member[count];
         this.index = new ChannelIndex(count);
+        this.readyList = new int[count];
+        this.readyListed = new boolean[count];
     }
 
     /**
@@ -59,7 +69,7 @@ final class PeregrineTcpClientGroup implements ChannelHandler {
         // echoes wait until their client's turn: room for many per client, bounded in all (a few MB)
         final int capacity = Math.min(1 << 16, Math.max(1 << 12, Integer.highestOneBit((1 << 22) / count)));
         for (int k = 0; k < count; k++) {
-            group.members[k] = group.new Member(group.transport.connect(PeregrineTcpBench.address(config)), capacity);
+            group.members[k] = group.new Member(k, group.transport.connect(PeregrineTcpBench.address(config)), capacity);
             group.index.put(group.members[k].channelId, k);
         }
         group.open = count;
@@ -97,6 +107,7 @@ final class PeregrineTcpClientGroup implements ChannelHandler {
         final Member member = member(id);
         if (member != null) {
             member.closed = "connection closed, " + reason + ": " + detail;
+            listReady(member.index); // its poll says why, at once
         }
     }
 
@@ -105,11 +116,53 @@ final class PeregrineTcpClientGroup implements ChannelHandler {
         final Member member = member(id);
         if (member != null) {
             member.onMessage(buffer, offset, length);
+            listReady(member.index);
         }
+    }
+
+    private void listReady(final int k) {
+        if (!readyListed[k]) {
+            readyListed[k] = true;
+            readyList[readyCount++] = k;
+        }
+    }
+
+    /**
+     * Runs one duty cycle and hands over the members an echo reached since the last call. A member polled after
+     * this finds its echoes without running another cycle: the cycle count moved past what it last saw.
+     */
+    @Override
+    public int pollReady(final int[] ready) {
+        reactor.doWork();
+        cycles++;
+        final int n = readyCount;
+        for (int i = 0; i < n; i++) {
+            final int k = readyList[i];
+            ready[i] = k;
+            readyListed[k] = false;
+        }
+        readyCount = 0;
+        return n;
+    }
+
+    @Override
+    public int indexOf(final PingClient client) {
+        for (int k = 0; k < members.length; k++) {
+            if (members[k] == client) {
+                return k;
+            }
+        }
+        return -1;
+    }
+
+    @Override
+    public int size() {
+        return members.length;
     }
 
     /** One client: its connection and the ring of its echoes. */
     final class Member implements PingClient {
+        final int index;
         final long channelId;
         private final EchoRing echoes;
         String closed;
@@ -117,7 +170,8 @@ final class PeregrineTcpClientGroup implements ChannelHandler {
         private long seenCycle;
         private long lastSent;
 
-        Member(final long channelId, final int capacity) {
+        Member(final int index, final long channelId, final int capacity) {
+            this.index = index;
             this.channelId = channelId;
             this.echoes = new EchoRing(capacity, replySize, sequenceLength);
         }
@@ -173,6 +227,11 @@ final class PeregrineTcpClientGroup implements ChannelHandler {
                 }
             }
             return BenchMessageLayout.widen(echoes.take(), lastSent, sequenceLength);
+        }
+
+        @Override
+        public EchoReadiness readiness() {
+            return PeregrineTcpClientGroup.this;
         }
 
         /** The group's duty cycles so far, for tests. */

@@ -1,5 +1,6 @@
 package dev.peregrine.bench.run;
 
+import dev.peregrine.peers.EchoReadiness;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.testkit.AllocationMeter;
 import org.HdrHistogram.Histogram;
@@ -57,6 +58,117 @@ class SharedClientLoopTest {
 
         @Override
         public void close() {
+        }
+    }
+
+    /**
+     * Clients on one simulated event loop, as Peregrine TCP's group: an echo arrives {@code delay} cycles of the loop
+     * after its message was sent. A cycle runs in {@link #pollReady}, or in a member's poll that finds nothing and
+     * saw no cycle run since it last looked. The group names the members an echo reached in each cycle.
+     */
+    private static final class DelayedGroup implements EchoReadiness {
+        private static final int IN_FLIGHT = 1 << 16;
+        final Member[] members;
+        private final int delay;
+        private final long[] flightSequence = new long[IN_FLIGHT];
+        private final int[] flightMember = new int[IN_FLIGHT];
+        private final long[] flightDue = new long[IN_FLIGHT];
+        private long flightHead;
+        private long flightTail;
+        private final int[] readyList;
+        private final boolean[] readyListed;
+        private int readyCount;
+        private long cycles;
+        /** Whether {@link PingClient#readiness()} names this group (false: the clients hide it). */
+        private final boolean named;
+
+        DelayedGroup(final int n, final int delay, final boolean named) {
+            this.delay = delay;
+            this.named = named;
+            this.members = new Member[n];
+            this.readyList = new int[n];
+            this.readyListed = new boolean[n];
+            for (int k = 0; k < n; k++) {
+                members[k] = new Member(k);
+            }
+        }
+
+        private void cycle() {
+            cycles++;
+            while (flightHead < flightTail && flightDue[(int)(flightHead & (IN_FLIGHT - 1))] <= cycles) {
+                final int at = (int)(flightHead++ & (IN_FLIGHT - 1));
+                final int k = flightMember[at];
+                members[k].echoes[(int)(members[k].tail++ & 15)] = flightSequence[at];
+                if (!readyListed[k]) {
+                    readyListed[k] = true;
+                    readyList[readyCount++] = k;
+                }
+            }
+        }
+
+        @Override
+        public int pollReady(final int[] ready) {
+            cycle();
+            final int n = readyCount;
+            for (int i = 0; i < n; i++) {
+                ready[i] = readyList[i];
+                readyListed[readyList[i]] = false;
+            }
+            readyCount = 0;
+            return n;
+        }
+
+        @Override
+        public int indexOf(final PingClient client) {
+            return client instanceof Member member ? member.index : -1;
+        }
+
+        @Override
+        public int size() {
+            return members.length;
+        }
+
+        final class Member implements PingClient {
+            final int index;
+            final long[] echoes = new long[16];
+            long head;
+            long tail;
+            private long seenCycle = -1;
+
+            Member(final int index) {
+                this.index = index;
+            }
+
+            @Override
+            public void send(final long sequence) {
+                final int at = (int)(flightTail++ & (IN_FLIGHT - 1));
+                flightSequence[at] = sequence;
+                flightMember[at] = index;
+                flightDue[at] = cycles + delay;
+            }
+
+            @Override
+            public long poll() {
+                if (head == tail) {
+                    if (seenCycle == cycles) {
+                        cycle();
+                    }
+                    seenCycle = cycles;
+                    if (head == tail) {
+                        return -1;
+                    }
+                }
+                return echoes[(int)(head++ & 15)];
+            }
+
+            @Override
+            public EchoReadiness readiness() {
+                return named ? DelayedGroup.this : null;
+            }
+
+            @Override
+            public void close() {
+            }
         }
     }
 
@@ -234,5 +346,42 @@ class SharedClientLoopTest {
         // each echo waits as soon as its message is sent: a client's turn polls once per echo and once more to find
         // none, so at most two polls a message (fewer when a late client sends two at once)
         assertThat(loop.polls() - before).isBetween(4L * n + 1, 2L * 4 * n);
+    }
+
+    @Test
+    void shouldPollOnlyTheClientsTheirGroupNamesWhenMostAwaitAnEcho() {
+        // a thousand clients whose echoes come 200 cycles of their loop after the message: most clients await one at
+        // any time, as when the responder has fallen behind. Asked which of them an echo reached, a pass polls those
+        // only: at most two polls a message (each echo, then one that finds none), whatever the number awaiting
+        final int n = 1000;
+        final long[] rates = new long[n];
+        java.util.Arrays.fill(rates, 200);
+        final DelayedGroup group = new DelayedGroup(n, 200, true);
+        final SharedClientLoop loop = new SharedClientLoop(group.members, rates, 2, null, true, false);
+        assertThat(loop.pollsReadyOnly()).isTrue();
+        final Histogram[] histograms = histograms(n);
+
+        assertThat(loop.run(0, 2, histograms, 0)).isEqualTo(2 * n);
+
+        assertThat(loop.polls()).isBetween(2L * n + 1, 2L * 2 * n);
+        for (int k = 0; k < n; k++) {
+            assertThat(histograms[k].getTotalCount()).as("client %d's latencies", k).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void shouldPollEveryClientAwaitingAnEchoWhenItsGroupDoesNotSayWhichToPoll() {
+        // the same clients, their group hidden: each pass polls every client that awaits an echo, and a pass runs at
+        // most a cycle or two of their loop, so each echo's client is polled in the tens of times before it comes
+        final int n = 1000;
+        final long[] rates = new long[n];
+        java.util.Arrays.fill(rates, 200);
+        final DelayedGroup group = new DelayedGroup(n, 200, false);
+        final SharedClientLoop loop = new SharedClientLoop(group.members, rates, 2, null, true, false);
+        assertThat(loop.pollsReadyOnly()).isFalse();
+
+        assertThat(loop.run(0, 2, null, 0)).isEqualTo(2 * n);
+
+        assertThat(loop.polls()).isGreaterThan(20L * 2 * n);
     }
 }

@@ -1,6 +1,7 @@
 package dev.peregrine.bench.transports;
 
 import dev.peregrine.peers.BenchConfig;
+import dev.peregrine.peers.EchoReadiness;
 import dev.peregrine.peers.PingClient;
 import dev.peregrine.peers.Responder;
 import dev.peregrine.testkit.AllocationMeter;
@@ -102,6 +103,65 @@ class PeregrineTcpClientGroupTest {
                 // one cycle reads every connection: a cycle per member would read each of them five times a pass
                 assertThat(((PeregrineTcpClientGroup.Member)clients.get(0)).groupCycles() - before).isEqualTo(100);
                 assertThat(responder.messages()).isZero();
+            } finally {
+                closeAll(clients);
+            }
+        }
+    }
+
+    @Test
+    void shouldNameOnlyTheMembersAnEchoReachedEachOnce() throws Exception {
+        final BenchConfig config = config(false);
+        final PeregrineTcpBench bench = new PeregrineTcpBench();
+        try (Responder responder = bench.startResponder(config)) {
+            final List<PingClient> clients = bench.connectAll(config, CLIENTS);
+            try {
+                final EchoReadiness group = clients.get(0).readiness();
+                assertThat(group).isNotNull();
+                for (int k = 0; k < CLIENTS; k++) {
+                    assertThat(clients.get(k).readiness()).isSameAs(group);
+                    assertThat(group.indexOf(clients.get(k))).isEqualTo(k);
+                }
+                final int[] ready = new int[CLIENTS];
+                // members 1 and 3 send two messages each; the others nothing
+                for (final int k : new int[] {1, 3}) {
+                    clients.get(k).send((long)k << 32);
+                    clients.get(k).send((long)k << 32 | 1);
+                }
+                final List<Integer> named = new java.util.ArrayList<>();
+                int echoes = 0;
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (echoes < 4) {
+                    if (System.nanoTime() > deadline) {
+                        throw new AssertionError("named " + named + " with " + echoes + " echoes taken");
+                    }
+                    final int n = group.pollReady(ready);
+                    for (int i = 0; i < n; i++) {
+                        if (!named.contains(ready[i])) {
+                            named.add(ready[i]);
+                        }
+                        // drained as the loop does: every echo, then one poll that finds none
+                        while (clients.get(ready[i]).poll() >= 0) {
+                            echoes++;
+                        }
+                    }
+                }
+                assertThat(named).containsExactlyInAnyOrder(1, 3);
+                // a marker after them: member 4's echo is the next and only name, whatever came before it
+                clients.get(4).send(4L << 32);
+                final List<Integer> after = new java.util.ArrayList<>();
+                while (after.isEmpty()) {
+                    if (System.nanoTime() > deadline) {
+                        throw new AssertionError("member 4 never named");
+                    }
+                    final int n = group.pollReady(ready);
+                    for (int i = 0; i < n; i++) {
+                        after.add(ready[i]);
+                    }
+                }
+                assertThat(after).containsExactly(4);
+                assertThat(clients.get(4).poll()).isEqualTo(4L << 32);
+                assertThat(responder.messages()).isEqualTo(5);
             } finally {
                 closeAll(clients);
             }
