@@ -139,8 +139,8 @@ class LoadTopologyTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"peregrine-tcp", "nio", "netty", "peregrine-udp", "peregrine-shm", "peregrine-shm-backoff",
-        "peregrine-shm-packed"})
+    @ValueSource(strings = {"peregrine-tcp", "nio", "nio-selector", "netty", "peregrine-udp", "peregrine-shm",
+        "peregrine-shm-backoff", "peregrine-shm-packed"})
     void shouldServeFiveClientsWithOneResponderThreadAndDriveThemFromOneClientThread(final String name) {
         final Watched transport = new Watched(name);
 
@@ -195,8 +195,8 @@ class LoadTopologyTest {
     }
 
     @ParameterizedTest(name = "{0} busySpin={1}")
-    @CsvSource({"peregrine-tcp, false", "peregrine-udp, false", "peregrine-udp, true", "peregrine-shm, false",
-        "peregrine-shm-backoff, false", "peregrine-shm-packed, false"})
+    @CsvSource({"peregrine-tcp, false", "nio-selector, false", "nio-selector, true", "peregrine-udp, false",
+        "peregrine-udp, true", "peregrine-shm, false", "peregrine-shm-backoff, false", "peregrine-shm-packed, false"})
     void shouldGiveFiveClientsAtFiveRatesTheirOwnCountsThroughOneResponder(final String name, final boolean busySpin)
         throws Exception {
         final Watched transport = new Watched(name);
