@@ -24,7 +24,7 @@ class PingPongFourByteTest {
     /** Every transport of {@code bench transports} but Aeron's (a second JVM with their options). */
     private static final List<String> IN_PROCESS = List.of("peregrine-tcp", "peregrine-udp", "peregrine-shm",
         "peregrine-shm-packed", "peregrine-shm-futex", "peregrine-shm-backoff", "peregrine-mold", "socket", "nio",
-        "netty", "nassau-mold", "peregrine-soup", "nassau-soup");
+        "nio-selector", "netty", "nassau-mold", "peregrine-soup", "nassau-soup");
     private static final int MESSAGES = 300;
 
     @TempDir
