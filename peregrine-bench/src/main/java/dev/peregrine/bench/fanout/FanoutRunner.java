@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -226,7 +227,8 @@ public final class FanoutRunner {
         final List<Histogram> latencies = new ArrayList<>();
         final List<String> notes = new ArrayList<>();
         String failure = sent.failure();
-        double readersAllocated = 0;
+        final double[] readersAllocated = new double[spec.readers()];
+        Arrays.fill(readersAllocated, Double.NaN);
         long lastNs = 0;
         // reader 0 last: a stopped one is continued only once the others are done, so that its catching up takes
         // none of their CPU (a detached one is idle by then, as a stopped one is)
@@ -265,8 +267,7 @@ public final class FanoutRunner {
             if (result.histogram() != null) {
                 latencies.add(result.histogram());
             }
-            readersAllocated = result.allocatedPerMessage() < 0 || readersAllocated < 0 ? -1
-                : Math.max(readersAllocated, result.allocatedPerMessage());
+            readersAllocated[child.index] = result.allocatedPerMessage() < 0 ? -1 : result.allocatedPerMessage();
             lastNs = Math.max(lastNs, result.lastNs());
         }
         if (played != null) {
@@ -276,8 +277,8 @@ public final class FanoutRunner {
         final double seconds = ((spec.latency() ? sent.endNs() : lastNs) - sent.firstMeasuredNs()) / 1e9;
         final double rate = seconds > 0 && failure == null ? spec.count() / seconds : 0;
         return new FanoutResult(spec.transport().name(), spec.readers(), spec.size(), spec.latency(),
-            spec.latency() ? spec.rate() : 0, List.copyOf(latencies), rate, sent.allocatedPerMessage(),
-            readersAllocated, failure, List.copyOf(notes));
+            spec.latency() ? spec.rate() : 0, List.copyOf(latencies), rate, failure, List.copyOf(notes),
+            new FanoutResult.Allocation(sent.allocatedPerMessage(), readersAllocated));
     }
 
     private static Path runDirectory() throws IOException {
