@@ -1,5 +1,6 @@
 package dev.peregrine.internal;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
@@ -63,6 +64,26 @@ public final class Futex {
         SYS_FUTEX = number;
         SYSCALL = syscall;
         UNAVAILABLE = unavailable;
+        if (unavailable == null) {
+            linkBothCalls();
+        }
+    }
+
+    /**
+     * Makes the first call of each operation here, at class initialisation. A downcall's first call from a call site
+     * links it (method handles spun, the linker's specialisation: some 50 KB, once per JVM); a reader's first sleep
+     * or a writer's first wake-up can come in the middle of a run, and it then allocated there (JFR on a bench
+     * reader). {@code FUTEX_WAIT} on a word that does not hold the expected value returns at once, and
+     * {@code FUTEX_WAKE} on a word no one waits on wakes no one.
+     */
+    private static void linkBothCalls() {
+        try (Arena arena = Arena.ofConfined()) {
+            final MemorySegment word = arena.allocate(4, 4); // holds 0: the wait below is turned away at once
+            await(word, 1, arena.allocate(16, 8), 1_000_000L);
+            wake(word, 1);
+        } catch (final RuntimeException ex) {
+            // left to the first real call, which reports it
+        }
     }
 
     private Futex() {
