@@ -1,5 +1,6 @@
 package dev.peregrine.cli;
 
+import dev.peregrine.bench.fanout.FanoutJson;
 import dev.peregrine.bench.fanout.FanoutMessage;
 import dev.peregrine.bench.fanout.FanoutResult;
 import dev.peregrine.bench.fanout.FanoutRounds;
@@ -124,6 +125,11 @@ public final class FanoutBenchCommand implements Callable<Integer>, Validated {
             + " count.")
     Path report;
 
+    @Option(names = "--json", converter = Converters.WritableFile.class, paramLabel = "FILE",
+        description = "Also write the rows as JSON, with every round's bytes per message on the writer and on each"
+            + " reader.")
+    Path json;
+
     @Override
     public void validate() {
         if (records != null && Integer.bitCount(records) != 1) {
@@ -244,6 +250,10 @@ public final class FanoutBenchCommand implements Callable<Integer>, Validated {
                 FanoutChart.charts(results)));
             out.println("report: " + report.toAbsolutePath());
         }
+        if (json != null) {
+            CommonOptions.write(json, FanoutJson.toJson(results));
+            out.println("json: " + json.toAbsolutePath());
+        }
         return results.stream().anyMatch(FanoutResult::failed) ? 1 : 0;
     }
 
@@ -309,7 +319,8 @@ public final class FanoutBenchCommand implements Callable<Integer>, Validated {
         out.println(String.format(Locale.ROOT, "  %s %s readers=%d size=%d: %s", r.latency() ? "latency" : "throughput",
             r.transport(), r.readers(), r.size(), r.failed() ? "FAILED: " + r.failure()
                 : String.format(Locale.ROOT, "%.0f msg/s%s", r.messagesPerSecond(), r.latency()
-                    ? String.format(Locale.ROOT, ", worst p99 %.2f us", r.worst(99) / 1000.0) : "")));
+                    ? String.format(Locale.ROOT, ", worst p99 %.2f us", r.worst(99) / 1000.0) : ""))
+            + (r.allocations().isEmpty() ? "" : "; B/msg " + FanoutTable.perRound(r.allocations())));
         for (final String note : r.notes()) {
             out.println("    " + note);
         }

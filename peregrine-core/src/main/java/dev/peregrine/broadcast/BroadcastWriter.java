@@ -73,7 +73,7 @@ public final class BroadcastWriter implements AutoCloseable {
     private final long idleTimeoutNs;
     private final int lockFd;
     private final Path[] readerLocks;
-    /** Each reader's lock file, kept open from its first probe to this writer's close: a probe then allocates nothing. */
+    /** Each reader's lock file (BLOCK), kept open from the reader's attach to this writer's close: no probe allocates. */
     private final KeptFile[] keptReaderLocks;
     private final long[] lastSeenPosition;
     private final long[] lastMovedNs;
@@ -220,7 +220,7 @@ public final class BroadcastWriter implements AutoCloseable {
         return wakes;
     }
 
-    /** Probes of readers' locks so far (each allocates nothing after an entry's first); for tests. */
+    /** Probes of readers' locks so far (none allocates); for tests. */
     long probes() {
         return probes;
     }
@@ -356,6 +356,9 @@ public final class BroadcastWriter implements AutoCloseable {
                 continue;
             }
             if (word != lastSeenWord[i] || position != lastSeenPosition[i]) {
+                if (word != lastSeenWord[i]) {
+                    keepReaderLock(i); // a reader counted for the first time: its attach, never the steady state
+                }
                 lastSeenWord[i] = word;
                 lastSeenPosition[i] = position;
                 lastMovedNs[i] = nowNs;
@@ -393,8 +396,21 @@ public final class BroadcastWriter implements AutoCloseable {
     }
 
     /**
-     * Whether a reader holds its lock, probed on a descriptor kept from the entry's first probe, which allocates
-     * nothing after it. Found free, the lock file may be another than the one kept (a reader made it again): then the
+     * Opens a reader's lock file when the writer first counts the reader (at its attach), and probes it once, so
+     * that the first probe of a reader that later holds the writer back allocates nothing: the descriptor, the native
+     * buffer and the linking of the probe's downcalls (some 650 KB of method handles, once per JVM) are made here.
+     * A probe made at the first stall instead fell inside the steady state. Only {@code BLOCK} probes readers.
+     */
+    private void keepReaderLock(final int index) {
+        if (block && keptReaderLocks[index] == null) {
+            keptReaderLocks[index] = KeptFile.open(readerLocks[index], arena);
+            keptReaderLocks[index].lockState(); // the answer is not used: the call links the probe's downcalls
+        }
+    }
+
+    /**
+     * Whether a reader holds its lock, probed on a descriptor kept since the writer first counted a reader of the
+     * entry ({@link #keepReaderLock}): it allocates nothing. Found free, the lock file may be another than the one kept (a reader made it again): then the
      * one under the name is opened and probed, the only allocation here, before the reader is taken for dead.
      */
     private boolean isReaderLockHeld(final int index) {

@@ -87,6 +87,47 @@ class BroadcastWriterProbeTest {
         }
     }
 
+    /**
+     * The first probe of a reader, the one a stall of a few ms brings in the middle of a run, allocates nothing: the
+     * writer opened the reader's lock file and linked the probe when it counted the reader. Each set is a new log,
+     * writer and reader, and measures that first probe alone; sets are repeated until one is clean (a JIT one-off on
+     * a loaded machine), at most 8.
+     */
+    @Test
+    void shouldAllocateNothingAtTheFirstProbeOfAReader() {
+        final AllocationMeter.CleanSets sets = new AllocationMeter.CleanSets(1, 8);
+        final long[] now = {1_000_000_000L};
+        final BroadcastHandler none = (buffer, offset, length, position) -> { };
+        long bytes;
+        int set = 0;
+        do {
+            set++;
+            final Path dir = temp.resolve("first-" + set);
+            try (Arena arena = Arena.ofConfined();
+                 BroadcastWriter writer = BroadcastWriter.create(dir, "first",
+                    BroadcastLogOptions.of(16, 8, 2, BroadcastPolicy.BLOCK), null, () -> now[0]);
+                 BroadcastReader reader = BroadcastReader.attach(dir, "first", "r", BroadcastStart.LIVE)) {
+                assertThat(reader.poll(none, 1)).isZero(); // joined
+                final MemorySegment record = arena.allocate(8, 8);
+                for (int i = 0; i < 16; i++) {
+                    assertThat(writer.offer(record, 0, 8)).isEqualTo(BroadcastWriter.OFFERED);
+                }
+                assertThat(writer.offer(record, 0, 8)).isEqualTo(BroadcastWriter.BACK_PRESSURED);
+                assertThat(writer.probes()).as("it moved within the interval").isZero();
+                now[0] += BroadcastWriter.PROBE_INTERVAL_NS;
+
+                final long before = AllocationMeter.allocatedBytes();
+                final int outcome = writer.offer(record, 0, 8);
+                bytes = AllocationMeter.allocatedBytes() - before;
+
+                assertThat(outcome).isEqualTo(BroadcastWriter.BACK_PRESSURED);
+                assertThat(writer.probes()).as("the first probe of the reader").isEqualTo(1);
+                assertThat(writer.evictions()).as("its lock is held: alive").isZero();
+            }
+        } while (sets.another(bytes));
+        assertThat(bytes).as("bytes allocated by the first probe of a reader, in set " + set).isZero();
+    }
+
     @Test
     void shouldNotEvictALiveReaderWhoseLockFileWasMadeAgainAfterAProbe() throws Exception {
         final long[] now = {1_000_000_000L};

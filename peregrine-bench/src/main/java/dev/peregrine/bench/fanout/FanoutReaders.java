@@ -163,8 +163,12 @@ final class FanoutReaders implements AutoCloseable {
     void awaitReady() throws IOException, InterruptedException {
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MS);
         for (final Child child : children) {
-            final long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-            final String line = child.nextLine(Math.max(1, left));
+            String line;
+            do { // lines before READY that say nothing of the reader (the JVM's own, e.g. a flight recording's start)
+                final long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                line = child.nextLine(Math.max(1, left));
+            } while (line != null && !line.startsWith("READY") && !line.startsWith("FAILED")
+                && System.nanoTime() - deadline < 0);
             if (line == null || !line.startsWith("READY")) {
                 throw new IOException("reader " + child.index + " did not start: " + (line == null
                     ? "no READY within " + START_TIMEOUT_MS + " ms" : line) + reasonSuffix(child));

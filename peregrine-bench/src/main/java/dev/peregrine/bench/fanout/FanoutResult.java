@@ -22,10 +22,43 @@ import java.util.List;
  * @param notes what a scenario found, one line each
  * @param rounds the medians and ranges of a row run in several rounds ({@link FanoutRounds}), or null for one run:
  *     then {@link #worst} and {@link #median} give the medians over the rounds
+ * @param allocations the bytes per measured message of each run behind the row, one per round in round order
+ *     (one for a row of one run); empty for a row that did not run
  */
 public record FanoutResult(String transport, int readers, int size, boolean latency, long rate,
                            List<Histogram> readerLatencies, double messagesPerSecond, double writerAllocated,
-                           double readersAllocated, String failure, List<String> notes, Rounds rounds) {
+                           double readersAllocated, String failure, List<String> notes, Rounds rounds,
+                           List<Allocation> allocations) {
+    /**
+     * The bytes one run allocated per measured message, each thread measured over its own window (the writer: from
+     * its first measured send to its last; a reader: from its first measured message to its last, before it closes
+     * or reports).
+     *
+     * @param writer the writer's thread, or -1 if unknown
+     * @param readers each reader's thread in reader order, -1 if unknown, NaN for a reader a scenario played on
+     *     (stopped or detached half-way: its figure is not the others')
+     */
+    public record Allocation(double writer, double[] readers) {
+        /**
+         * The most any measured reader allocated: -1 if one is unknown, NaN without any.
+         *
+         * @return bytes per message
+         */
+        public double mostOfReaders() {
+            double most = Double.NaN;
+            for (final double r : readers) {
+                if (Double.isNaN(r)) {
+                    continue;
+                }
+                if (r < 0) {
+                    return -1;
+                }
+                most = Double.isNaN(most) ? r : Math.max(most, r);
+            }
+            return most;
+        }
+    }
+
     /** The percentiles a row of several rounds keeps: p50, p99, p99.9 and the maximum. */
     static final double[] KEPT_PERCENTILES = {50, 99, 99.9, 100};
 
@@ -61,7 +94,28 @@ public record FanoutResult(String transport, int readers, int size, boolean late
                         final double writerAllocated, final double readersAllocated, final String failure,
                         final List<String> notes) {
         this(transport, readers, size, latency, rate, readerLatencies, messagesPerSecond, writerAllocated,
-            readersAllocated, failure, notes, null);
+            readersAllocated, failure, notes, null, List.of());
+    }
+
+    /**
+     * A row of one run, with each reader's bytes per message.
+     *
+     * @param transport the transport's name
+     * @param readers the reader count
+     * @param size the message size
+     * @param latency true for the fixed-rate latency run
+     * @param rate the writer's rate in a latency run, else 0
+     * @param readerLatencies each reader's latency histogram (ns)
+     * @param messagesPerSecond one-way messages per second every reader received
+     * @param failure why the row failed, or null
+     * @param notes what a scenario found
+     * @param allocation the run's bytes per message: the writer's, and each reader's
+     */
+    public FanoutResult(final String transport, final int readers, final int size, final boolean latency,
+                        final long rate, final List<Histogram> readerLatencies, final double messagesPerSecond,
+                        final String failure, final List<String> notes, final Allocation allocation) {
+        this(transport, readers, size, latency, rate, readerLatencies, messagesPerSecond, allocation.writer(),
+            allocation.mostOfReaders(), failure, notes, null, List.of(allocation));
     }
     /**
      * A row for a transport that did not run.

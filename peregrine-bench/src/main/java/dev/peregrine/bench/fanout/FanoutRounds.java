@@ -51,8 +51,10 @@ public final class FanoutRounds {
         String failure = null;
         double writerAllocated = 0;
         double readersAllocated = 0;
+        final List<FanoutResult.Allocation> allocations = new ArrayList<>();
         for (int i = 0; i < rounds.size(); i++) {
             final FanoutResult r = rounds.get(i);
+            allocations.addAll(r.allocations());
             if (r.failed() && failure == null) {
                 failure = "round " + (i + 1) + ": " + r.failure();
             }
@@ -64,7 +66,8 @@ public final class FanoutRounds {
         }
         if (failure != null) {
             return new FanoutResult(first.transport(), first.readers(), first.size(), first.latency(), first.rate(),
-                List.of(), 0, writerAllocated, readersAllocated, failure, List.copyOf(notes));
+                List.of(), 0, writerAllocated, readersAllocated, failure, List.copyOf(notes), null,
+                List.copyOf(allocations));
         }
         final double[] percentiles = FanoutResult.KEPT_PERCENTILES;
         final double[] worst = new double[percentiles.length];
@@ -80,7 +83,7 @@ public final class FanoutRounds {
         return new FanoutResult(first.transport(), first.readers(), first.size(), first.latency(), first.rate(),
             List.of(), rate, writerAllocated, readersAllocated, null, List.copyOf(notes),
             new FanoutResult.Rounds(rounds.size(), worst, median, Arrays.stream(headline).min().orElse(Double.NaN),
-                Arrays.stream(headline).max().orElse(Double.NaN)));
+                Arrays.stream(headline).max().orElse(Double.NaN)), List.copyOf(allocations));
     }
 
     /** The more allocating of two figures; -1 (unknown) wins, so an unknown is never hidden. */

@@ -1,20 +1,18 @@
 package dev.peregrine.bench.fanout;
 
-import dev.peregrine.bench.run.ThreadAllocation;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 
 /**
@@ -135,7 +133,7 @@ public final class FanoutRunner {
             if (played != null) {
                 played.start();
             }
-            final Sent sent = send(writer, spec, end, played);
+            final FanoutSender.Sent sent = FanoutSender.send(writer, spec, end, played);
             if (played != null) {
                 played.writerDone();
             }
@@ -143,90 +141,19 @@ public final class FanoutRunner {
         }
     }
 
-    /** What the writer did. */
-    private record Sent(long messages, long firstMeasuredNs, long endNs, double allocatedPerMessage, long evictionNs,
-                        String failure) {
-    }
-
     /** The sequence at which a scenario plays on reader 0: half-way through the measured messages. */
     static long halfway(final Spec spec) {
         return spec.warmup() + spec.count() / 2;
     }
 
-    private static Sent send(final FanoutTransport.Writer writer, final Spec spec, final long end,
-                             final FanoutScenarioThread played) {
-        final MemorySegment buffer = writer.buffer();
-        final int size = spec.size();
-        final long warmup = spec.warmup();
-        final long halfway = halfway(spec);
-        final double periodNs = spec.latency() ? 1e9 / spec.rate() : 0;
-        final boolean yieldWhilePacing = spec.latency() && yieldsWhilePacing(spec.readers());
-        final long startNs = System.nanoTime() + 1_000_000L;
-        final long evictionsBefore = writer.evictions();
-        long allocatedAtFirst = -1;
-        long firstMeasuredNs = 0;
-        long evictionNs = 0;
-        String failure = null;
-        long sequence = 0;
-        sending:
-        for (; sequence < end; sequence++) {
-            final long intendedNs = spec.latency() ? startNs + (long)(sequence * periodNs) : 0;
-            if (spec.latency()) {
-                long aheadNs;
-                while ((aheadNs = intendedNs - System.nanoTime()) > 0) {
-                    if (aheadNs > PARK_AHEAD_NS) {
-                        LockSupport.parkNanos(aheadNs - PARK_AHEAD_NS);
-                    } else if (yieldWhilePacing) {
-                        Thread.yield();
-                    } else {
-                        Thread.onSpinWait();
-                    }
-                }
-            }
-            if (sequence == warmup) {
-                allocatedAtFirst = ThreadAllocation.currentThread();
-                firstMeasuredNs = System.nanoTime();
-            }
-            if (sequence == halfway && played != null) {
-                played.halfway();
-            }
-            FanoutMessage.write(buffer, sequence, intendedNs);
-            int attempts = 0;
-            long blockedSinceNs = 0;
-            while (!writer.offer(size)) {
-                if (++attempts < 100) {
-                    Thread.onSpinWait();
-                } else {
-                    Thread.yield();
-                    if ((attempts & 1023) == 0) {
-                        final long nowNs = System.nanoTime();
-                        if (blockedSinceNs == 0) {
-                            blockedSinceNs = nowNs;
-                        } else if (nowNs - blockedSinceNs > STUCK_NS) {
-                            failure = "the writer was back-pressured for " + STUCK_NS / 1_000_000_000L
-                                + " s at sequence " + sequence;
-                            break sending;
-                        }
-                    }
-                }
-            }
-            if (evictionNs == 0 && writer.evictions() != evictionsBefore) {
-                evictionNs = System.nanoTime();
-            }
-        }
-        final long endNs = System.nanoTime();
-        final long allocated = ThreadAllocation.currentThread();
-        final long measured = sequence - warmup;
-        return new Sent(sequence, firstMeasuredNs, endNs, allocatedAtFirst < 0 || allocated < 0 || measured <= 0 ? -1
-            : (double)(allocated - allocatedAtFirst) / measured, evictionNs, failure);
-    }
-
-    private static FanoutResult gather(final Spec spec, final FanoutReaders readers, final Sent sent,
+    private static FanoutResult gather(final Spec spec, final FanoutReaders readers, final FanoutSender.Sent sent,
                                        final FanoutScenarioThread played, final long timeoutMs) throws InterruptedException {
         final List<Histogram> latencies = new ArrayList<>();
         final List<String> notes = new ArrayList<>();
-        String failure = sent.failure();
-        double readersAllocated = 0;
+        String failure = sent.stuckAt() < 0 ? null : "the writer was back-pressured for " + STUCK_NS / 1_000_000_000L
+            + " s at sequence " + sent.stuckAt();
+        final double[] readersAllocated = new double[spec.readers()];
+        Arrays.fill(readersAllocated, Double.NaN);
         long lastNs = 0;
         // reader 0 last: a stopped one is continued only once the others are done, so that its catching up takes
         // none of their CPU (a detached one is idle by then, as a stopped one is)
@@ -265,8 +192,7 @@ public final class FanoutRunner {
             if (result.histogram() != null) {
                 latencies.add(result.histogram());
             }
-            readersAllocated = result.allocatedPerMessage() < 0 || readersAllocated < 0 ? -1
-                : Math.max(readersAllocated, result.allocatedPerMessage());
+            readersAllocated[child.index] = result.allocatedPerMessage() < 0 ? -1 : result.allocatedPerMessage();
             lastNs = Math.max(lastNs, result.lastNs());
         }
         if (played != null) {
@@ -276,8 +202,8 @@ public final class FanoutRunner {
         final double seconds = ((spec.latency() ? sent.endNs() : lastNs) - sent.firstMeasuredNs()) / 1e9;
         final double rate = seconds > 0 && failure == null ? spec.count() / seconds : 0;
         return new FanoutResult(spec.transport().name(), spec.readers(), spec.size(), spec.latency(),
-            spec.latency() ? spec.rate() : 0, List.copyOf(latencies), rate, sent.allocatedPerMessage(),
-            readersAllocated, failure, List.copyOf(notes));
+            spec.latency() ? spec.rate() : 0, List.copyOf(latencies), rate, failure, List.copyOf(notes),
+            new FanoutResult.Allocation(sent.allocatedPerMessage(), readersAllocated));
     }
 
     private static Path runDirectory() throws IOException {

@@ -57,6 +57,14 @@ public final class FanoutTable {
                     bytes(r.writerAllocated()), bytes(r.readersAllocated()), status(r)));
             }
         }
+        out.append("[bytes allocated per measured message, every run: w = the writer's thread, r = each reader's, in"
+            + " reader order (- for a reader a scenario played on); the B/msg columns above are the most of any round]\n");
+        for (final FanoutResult r : results) {
+            if (!r.allocations().isEmpty()) {
+                out.append(String.format(Locale.ROOT, "  %-23s %7d %5d %-10s  %s%n", r.transport(), r.readers(), r.size(),
+                    r.latency() ? "latency" : "throughput", perRound(r.allocations())));
+            }
+        }
         boolean notes = false;
         for (final FanoutResult r : results) {
             for (final String note : r.notes()) {
@@ -83,6 +91,30 @@ public final class FanoutTable {
         return out.toString();
     }
 
+    /**
+     * Every run's bytes per message, one {@code round N: w W r R1 R2 ...} per round (no round number for one run).
+     *
+     * @param allocations the runs' figures, in round order
+     * @return one line
+     */
+    public static String perRound(final List<FanoutResult.Allocation> allocations) {
+        final StringBuilder line = new StringBuilder();
+        for (int i = 0; i < allocations.size(); i++) {
+            final FanoutResult.Allocation a = allocations.get(i);
+            if (i > 0) {
+                line.append("; ");
+            }
+            if (allocations.size() > 1) {
+                line.append("round ").append(i + 1).append(": ");
+            }
+            line.append("w ").append(bytes(a.writer())).append(" r");
+            for (final double reader : a.readers()) {
+                line.append(' ').append(Double.isNaN(reader) ? "-" : bytes(reader));
+            }
+        }
+        return line.toString();
+    }
+
     private static String status(final FanoutResult r) {
         if (r.failed()) {
             return "FAILED: " + r.failure();
@@ -91,10 +123,29 @@ public final class FanoutTable {
         if (r.latency()) {
             return String.format(Locale.ROOT, "ok, writer %.0f msg/s", r.messagesPerSecond()) + (rounds == null ? ""
                 : String.format(Locale.ROOT, "; %d rounds, worst p99 %s to %s", rounds.count(), us(rounds.low()),
-                    us(rounds.high())));
+                    us(rounds.high()))) + mostIn(r);
         }
-        return rounds == null ? "ok" : String.format(Locale.ROOT, "ok; %d rounds, %.0f to %.0f msg/s", rounds.count(),
-            rounds.low(), rounds.high());
+        return (rounds == null ? "ok" : String.format(Locale.ROOT, "ok; %d rounds, %.0f to %.0f msg/s",
+            rounds.count(), rounds.low(), rounds.high())) + mostIn(r);
+    }
+
+    /** Which round the B/msg columns come from, for a row of several rounds that allocated in any. */
+    private static String mostIn(final FanoutResult r) {
+        final List<FanoutResult.Allocation> runs = r.allocations();
+        if (runs.size() < 2 || !(r.writerAllocated() > 0 || r.readersAllocated() > 0)) {
+            return "";
+        }
+        int writer = 0;
+        int reader = 0;
+        for (int i = 1; i < runs.size(); i++) {
+            if (runs.get(i).writer() > runs.get(writer).writer()) {
+                writer = i;
+            }
+            if (runs.get(i).mostOfReaders() > runs.get(reader).mostOfReaders()) {
+                reader = i;
+            }
+        }
+        return String.format(Locale.ROOT, "; B/msg w from round %d, r from round %d", writer + 1, reader + 1);
     }
 
     private static String us(final double nanos) {

@@ -1,0 +1,108 @@
+package dev.peregrine.bench.fanout;
+
+import dev.peregrine.bench.run.ThreadAllocation;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The writer's loop of a {@code bench fanout} run, in a class of its own that holds no String literal: before C2
+ * compiles a method, HotSpot resolves every String literal of its class on the thread that asked for the compile.
+ * In {@link FanoutRunner} that was some 24 KB inside the writer's measured window (the loop's first OSR compile,
+ * traced with JFR); here there is nothing to resolve. A failure is a value ({@link Sent#stuckAt()}), worded by the
+ * caller.
+ */
+final class FanoutSender {
+    private FanoutSender() {
+    }
+
+    /**
+     * What the writer did.
+     *
+     * @param messages messages sent
+     * @param firstMeasuredNs when the first measured message was sent
+     * @param endNs when the last was
+     * @param allocatedPerMessage bytes the writer's thread allocated per measured message, or -1
+     * @param evictionNs when the writer first saw an eviction, or 0
+     * @param stuckAt the sequence at which the writer was back-pressured past {@link FanoutRunner#STUCK_NS}, or -1
+     */
+    record Sent(long messages, long firstMeasuredNs, long endNs, double allocatedPerMessage, long evictionNs,
+                long stuckAt) {
+    }
+
+    /**
+     * Sends {@code end} messages, paced in a latency run, measuring the writer's thread from the first measured one.
+     *
+     * @param writer the writer
+     * @param spec the run
+     * @param end one past the last sequence
+     * @param played the scenario's thread, or null
+     * @return what it did
+     */
+    static Sent send(final FanoutTransport.Writer writer, final FanoutRunner.Spec spec, final long end,
+                     final FanoutScenarioThread played) {
+        final MemorySegment buffer = writer.buffer();
+        final int size = spec.size();
+        final long warmup = spec.warmup();
+        final long halfway = FanoutRunner.halfway(spec);
+        final double periodNs = spec.latency() ? 1e9 / spec.rate() : 0;
+        final boolean yieldWhilePacing = spec.latency() && FanoutRunner.yieldsWhilePacing(spec.readers());
+        final long startNs = System.nanoTime() + 1_000_000L;
+        final long evictionsBefore = writer.evictions();
+        long allocatedAtFirst = -1;
+        long firstMeasuredNs = 0;
+        long evictionNs = 0;
+        long stuckAt = -1;
+        long sequence = 0;
+        sending:
+        for (; sequence < end; sequence++) {
+            final long intendedNs = spec.latency() ? startNs + (long)(sequence * periodNs) : 0;
+            if (spec.latency()) {
+                long aheadNs;
+                while ((aheadNs = intendedNs - System.nanoTime()) > 0) {
+                    if (aheadNs > FanoutRunner.PARK_AHEAD_NS) {
+                        LockSupport.parkNanos(aheadNs - FanoutRunner.PARK_AHEAD_NS);
+                    } else if (yieldWhilePacing) {
+                        Thread.yield();
+                    } else {
+                        Thread.onSpinWait();
+                    }
+                }
+            }
+            if (sequence == warmup) {
+                allocatedAtFirst = ThreadAllocation.currentThread();
+                firstMeasuredNs = System.nanoTime();
+            }
+            if (sequence == halfway && played != null) {
+                played.halfway();
+            }
+            FanoutMessage.write(buffer, sequence, intendedNs);
+            int attempts = 0;
+            long blockedSinceNs = 0;
+            while (!writer.offer(size)) {
+                if (++attempts < 100) {
+                    Thread.onSpinWait();
+                } else {
+                    Thread.yield();
+                    if ((attempts & 1023) == 0) {
+                        final long nowNs = System.nanoTime();
+                        if (blockedSinceNs == 0) {
+                            blockedSinceNs = nowNs;
+                        } else if (nowNs - blockedSinceNs > FanoutRunner.STUCK_NS) {
+                            stuckAt = sequence;
+                            break sending;
+                        }
+                    }
+                }
+            }
+            if (evictionNs == 0 && writer.evictions() != evictionsBefore) {
+                evictionNs = System.nanoTime();
+            }
+        }
+        final long endNs = System.nanoTime();
+        final long allocated = ThreadAllocation.currentThread();
+        final long measured = sequence - warmup;
+        return new Sent(sequence, firstMeasuredNs, endNs, allocatedAtFirst < 0 || allocated < 0 || measured <= 0 ? -1
+            : (double)(allocated - allocatedAtFirst) / measured, evictionNs, stuckAt);
+    }
+}
