@@ -97,8 +97,8 @@ final class NassauSoupResponder implements Responder {
             for (int i = connections.size() - 1; i >= 0; i--) {
                 connections.get(i).close();
             }
-            closeQuietly(listener);
-            closeQuietly(selector);
+            PeerSupport.closeQuietly(listener);
+            PeerSupport.closeQuietly(selector);
         }
     }
 
@@ -130,13 +130,6 @@ final class NassauSoupResponder implements Responder {
         }
     }
 
-    private static void closeQuietly(final java.io.Closeable closeable) {
-        try {
-            closeable.close();
-        } catch (final IOException ex) {
-            // closing
-        }
-    }
 
     @Override
     public long messages() {

@@ -62,9 +62,9 @@ final class NioResponder implements Responder {
             }
         } finally {
             for (final SocketChannel channel : channels) {
-                closeQuietly(channel);
+                PeerSupport.closeQuietly(channel);
             }
-            closeQuietly(server);
+            PeerSupport.closeQuietly(server);
         }
     }
 
@@ -75,7 +75,7 @@ final class NioResponder implements Responder {
                 work += echo(readers[i], channels[i], views[i]);
             } catch (final IOException | UncheckedIOException | IllegalStateException ex) {
                 // a client that leaves or misbehaves ends its own connection only
-                closeQuietly(channels[i]);
+                PeerSupport.closeQuietly(channels[i]);
                 remove(i--);
             }
         }
@@ -182,13 +182,6 @@ final class NioResponder implements Responder {
         views = Arrays.copyOf(views, last);
     }
 
-    private static void closeQuietly(final java.nio.channels.Channel channel) {
-        try {
-            channel.close();
-        } catch (final IOException ignored) {
-            // best effort on the way out
-        }
-    }
 
     @Override
     public long messages() {

@@ -93,9 +93,9 @@ final class NioSelectorResponder implements Responder {
             System.err.println("nio-selector responder: select failed: " + ex);
         } finally {
             for (final SelectionKey key : selector.keys()) {
-                closeQuietly(key.channel());
+                PeerSupport.closeQuietly(key.channel());
             }
-            closeQuietly(selector);
+            PeerSupport.closeQuietly(selector);
         }
     }
 
@@ -115,7 +115,7 @@ final class NioSelectorResponder implements Responder {
             }
         } catch (final IOException | UncheckedIOException | IllegalStateException ex) {
             // a client that leaves or misbehaves ends its own connection only (closing cancels its key)
-            closeQuietly(connection.channel);
+            PeerSupport.closeQuietly(connection.channel);
         }
     }
 
@@ -234,13 +234,6 @@ final class NioSelectorResponder implements Responder {
         }
     }
 
-    private static void closeQuietly(final java.io.Closeable closeable) {
-        try {
-            closeable.close();
-        } catch (final IOException ignored) {
-            // best effort on the way out
-        }
-    }
 
     @Override
     public long messages() {

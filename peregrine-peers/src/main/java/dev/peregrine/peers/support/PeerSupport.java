@@ -5,10 +5,13 @@ import dev.peregrine.reactor.BackoffIdleStrategy;
 import dev.peregrine.reactor.BusySpinIdleStrategy;
 import dev.peregrine.reactor.IdleStrategy;
 
+import java.io.Closeable;
+import java.io.IOException;
 import java.time.Duration;
 
 /**
- * Small shared helpers: the idle strategy a waiting side uses, and stopping a thread with a bounded wait.
+ * Small shared helpers: the idle strategy a waiting side uses, stopping a thread with a bounded wait, and closing
+ * a socket or server on the way out.
  */
 public final class PeerSupport {
     /** How long a close waits for a thread of its own to end. */
@@ -59,5 +62,21 @@ public final class PeerSupport {
         thread.setDaemon(true);
         thread.start();
         return thread;
+    }
+
+    /**
+     * Closes, on the way out, ignoring what the close throws (the connection or server is being given up anyway).
+     *
+     * @param closeable what to close, or null
+     */
+    public static void closeQuietly(final Closeable closeable) {
+        if (closeable == null) {
+            return;
+        }
+        try {
+            closeable.close();
+        } catch (final IOException ignored) {
+            // best effort on the way out
+        }
     }
 }
