@@ -1,5 +1,6 @@
 package dev.peregrine.peers.support;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
@@ -79,8 +80,11 @@ public final class FreePorts {
      * @return {lowest, highest}
      */
     public static int[] ephemeralRange() {
-        try {
-            final String[] fields = Files.readString(LINUX_EPHEMERAL_RANGE).trim().split("\\s+");
+        // one read(2) of the whole line: a sysctl integer file answers any read at an offset past 0 with end of
+        // file, so Files.readString (which reads one byte first, to look for the end) would see only "3"
+        try (BufferedReader reader = Files.newBufferedReader(LINUX_EPHEMERAL_RANGE)) {
+            final String line = reader.readLine();
+            final String[] fields = line == null ? new String[0] : line.trim().split("\\s+");
             if (fields.length == 2) {
                 final int low = Integer.parseInt(fields[0]);
                 final int high = Integer.parseInt(fields[1]);

@@ -1,6 +1,10 @@
 package dev.peregrine.peers.support;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+
+import java.nio.charset.StandardCharsets;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -22,6 +26,22 @@ class FreePortsTest {
                     ephemeral[1])
                 .isTrue();
         }
+    }
+
+    /**
+     * The range read is the kernel's, as {@code cat} prints it: read the way {@code Files.readString} reads, a
+     * sysctl file gave "3" and the IANA fallback, whose stretch below 49152 holds most of Linux's range.
+     */
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void shouldReadTheKernelsEphemeralRangeOnLinux() throws Exception {
+        final Process cat = new ProcessBuilder("cat", "/proc/sys/net/ipv4/ip_local_port_range").start();
+        final String[] fields = new String(cat.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).trim()
+            .split("\\s+");
+        assertThat(cat.waitFor()).isZero();
+
+        assertThat(FreePorts.ephemeralRange())
+            .containsExactly(Integer.parseInt(fields[0]), Integer.parseInt(fields[1]));
     }
 
     @Test
