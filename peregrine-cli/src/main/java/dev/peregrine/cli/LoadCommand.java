@@ -49,12 +49,13 @@ import java.util.stream.Collectors;
         + " --respond-every).",
         "",
         "Topology shared (the default): one client thread drives all N clients (one reactor for Peregrine) and one"
-            + " responder thread serves all N connections (Peregrine TCP: one reactor; Netty: one event loop; NIO:"
-            + " one selector loop; Aeron: one thread polling every session; Peregrine UDP: one endpoint answering every"
-            + " client by its address; Peregrine shared memory: one reactor polling every client's rings; MoldUDP64:"
-            + " one thread following every client's session and echoing on a session of its own to each, with its request"
-            + " server; java.net.Socket: a thread per connection, which blocking sockets need). That is two threads, so on"
-            + " two cores both may busy-spin. A transport without such a responder is reported unavailable"
+            + " responder thread serves all N connections (Peregrine TCP: one reactor; Netty: one event loop; NIO: one"
+            + " loop reading every connection in turn; NIO selector: one selector loop; Aeron: one thread polling every"
+            + " session; Peregrine UDP: one endpoint answering every client by its address; Peregrine shared memory:"
+            + " one reactor polling every client's rings; MoldUDP64: one thread following every client's session and"
+            + " echoing on a session of its own to each, with its request server; the socket peer excepted: blocking"
+            + " sockets take a thread per connection). That is two threads, so on two cores both may busy-spin. A"
+            + " transport without such a responder is reported unavailable"
             + " (peregrine-shm-futex: one thread cannot sleep on several rings' futex words).",
         "How the cost grows with the work: --clients 1,10,100,1000 --total-rates 100000 runs each client count at"
             + " the same total rate, spread evenly over the clients, a row per (transport, clients, rate); --workers"
@@ -541,7 +542,7 @@ public final class LoadCommand implements Callable<Integer>, Validated {
         final String counts = clients.stream().map(String::valueOf).collect(Collectors.joining(", "));
         return topology == Topology.SHARED
             ? "Topology shared: " + counts + " clients in turn, each time on one client thread against one responder"
-                + " thread serving every connection (java.net.Socket: a thread per connection); two threads, so on two"
+                + " thread serving every connection (the socket peer excepted: blocking sockets take a thread per connection); two threads, so on two"
                 + " cores both may spin."
             : "Topology per-client: " + counts + " clients in turn, each with a thread and a responder of its own.";
     }
@@ -556,7 +557,7 @@ public final class LoadCommand implements Callable<Integer>, Validated {
     static String topologyNote(final Topology topology, final int clients) {
         return topology == Topology.SHARED
             ? "Topology shared: " + clients + " client(s) on one client thread against one responder thread serving every"
-                + " connection (java.net.Socket: a thread per connection); two threads, so on two cores both may spin."
+                + " connection (the socket peer excepted: blocking sockets take a thread per connection); two threads, so on two cores both may spin."
             : "Topology per-client: each of " + clients + " client(s) has a thread and a responder of its own ("
                 + 2 * clients + " threads" + (2 * clients > Runtime.getRuntime().availableProcessors()
                 ? ", more than the " + Runtime.getRuntime().availableProcessors() + " cores: the scheduler is measured too"
