@@ -73,6 +73,10 @@ public final class ReconnectCommand implements Callable<Integer> {
         description = "Test hook: the client drops message N, as a broken client would.")
     long skip;
 
+    @Option(names = "--diagnose", hidden = true, defaultValue = "false",
+        description = "With --replay-clients: split the server's duty cycles and say what holds the p99 (slower).")
+    boolean diagnose;
+
     @Override
     public Integer call() throws InterruptedException, java.io.IOException {
         final PrintStream out = System.out;
@@ -81,7 +85,8 @@ public final class ReconnectCommand implements Callable<Integer> {
                 + " while %d live messages are published at %d msg/s; server and clients on two reactor threads of this"
                 + " JVM; first without replaying clients, then with them", replayClients, replayClients, replayMessages,
                 count, rate));
-            return dev.peregrine.bench.reconnect.ReplayRunner.run(replayClients, replayMessages, rate, count, out) ? 0 : 1;
+            return dev.peregrine.bench.reconnect.ReplayRunner.run(replayClients, replayMessages, rate, count, out,
+                diagnose) ? 0 : 1;
         }
         if (restart) {
             out.println(String.format(Locale.ROOT, "bench reconnect --restart: %d messages of 16 bytes at %d msg/s; the"

@@ -87,4 +87,17 @@ class ReconnectCommandTest {
             "server publish-to-write p99 with replaying clients / without: ", "(target: within 2x)",
             "stamped at the write", "left bytes for OP_WRITE");
     }
+
+    @Test
+    void shouldSplitTheServersDutyCyclesWhenAskedToDiagnose() {
+        final CliRun cli = CliRun.execute("bench", "reconnect", "--replay-clients", "2", "--replay-messages", "5000",
+            "--count", "5000", "--rate", "20000", "--diagnose");
+
+        assertThat(cli.code()).as(cli.out() + cli.err()).isZero();
+        assertThat(cli.out()).contains("diagnose 0 replaying: ", "diagnose 2 replaying: ", "measured messages traced",
+            "what holds them", "cycles holding the p99 messages", "every recorded cycle",
+            "server publish-to-write p99 with replaying clients / without: ");
+        assertThat(CliRun.execute("bench", "reconnect", "--help").out()).as("a diagnostic, not in the help")
+            .doesNotContain("--diagnose");
+    }
 }

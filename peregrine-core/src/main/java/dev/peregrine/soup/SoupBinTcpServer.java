@@ -284,10 +284,10 @@ public final class SoupBinTcpServer implements AutoCloseable {
         // caught-up clients first: their runs are claimed, so written by the end-of-cycle flush, before any replay's
         for (int i = 0; i < activeCount; i++) {
             final SoupServerConnection client = active[i];
-            if (!client.replaying && client.state == SoupServerConnection.LOGGED_IN && !client.backPressured
+            if (!client.replaying() && client.state == SoupServerConnection.LOGGED_IN && !client.backPressured
                 && behind(client)) {
                 work += serve(client, burst, false);
-                client.replaying = client.state == SoupServerConnection.LOGGED_IN && behind(client);
+                client.replaying(client.state == SoupServerConnection.LOGGED_IN && behind(client));
             }
         }
         work += replayPass(burst);
@@ -310,14 +310,14 @@ public final class SoupBinTcpServer implements AutoCloseable {
         try {
             for (int k = 0, i = next; k < count && replayBytesLeft > 0; k++, i = i + 1 == count ? 0 : i + 1) {
                 final SoupServerConnection client = i < activeCount ? active[i] : null; // a close shrinks the list
-                if (client == null || !client.replaying || client.state != SoupServerConnection.LOGGED_IN) {
+                if (client == null || !client.replaying() || client.state != SoupServerConnection.LOGGED_IN) {
                     continue;
                 }
                 if (!behind(client)) {
-                    client.replaying = false; // caught up (by a flush of the live stream, say)
+                    client.replaying(false); // caught up (by a flush of the live stream, say)
                 } else if (!client.backPressured) {
                     work += serve(client, burst, false);
-                    client.replaying = client.state == SoupServerConnection.LOGGED_IN && behind(client);
+                    client.replaying(client.state == SoupServerConnection.LOGGED_IN && behind(client));
                     next = i + 1;
                 }
             }
@@ -573,7 +573,7 @@ public final class SoupBinTcpServer implements AutoCloseable {
             return;
         }
         serve(client, options.replayBurst(), false);
-        client.replaying = client.state == SoupServerConnection.LOGGED_IN && behind(client);
+        client.replaying(client.state == SoupServerConnection.LOGGED_IN && behind(client));
     }
 
     private void reject(final SoupServerConnection client, final byte code, final String detail) {
@@ -658,7 +658,7 @@ public final class SoupBinTcpServer implements AutoCloseable {
             final SoupServerConnection client = find(channelId);
             if (client != null && client.backPressured) {
                 client.backPressured = false;
-                if (client.state == SoupServerConnection.LOGGED_IN && !client.replaying) {
+                if (client.state == SoupServerConnection.LOGGED_IN && !client.replaying()) {
                     serve(client, options.replayBurst(), false); // a replaying one waits for the budgeted pass
                 }
             }

@@ -26,6 +26,11 @@ public final class SoupBinTcpSession {
     private final MoldUDP64MessageStore store;
     private SoupServerConnection[] clients = new SoupServerConnection[4];
     private int clientCount;
+    /** The clients not replaying: the only ones a publish can serve (a replaying one is behind, by definition). */
+    private SoupServerConnection[] live = new SoupServerConnection[4];
+    private int liveCount;
+    /** Clients a flush looked at, for a test that a publish touches the caught-up clients only. */
+    private long flushVisits;
     private boolean ended;
     /** The first message appended since the last flush, or 0 if none. */
     private long firstUnflushed;
@@ -152,8 +157,12 @@ public final class SoupBinTcpSession {
         }
         firstUnflushed = 0;
         int sent = 0;
-        for (int i = 0; i < clientCount; i++) {
-            final SoupServerConnection client = clients[i];
+        // the clients not replaying only: with 100 replaying and one caught up, a publish looks at one client. A
+        // serve does not change the list (only the server's duty cycle and logins mark a client replaying or not),
+        // but a close inside it may shrink the list: the index is checked against the count each time round
+        for (int i = 0; i < liveCount; i++) {
+            final SoupServerConnection client = live[i];
+            flushVisits++;
             if (client.nextSequence >= from && !client.backPressured) {
                 sent += server.serve(client, Integer.MAX_VALUE, true);
             }
@@ -224,10 +233,47 @@ public final class SoupBinTcpSession {
             clients = Arrays.copyOf(clients, clientCount * 2); // at login, not on the hot path
         }
         clients[clientCount++] = client;
+        replayingChanged(client);
+    }
+
+    /** Lists a client among those a publish serves, or unlists it, as it is replaying or not now. */
+    void replayingChanged(final SoupServerConnection client) {
+        if (client.replaying() || client.state != SoupServerConnection.LOGGED_IN || client.session != this) {
+            unlistLive(client);
+        } else if (client.liveIndex < 0) {
+            if (liveCount == live.length) {
+                live = Arrays.copyOf(live, liveCount * 2); // a new high of live clients, not per message
+            }
+            client.liveIndex = liveCount;
+            live[liveCount++] = client;
+        }
+    }
+
+    private void unlistLive(final SoupServerConnection client) {
+        final int at = client.liveIndex;
+        if (at < 0) {
+            return;
+        }
+        final SoupServerConnection last = live[--liveCount];
+        live[at] = last;
+        last.liveIndex = at;
+        live[liveCount] = null;
+        client.liveIndex = -1;
+    }
+
+    /** Clients a flush (a publish) has looked at so far: the caught-up ones, not the replaying ones. */
+    long flushVisits() {
+        return flushVisits;
+    }
+
+    /** Clients not replaying now. */
+    int liveClientCount() {
+        return liveCount;
     }
 
     /** Removes a client; whether it was there. */
     boolean remove(final SoupServerConnection client) {
+        unlistLive(client);
         for (int i = 0; i < clientCount; i++) {
             if (clients[i] == client) {
                 clients[i] = clients[--clientCount];

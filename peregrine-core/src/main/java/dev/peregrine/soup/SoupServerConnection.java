@@ -20,7 +20,9 @@ final class SoupServerConnection {
      * Whether it is replaying (behind the store after its last serve): served after the caught-up clients in a duty
      * cycle, from the cycle's replay budget; cleared once it has caught up.
      */
-    boolean replaying;
+    private boolean replaying;
+    /** Its index in its session's list of clients that are not replaying, or -1 when not listed there. */
+    int liveIndex = -1;
     final long connectedNs;
     long lastReceivedNs;
     long lastSentNs;
@@ -29,6 +31,21 @@ final class SoupServerConnection {
     /** Which {@code reason=} close counter the server's own close counts in. */
     int closeKind;
     String closeDetail;
+
+    boolean replaying() {
+        return replaying;
+    }
+
+    /**
+     * Marks it replaying or not, and keeps its session's list of the clients that are not (those a publish serves)
+     * in step.
+     */
+    void replaying(final boolean behind) {
+        replaying = behind;
+        if (session != null) {
+            session.replayingChanged(this);
+        }
+    }
 
     SoupServerConnection(final long channelId, final long nowNs) {
         this.channelId = channelId;

@@ -39,6 +39,7 @@ public final class PublishToWriteRecorder {
     private long writes;
     private long partialWrites;
     private int mostPending;
+    private long[] trace; // null, or each entry's latency by its number (a diagnosis)
 
     /**
      * Makes a recorder.
@@ -124,6 +125,9 @@ public final class PublishToWriteRecorder {
         int recorded = 0;
         while (head < tail && bytesWritten >= 0 && positions[(int)(head & mask)] <= bytesWritten) {
             final long latency = nowNs - publishedNs[(int)(head & mask)];
+            if (trace != null && head < trace.length) {
+                trace[(int)head] = latency;
+            }
             histogram.recordValue(Math.max(0, Math.min(histogram.getHighestTrackableValue(), latency)));
             lastMatchedPosition = positions[(int)(head & mask)];
             writtenAtLastMatch = bytesWritten;
@@ -131,6 +135,26 @@ public final class PublishToWriteRecorder {
             recorded++;
         }
         return recorded;
+    }
+
+    /**
+     * Keeps each entry's latency in {@code latencies}, by the entry's number (from 0, in publish order), as it is
+     * recorded: for a diagnosis that splits the tail. Entries past its length are not kept.
+     *
+     * @param latencies where they go, or null for none
+     */
+    public void trace(final long[] latencies) {
+        this.trace = latencies;
+    }
+
+    /** @return entries taken at publish so far (measured messages): the next entry's number */
+    public long measured() {
+        return tail;
+    }
+
+    /** @return entries whose write was seen so far */
+    public long recorded() {
+        return head;
     }
 
     /** @return messages measured at publish whose write was not seen yet */

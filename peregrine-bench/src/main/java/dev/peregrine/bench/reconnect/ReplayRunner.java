@@ -76,8 +76,26 @@ public final class ReplayRunner {
      */
     public static boolean run(final int clients, final int replay, final long rate, final long live,
                               final java.io.PrintStream out) throws InterruptedException {
-        final Run alone = once(0, replay, rate, live, out);
-        final Run loaded = once(clients, replay, rate, live, out);
+        return run(clients, replay, rate, live, out, false);
+    }
+
+    /**
+     * As {@link #run(int, int, long, long, java.io.PrintStream)}, with the diagnosis of each run printed after it
+     * when asked ({@link ReplayDiagnosis}: where the time of the messages at or over the p99 goes).
+     *
+     * @param clients replaying clients, at least 1
+     * @param replay messages in the store before the live stream starts
+     * @param rate live messages per second
+     * @param live live messages
+     * @param out where the lines go
+     * @param diagnose whether to split the server's duty cycles and print what holds the p99
+     * @return true if both runs finished
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public static boolean run(final int clients, final int replay, final long rate, final long live,
+                              final java.io.PrintStream out, final boolean diagnose) throws InterruptedException {
+        final Run alone = once(0, replay, rate, live, out, null, diagnose);
+        final Run loaded = once(clients, replay, rate, live, out, null, diagnose);
         if (!alone.finished() || !loaded.finished()) {
             return false;
         }
@@ -132,7 +150,7 @@ public final class ReplayRunner {
      */
     public static Run once(final int clients, final int replay, final long rate, final long live,
                            final java.io.PrintStream out) throws InterruptedException {
-        return once(clients, replay, rate, live, out, null);
+        return once(clients, replay, rate, live, out, null, false);
     }
 
     /**
@@ -143,11 +161,20 @@ public final class ReplayRunner {
      */
     static Run once(final int clients, final int replay, final long rate, final long live,
                     final java.io.PrintStream out, final long[] allocationMarks) throws InterruptedException {
+        return once(clients, replay, rate, live, out, allocationMarks, false);
+    }
+
+    static Run once(final int clients, final int replay, final long rate, final long live,
+                    final java.io.PrintStream out, final long[] allocationMarks, final boolean diagnose)
+        throws InterruptedException {
         final long markEvery = allocationMarks == null ? Long.MAX_VALUE : Math.max(1, live / allocationMarks.length);
         final int capacity = Integer.highestOneBit((int)Math.min(1 << 28, replay + live + 1)) << 1;
         final Histogram latency = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
         final PublishToWriteRecorder write = new PublishToWriteRecorder(RING, PACKET_BYTES);
         final long[] liveChannel = {-1};
+        final SoupBinTcpServer[] serverRef = new SoupBinTcpServer[1];
+        final ReplayDiagnosis diagnosis = diagnose ? new ReplayDiagnosis(write, live,
+            () -> liveChannel[0] < 0 ? 0 : serverRef[0].pendingBytes(liveChannel[0])) : null;
         final long[] delivered = new long[clients];
         final long[] liveDelivered = {0};
         try (MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory("REPLAY", capacity, (long)capacity * 16);
@@ -168,7 +195,14 @@ public final class ReplayRunner {
                 if (id == liveChannel[0]) {
                     write.onWritten(bytesWritten, bytesPending, System.nanoTime());
                 }
+                if (diagnosis != null) {
+                    diagnosis.onWrite(id, bytesWritten, id == liveChannel[0]);
+                }
             };
+            if (diagnosis != null) { // around the server's pollable, which the server adds when made
+                serverReactor.addAtCycleStart(diagnosis.atCycleStart);
+                serverReactor.add(diagnosis.afterSelect);
+            }
             final SoupBinTcpServer server = new SoupBinTcpServer(serverReactor, new SoupBinTcpServerOptions()
                 .tcp(new TcpOptions().writeListener(liveWrites)),
                 (u, p, s) -> SoupLoginDecision.accept(session[0]), new SoupBinTcpServerHandler() {
@@ -185,6 +219,7 @@ public final class ReplayRunner {
                         }
                     }
                 });
+            serverRef[0] = server;
             session[0] = server.addSession("REPLAY", store);
             server.listen(new InetSocketAddress("127.0.0.1", 0));
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -215,25 +250,42 @@ public final class ReplayRunner {
                 }
                 if (startNs[0] == 0) {
                     startNs[0] = nowNs;
+                    if (diagnosis != null) {
+                        diagnosis.streamStarts();
+                        serverReactor.add(diagnosis.atCycleEnd); // behind the transport's flusher, listed by now
+                    }
                 }
                 final long due = Math.min(live, (nowNs - startNs[0]) / 1_000 * rate / 1_000_000);
+                if (diagnosis != null) {
+                    diagnosis.publisherBegins(published[0] < due);
+                }
                 int work = 0;
                 while (published[0] < due && work < 1024) {
                     final long before = position(server, liveChannel[0]);
+                    final long entry = write.measured();
                     final long stamp = System.nanoTime();
                     message.set(LONG, 0, replay + published[0] + 1);
                     message.set(LONG, 8, stamp);
                     session[0].publish(message, 0, 16);
                     write.published(before, position(server, liveChannel[0]), stamp);
+                    if (diagnosis != null) {
+                        diagnosis.published(entry, stamp);
+                    }
                     // written at once inside the publish (half its buffer taken): the listener saw that write
                     // before the entry existed, so it is matched now, a little late
                     write.written(server.bytesWritten(liveChannel[0]), System.nanoTime());
+                    if (diagnosis != null) {
+                        diagnosis.entriesWritten();
+                    }
                     published[0]++;
                     work++;
                     if (published[0] % markEvery == 0 && published[0] / markEvery <= allocationMarks.length) {
                         allocationMarks[(int)(published[0] / markEvery) - 1] =
                             dev.peregrine.bench.run.ThreadAllocation.currentThread();
                     }
+                }
+                if (diagnosis != null) {
+                    diagnosis.publisherEnds();
                 }
                 return work;
             };
@@ -255,9 +307,15 @@ public final class ReplayRunner {
                 done = check[0];
             }
             ReconnectRunner.closeOn(clientReactor, () -> all.forEach(SoupBinTcpClient::close));
+            if (diagnosis != null) {
+                ReconnectRunner.closeOn(serverReactor, diagnosis::streamEnds);
+            }
             ReconnectRunner.closeOn(serverReactor, server::close);
             out.println(String.format(Locale.ROOT, "  %d replaying clients: %s; live client delivered %d of %d", clients,
                 done ? "finished" : "NOT finished in time", liveDelivered[0], live));
+            if (diagnosis != null) {
+                diagnosis.report(clients + " replaying", out);
+            }
             return new Run(done, liveDelivered[0], latency, write);
         }
     }

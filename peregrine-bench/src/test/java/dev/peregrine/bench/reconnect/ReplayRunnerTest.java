@@ -9,6 +9,8 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -29,6 +31,35 @@ class ReplayRunnerTest {
         } while (runs.another(Arrays.stream(windows).sum()));
         assertThat(windows).as("server reactor bytes per window of live messages, run %d of at most %d", runs.sets(),
             MAX_RUNS).containsOnly(0L);
+    }
+
+    @Test
+    void shouldTraceEveryMeasuredMessageToItsDutyCyclesWhenDiagnosing() throws Exception {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        final ReplayRunner.Run run = ReplayRunner.once(2, 2_000, 50_000, 3_000,
+            new PrintStream(bytes, true, StandardCharsets.UTF_8), null, true);
+        final String out = bytes.toString(StandardCharsets.UTF_8);
+
+        assertThat(run.finished()).as(out).isTrue();
+        final Matcher traced = Pattern.compile("diagnose 2 replaying: (\\d+) measured messages traced, p99 [0-9.]+ us;"
+            + " (\\d+) at or over it: (\\d+) written in the cycle they were published in, (\\d+) in a later cycle")
+            .matcher(out);
+        assertThat(traced.find()).as(out).isTrue();
+        assertThat(Long.parseLong(traced.group(1))).as("every measured message traced to its publish and write cycles")
+            .isEqualTo(run.write().histogram().getTotalCount());
+        final int tail = Integer.parseInt(traced.group(2));
+        assertThat(tail).as(out).isPositive();
+        assertThat(Integer.parseInt(traced.group(3)) + Integer.parseInt(traced.group(4))).as(out).isEqualTo(tail);
+        final Matcher held = Pattern.compile("run delay \\(runnable, waiting for a core\\) (\\d+); written in a later"
+            + " cycle (\\d+); waiting for the rest of its publisher batch (\\d+); the flush before its write (\\d+);"
+            + " none of those alone (\\d+)").matcher(out);
+        assertThat(held.find()).as(out).isTrue();
+        int classified = 0;
+        for (int g = 1; g <= 5; g++) {
+            classified += Integer.parseInt(held.group(g));
+        }
+        assertThat(classified).as("each message over the p99 named once").isEqualTo(tail);
+        assertThat(out).contains("cycles holding the p99 messages", "on a CPU, median / p99 / max: select");
     }
 
     /** One run, its counts checked; the server reactor's bytes in each window of its live messages. */
