@@ -58,6 +58,11 @@ final class CutSchedule {
         startNs = nowNs;
     }
 
+    /** When the run started, on the cutters' clock (0 before). */
+    long startNs() {
+        return startNs;
+    }
+
     /** Whether {@code side} is to cut now. */
     boolean due(final int side, final long nowNs) {
         if (intervalNs == 0 || over) {
