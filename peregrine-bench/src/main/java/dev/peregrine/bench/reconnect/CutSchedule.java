@@ -73,8 +73,15 @@ final class CutSchedule {
             && (clientCuts ? (int)(k & 1) : SERVER) == side;
     }
 
-    /** Records a cut just made (before the abort, so the client sees it on its next login). */
-    void cut(final long nowNs) {
+    /**
+     * Records a cut about to be made (before the abort, so the client sees it on its next login), stamped with
+     * {@link System#nanoTime()} now, right before the abort: the connection was alive and delivering until then. The
+     * cutter's cycle clock, read before that cycle's select and reads, would count them as part of the resume.
+     *
+     * @return the stamp
+     */
+    long cut() {
+        final long nowNs = System.nanoTime();
         if (hops != null) {
             final long index = made;
             hops.cut(index, sideOf(index), nowNs, published == null ? -1
@@ -82,6 +89,7 @@ final class CutSchedule {
         }
         lastCutNs = nowNs;
         made = made + 1; // the only writer now: the other side waits for resumed == made
+        return nowNs;
     }
 
     /** The client delivered its first message of the stream, or its first after the last cut. */

@@ -119,7 +119,7 @@ final class ReconnectClient implements SoupBinTcpClientListener {
             resumeCycles.cycle(nowNs);
         }
         if (cuts != null && cuts.due(CutSchedule.CLIENT, nowNs)) {
-            cuts.cut(nowNs);
+            cuts.cut();
             client.abortConnection();
             return 1;
         }

@@ -103,7 +103,7 @@ final class ReconnectServer implements SoupBinTcpServerHandler {
             resumeCycles.cycle(nowNs);
         }
         if (cuts != null && channelId != 0 && cuts.due(CutSchedule.SERVER, nowNs)) {
-            cuts.cut(nowNs);
+            cuts.cut();
             server.abort(channelId);
             work++;
         }

@@ -95,13 +95,31 @@ class CutHopsTest {
         final AllocationMeter.Windows measured = AllocationMeter.firstCleanSet(2_000, 500, 10, 5, () -> {
             now[0] += 1_000;
             cycles.cycle(now[0]); // outside a resume
-            cuts.cut(now[0]);
+            cuts.cut();
             cycles.cycle(now[0] + 1); // a resume begins: the scheduler's figures are read
             cycles.cycle(now[0] + 2);
             cuts.resumedAfter(cuts.made());
             cycles.cycle(now[0] + 3); // it ended: read again and stamped
         });
         assertThat(measured.totalBytes()).as("bytes in the last set of %d", measured.sets()).isZero();
+    }
+
+    @Test
+    void shouldStampACutWhenItIsMadeNotAtTheCutterCyclesClock() {
+        final CutSchedule cuts = new CutSchedule(1_000_000, true);
+        final CutHops hops = new CutHops(4, 1_000_000);
+        cuts.hops(hops, () -> 7, () -> 5);
+        final long cycleClock = System.nanoTime() - 1_000_000_000L; // a cycle that began long before its cutter ran
+        cuts.start(cycleClock - 2_000_000);
+        cuts.resumedAfter(0);
+        assertThat(cuts.due(CutSchedule.SERVER, cycleClock)).isTrue();
+
+        final long beforeTheAbort = System.nanoTime();
+        final long stamp = cuts.cut();
+
+        assertThat(stamp).isGreaterThanOrEqualTo(beforeTheAbort);
+        assertThat(cuts.lastCutNs()).isEqualTo(stamp);
+        assertThat(hops.csv(1, cycleClock).get(1)).startsWith("0,server," + (stamp - cycleClock) / 1_000 + ",2,");
     }
 
     @Test
