@@ -75,6 +75,12 @@ public final class ReconnectCommand implements Callable<Integer> {
             + " figure (default: ${DEFAULT-VALUE}; 0 for none). Not with --restart or --replay-clients.")
     int warmupCuts;
 
+    @Range(min = 0, max = 3_600_000, note = "0 for none")
+    @Option(names = "--settle", defaultValue = "0", paramLabel = "MS",
+        description = "Each cut waits at least MS after the client resumed from the previous one, on top of its fixed"
+            + " time (default: ${DEFAULT-VALUE}: cuts at their fixed times, back to back after a slow resume).")
+    long settleMs;
+
     @Option(names = "--cut-log", converter = Converters.WritableFile.class, paramLabel = "FILE",
         description = "Diagnostic: write every measured cut as a CSV line to FILE (side, time, the client's lag, each"
             + " hop, each reactor's cycles and longest cycle while resuming).")
@@ -113,11 +119,12 @@ public final class ReconnectCommand implements Callable<Integer> {
             }
         }
         final ReconnectRunner.Spec spec = new ReconnectRunner.Spec(count, rate, cutEveryMs * 1_000_000L, busySpin, skip,
-            clientReceiveBuffer);
+            clientReceiveBuffer, settleMs * 1_000_000L);
         out.println(String.format(Locale.ROOT, "bench reconnect: %d messages of 16 bytes at %d msg/s, a cut every %d ms"
             + " (abort, alternately server side and client side); server and client in this JVM on two reactor"
-            + " threads%s%s; %s", count, rate, cutEveryMs, busySpin ? ", busy-spinning" : "",
+            + " threads%s%s%s; %s", count, rate, cutEveryMs, busySpin ? ", busy-spinning" : "",
             clientReceiveBuffer == 0 ? "" : ", client SO_RCVBUF " + clientReceiveBuffer + " bytes",
+            settleMs == 0 ? "" : ", each cut at least " + settleMs + " ms after the client's previous resume",
             warmupCuts == 0 ? "no warm-up" : "first a warm-up of about " + warmupCuts + " cuts on a separate stream of "
                 + ReconnectRunner.warmUpCount(spec, warmupCuts) + " messages in this JVM, not counted in any figure"));
         if (warmupCuts > 0) {

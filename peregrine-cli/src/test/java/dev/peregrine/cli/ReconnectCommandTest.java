@@ -53,14 +53,18 @@ class ReconnectCommandTest {
     }
 
     @Test
-    void shouldDeliverEveryMessageExactlyOnceWithASmallClientReceiveBuffer() {
+    void shouldDeliverEveryMessageExactlyOnceWithASmallClientReceiveBufferAndCutsThatLetItSettle() {
         final CliRun cli = CliRun.execute("bench", "reconnect", "--count", "100000", "--rate", "200000",
-            "--cut-every", "5", "--client-receive-buffer", "16384", "--warmup-cuts", "0");
+            "--cut-every", "1", "--client-receive-buffer", "16384", "--warmup-cuts", "0", "--settle", "2");
 
         assertThat(cli.code()).as(cli.out() + cli.err()).isZero();
-        assertThat(cli.out()).contains(", client SO_RCVBUF 16384 bytes; no warm-up",
-                "delivered=100000 of 100000 lost=0 repeated=0")
+        assertThat(cli.out()).contains(", client SO_RCVBUF 16384 bytes, each cut at least 2 ms after the client's"
+                + " previous resume; no warm-up",
+                "delivered=100000 of 100000 lost=0 repeated=0", "cuts within 100 us of it: 0")
             .doesNotContain("FAILED");
+        // settling: no cut, by either side, follows the previous resume within 2 ms (the hops' own stamps), where a
+        // cut every 1 ms would otherwise often come at once after a resume that took longer
+        assertThat(Pattern.compile("cuts within 100 us of it: [1-9]").matcher(cli.out()).find()).as(cli.out()).isFalse();
     }
 
     @Test

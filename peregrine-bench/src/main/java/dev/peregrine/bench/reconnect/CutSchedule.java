@@ -14,6 +14,10 @@ final class CutSchedule {
 
     private final long intervalNs;
     private final boolean clientCuts;
+    /** How long after the client's resume the next cut waits at least; 0 for none. */
+    private long settleNs;
+    /** When the client last resumed ({@link System#nanoTime()}). */
+    private volatile long resumedAtNs;
     private volatile long startNs;
     /** Cuts made; written by whichever side makes the next cut (they take turns, gated by {@link #resumed}). */
     private volatile long made;
@@ -50,6 +54,18 @@ final class CutSchedule {
         this.delivered = delivered;
     }
 
+    /**
+     * Makes every cut wait at least {@code settleNs} after the client resumed from the previous one (its first
+     * message on the new connection), on top of its fixed time; before the threads start. 0 (the default): a cut
+     * comes at its time, even at once after a slow resume.
+     */
+    void settle(final long settleNs) {
+        if (settleNs < 0) {
+            throw new IllegalArgumentException("settleNs=" + settleNs + " must be 0 or more");
+        }
+        this.settleNs = settleNs;
+    }
+
     CutHops hops() {
         return hops;
     }
@@ -69,7 +85,7 @@ final class CutSchedule {
             return false;
         }
         final long k = made;
-        return resumed == k && nowNs - startNs >= (k + 1) * intervalNs
+        return resumed == k && nowNs - startNs >= (k + 1) * intervalNs && (settleNs == 0 || nowNs - resumedAtNs >= settleNs)
             && (clientCuts ? (int)(k & 1) : SERVER) == side;
     }
 
@@ -94,6 +110,7 @@ final class CutSchedule {
 
     /** The client delivered its first message of the stream, or its first after the last cut. */
     void resumedAfter(final long cuts) {
+        resumedAtNs = System.nanoTime(); // before resumed: a cutter that sees the new count sees this time
         resumed = cuts;
     }
 

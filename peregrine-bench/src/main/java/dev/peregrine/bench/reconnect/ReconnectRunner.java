@@ -31,14 +31,23 @@ public final class ReconnectRunner {
      * @param skip a test hook: the client drops the message with this number, as a broken client would; 0 for none
      * @param clientReceiveBuffer the client socket's SO_RCVBUF in bytes, 0 for the system's (autotuned): a server's
      *     reset reaches the client only after what its receive buffer holds, so a smaller one bounds that wait
+     * @param settleNs the least time from the client's resume to the next cut, 0 for none (cuts at their fixed
+     *     times, back to back after a slow resume)
      */
-    public record Spec(long count, long rate, long cutEveryNs, boolean busySpin, long skip, int clientReceiveBuffer) {
+    public record Spec(long count, long rate, long cutEveryNs, boolean busySpin, long skip, int clientReceiveBuffer,
+                       long settleNs) {
         /** Checks the values. */
         public Spec {
-            if (count < 1 || rate < 1 || cutEveryNs < 1_000_000 || skip < 0 || clientReceiveBuffer < 0) {
+            if (count < 1 || rate < 1 || cutEveryNs < 1_000_000 || skip < 0 || clientReceiveBuffer < 0 || settleNs < 0) {
                 throw new IllegalArgumentException("count=" + count + " rate=" + rate + " cutEveryNs=" + cutEveryNs
-                    + " skip=" + skip + " clientReceiveBuffer=" + clientReceiveBuffer);
+                    + " skip=" + skip + " clientReceiveBuffer=" + clientReceiveBuffer + " settleNs=" + settleNs);
             }
+        }
+
+        /** A spec whose cuts come at their fixed times. */
+        public Spec(final long count, final long rate, final long cutEveryNs, final boolean busySpin, final long skip,
+                    final int clientReceiveBuffer) {
+            this(count, rate, cutEveryNs, busySpin, skip, clientReceiveBuffer, 0);
         }
 
         /** How long the run may take: twice its paced time and 30 s more. */
@@ -90,7 +99,7 @@ public final class ReconnectRunner {
      */
     public static ReconnectResult warmUp(final Spec spec, final int cuts) throws InterruptedException {
         final Spec warm = new Spec(warmUpCount(spec, cuts), spec.rate(), spec.cutEveryNs(), spec.busySpin(), 0,
-            spec.clientReceiveBuffer());
+            spec.clientReceiveBuffer(), spec.settleNs());
         return run(warm, new PrintStream(java.io.OutputStream.nullOutputStream()), null);
     }
 
@@ -108,6 +117,7 @@ public final class ReconnectRunner {
         throws InterruptedException {
         final JvmActivity jvm = JvmActivity.now();
         final CutSchedule cuts = new CutSchedule(spec.cutEveryNs(), true);
+        cuts.settle(spec.settleNs());
         final int storeMessages = 1 << 20;
         try (MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory(ReconnectServer.SESSION, storeMessages,
                 (long)storeMessages * ReconnectFeed.LENGTH);

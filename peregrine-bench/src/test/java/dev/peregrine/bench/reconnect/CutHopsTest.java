@@ -123,6 +123,26 @@ class CutHopsTest {
     }
 
     @Test
+    void shouldHoldACutDueAtItsTimeUntilTheClientHasSettledAfterItsResume() {
+        final long settle = 5_000_000;
+        final CutSchedule cuts = new CutSchedule(1_000_000, true);
+        cuts.settle(settle);
+        cuts.start(0);
+        final long before = System.nanoTime();
+        cuts.resumedAfter(0);
+        final long after = System.nanoTime();
+
+        // the cut's time (1 ms from the start) is long past: only the settling holds it
+        assertThat(cuts.due(CutSchedule.SERVER, before + settle - 1)).isFalse();
+        assertThat(cuts.due(CutSchedule.SERVER, after + settle)).isTrue();
+
+        final CutSchedule fixed = new CutSchedule(1_000_000, true); // settle 0: at its time, at once after the resume
+        fixed.start(0);
+        fixed.resumedAfter(0);
+        assertThat(fixed.due(CutSchedule.SERVER, System.nanoTime())).isTrue();
+    }
+
+    @Test
     void shouldSplitTheRunIntoTenthsInCutOrder() {
         final CutHops hops = new CutHops(32, 1_000_000);
         final int[] tenthOf = {0, 0, 1, 1, 1, 2, 2, 3, 3, 3, 4, 4, 5, 5, 5, 6, 6, 7, 7, 7, 8, 8, 9, 9, 9}; // 25 cuts
