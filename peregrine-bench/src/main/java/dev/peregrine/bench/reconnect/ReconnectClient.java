@@ -187,6 +187,9 @@ final class ReconnectClient implements SoupBinTcpClientListener {
     void close() {
         client.close();
         reactor.remove(cutter);
+        if (resumeCycles != null) {
+            resumeCycles.close();
+        }
     }
 
     long delivered() {

@@ -154,6 +154,9 @@ final class ReconnectServer implements SoupBinTcpServerHandler {
     void close() {
         server.close();
         reactor.remove(publisher);
+        if (resumeCycles != null) {
+            resumeCycles.close();
+        }
         arena.close();
     }
 }

@@ -52,4 +52,9 @@ final class ResumeCycles {
             spanWaitedNs = sched.waitedNs();
         }
     }
+
+    /** Releases the scheduler file; on the same thread, once the reactor is done with it. */
+    void close() {
+        sched.close();
+    }
 }

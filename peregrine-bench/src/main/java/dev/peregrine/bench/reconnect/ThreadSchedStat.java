@@ -49,6 +49,18 @@ final class ThreadSchedStat {
         }
     }
 
+    /** Closes the file, if open; a later read opens it again. */
+    void close() {
+        if (file != null) {
+            try {
+                file.close();
+            } catch (final IOException ex) {
+                // nothing to do: it was only read
+            }
+            file = null;
+        }
+    }
+
     /** Nanoseconds on a CPU at the last read, or -1. */
     long ranNs() {
         return ranNs;
