@@ -68,6 +68,24 @@ public final class ReconnectCommand implements Callable<Integer> {
             + " this buffer holds (default: ${DEFAULT-VALUE}, the system's, autotuned).")
     int clientReceiveBuffer;
 
+    @Range(min = 0, max = 100_000, note = "0 for none")
+    @Option(names = "--warmup-cuts", defaultValue = "200", paramLabel = "N",
+        description = "Before the measured stream, about N cuts on a separate warm-up stream in this JVM (same rate and"
+            + " interval, its own store and connections), so that the resume's code is compiled; not counted in any"
+            + " figure (default: ${DEFAULT-VALUE}; 0 for none). Not with --restart or --replay-clients.")
+    int warmupCuts;
+
+    @Range(min = 0, max = 3_600_000, note = "0 for none")
+    @Option(names = "--settle", defaultValue = "0", paramLabel = "MS",
+        description = "Each cut waits at least MS after the client resumed from the previous one, on top of its fixed"
+            + " time (default: ${DEFAULT-VALUE}: cuts at their fixed times, back to back after a slow resume).")
+    long settleMs;
+
+    @Option(names = "--cut-log", converter = Converters.WritableFile.class, paramLabel = "FILE",
+        description = "Diagnostic: write every measured cut as a CSV line to FILE (side, time, the client's lag, each"
+            + " hop, each reactor's cycles and longest cycle while resuming).")
+    java.nio.file.Path cutLog;
+
     @Range(min = 0, note = "0 for none")
     @Option(names = "--test-skip", hidden = true, defaultValue = "0", paramLabel = "N",
         description = "Test hook: the client drops message N, as a broken client would.")
@@ -105,12 +123,23 @@ public final class ReconnectCommand implements Callable<Integer> {
                 java.nio.file.Files.deleteIfExists(folder);
             }
         }
+        final ReconnectRunner.Spec spec = new ReconnectRunner.Spec(count, rate, cutEveryMs * 1_000_000L, busySpin, skip,
+            clientReceiveBuffer, settleMs * 1_000_000L);
         out.println(String.format(Locale.ROOT, "bench reconnect: %d messages of 16 bytes at %d msg/s, a cut every %d ms"
             + " (abort, alternately server side and client side); server and client in this JVM on two reactor"
-            + " threads%s%s", count, rate, cutEveryMs, busySpin ? ", busy-spinning" : "",
-            clientReceiveBuffer == 0 ? "" : ", client SO_RCVBUF " + clientReceiveBuffer + " bytes"));
-        final ReconnectResult result = ReconnectRunner.run(new ReconnectRunner.Spec(count, rate, cutEveryMs * 1_000_000L,
-            busySpin, skip, clientReceiveBuffer), out);
+            + " threads%s%s%s; %s", count, rate, cutEveryMs, busySpin ? ", busy-spinning" : "",
+            clientReceiveBuffer == 0 ? "" : ", client SO_RCVBUF " + clientReceiveBuffer + " bytes",
+            settleMs == 0 ? "" : ", each cut at least " + settleMs + " ms after the client's previous resume",
+            warmupCuts == 0 ? "no warm-up" : "first a warm-up of about " + warmupCuts + " cuts on a separate stream of "
+                + ReconnectRunner.warmUpCount(spec, warmupCuts) + " messages in this JVM, not counted in any figure"));
+        if (warmupCuts > 0) {
+            out.flush();
+            final ReconnectResult warm = ReconnectRunner.warmUp(spec, warmupCuts);
+            out.println(String.format(Locale.ROOT, "warm-up (not counted): cuts=%d delivered=%d of %d lost=%d repeated=%d%s",
+                warm.cuts(), warm.delivered(), warm.count(), warm.lost(), warm.repeated(),
+                warm.failure() == null ? "" : "; it did not finish (" + warm.failure() + "), the measured run goes on"));
+        }
+        final ReconnectResult result = ReconnectRunner.run(spec, out, cutLog);
         result.lines().forEach(out::println);
         return result.ok() ? 0 : 1;
     }

@@ -4,7 +4,12 @@ import dev.peregrine.cli.testing.CliRun;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -33,26 +38,59 @@ class ReconnectCommandTest {
             .contains("by the server (n=", "by the client (n=", "cut -> loss noticed", "noticed -> connect started",
                 "connect started -> connected", "connected -> login accepted", "login accepted -> first message",
                 "client's lag at the cut (published - delivered) p50 ", "cuts at or over its p99",
-                "cut to first message by tenth of the run");
+                "cut to first message by tenth of the run")
+            // who held each resume: the server's login splits the longest hop, each reactor's cycles and CPU wait
+            .contains("connected -> server logged it in", "server logged in -> accepted", "longest server cycle, resuming",
+                "client cycles while resuming (count)", "server thread waited for a CPU", "client thread ran on a CPU",
+                "previous resume -> this cut, p1 ", "client's lag at the cut by tenth of the run (cut order), p50/max msgs:",
+                "the JVM during the run (JVM uptime ")
+            // the default warm-up: a separate stream first, said in the header, reported apart
+            .contains("; first a warm-up of about 200 cuts on a separate stream of 201000 messages in this JVM, not"
+                + " counted in any figure", "warm-up (not counted): cuts=");
         final Matcher cuts = CUTS.matcher(cli.out());
         assertThat(cuts.find()).isTrue();
         assertThat(Long.parseLong(cuts.group(1))).as(cli.out()).isGreaterThan(1); // both sides took a turn
     }
 
     @Test
-    void shouldDeliverEveryMessageExactlyOnceWithASmallClientReceiveBuffer() {
+    void shouldDeliverEveryMessageExactlyOnceWithASmallClientReceiveBufferAndCutsThatLetItSettle() {
         final CliRun cli = CliRun.execute("bench", "reconnect", "--count", "100000", "--rate", "200000",
-            "--cut-every", "5", "--client-receive-buffer", "16384");
+            "--cut-every", "1", "--client-receive-buffer", "16384", "--warmup-cuts", "0", "--settle", "2");
 
         assertThat(cli.code()).as(cli.out() + cli.err()).isZero();
-        assertThat(cli.out()).contains(", client SO_RCVBUF 16384 bytes", "delivered=100000 of 100000 lost=0 repeated=0")
+        assertThat(cli.out()).contains(", client SO_RCVBUF 16384 bytes, each cut at least 2 ms after the client's"
+                + " previous resume; no warm-up",
+                "delivered=100000 of 100000 lost=0 repeated=0", "cuts within 100 us of it: 0")
             .doesNotContain("FAILED");
+        // settling: no cut, by either side, follows the previous resume within 2 ms (the hops' own stamps), where a
+        // cut every 1 ms would otherwise often come at once after a resume that took longer
+        assertThat(Pattern.compile("cuts within 100 us of it: [1-9]").matcher(cli.out()).find()).as(cli.out()).isFalse();
+    }
+
+    @Test
+    void shouldWarmUpOnItsOwnStreamAndLogOnlyTheMeasuredCuts(@TempDir final Path folder) throws IOException {
+        final Path log = folder.resolve("cuts.csv");
+        final CliRun cli = CliRun.execute("bench", "reconnect", "--count", "100000", "--rate", "200000",
+            "--cut-every", "5", "--warmup-cuts", "10", "--cut-log", log.toString());
+
+        assertThat(cli.code()).as(cli.out() + cli.err()).isZero();
+        // 10 cuts at 5 ms and 200 000 msg/s, and one interval more: 11 000 messages
+        assertThat(cli.out()).contains("; first a warm-up of about 10 cuts on a separate stream of 11000 messages in"
+            + " this JVM, not counted in any figure", "warm-up (not counted): cuts=", " of 11000 ",
+            "delivered=100000 of 100000 lost=0 repeated=0", "every cut's hops written to " + log).doesNotContain("FAILED");
+        final Matcher cuts = CUTS.matcher(cli.out().substring(cli.out().indexOf("delivered=100000")));
+        assertThat(cuts.find()).isTrue();
+        final List<String> lines = Files.readAllLines(log);
+        assertThat(lines.get(0)).startsWith("cut,side,at_us,lag_msgs,");
+        // a line per cut of the measured stream only: the warm-up's cuts are in no figure
+        assertThat(lines).hasSize(1 + Integer.parseInt(cuts.group(1)));
+        assertThat(lines.get(1)).startsWith("0,server,");
     }
 
     @Test
     void shouldExitNonZeroWhenTheClientDropsAMessage() {
         final CliRun cli = CliRun.execute("bench", "reconnect", "--count", "50000", "--rate", "100000",
-            "--cut-every", "5", "--test-skip", "20000");
+            "--cut-every", "5", "--test-skip", "20000", "--warmup-cuts", "0");
 
         assertThat(cli.code()).as(cli.out() + cli.err()).isEqualTo(1);
         assertThat(cli.out()).contains("delivered=49999 of 50000 lost=1 repeated=0", "FAILED");

@@ -14,6 +14,10 @@ final class CutSchedule {
 
     private final long intervalNs;
     private final boolean clientCuts;
+    /** How long after the client's resume the next cut waits at least; 0 for none. */
+    private long settleNs;
+    /** When the client last resumed ({@link System#nanoTime()}). */
+    private volatile long resumedAtNs;
     private volatile long startNs;
     /** Cuts made; written by whichever side makes the next cut (they take turns, gated by {@link #resumed}). */
     private volatile long made;
@@ -50,6 +54,18 @@ final class CutSchedule {
         this.delivered = delivered;
     }
 
+    /**
+     * Makes every cut wait at least {@code settleNs} after the client resumed from the previous one (its first
+     * message on the new connection), on top of its fixed time; before the threads start. 0 (the default): a cut
+     * comes at its time, even at once after a slow resume.
+     */
+    void settle(final long settleNs) {
+        if (settleNs < 0) {
+            throw new IllegalArgumentException("settleNs=" + settleNs + " must be 0 or more");
+        }
+        this.settleNs = settleNs;
+    }
+
     CutHops hops() {
         return hops;
     }
@@ -58,18 +74,30 @@ final class CutSchedule {
         startNs = nowNs;
     }
 
+    /** When the run started, on the cutters' clock (0 before). */
+    long startNs() {
+        return startNs;
+    }
+
     /** Whether {@code side} is to cut now. */
     boolean due(final int side, final long nowNs) {
         if (intervalNs == 0 || over) {
             return false;
         }
         final long k = made;
-        return resumed == k && nowNs - startNs >= (k + 1) * intervalNs
+        return resumed == k && nowNs - startNs >= (k + 1) * intervalNs && (settleNs == 0 || nowNs - resumedAtNs >= settleNs)
             && (clientCuts ? (int)(k & 1) : SERVER) == side;
     }
 
-    /** Records a cut just made (before the abort, so the client sees it on its next login). */
-    void cut(final long nowNs) {
+    /**
+     * Records a cut about to be made (before the abort, so the client sees it on its next login), stamped with
+     * {@link System#nanoTime()} now, right before the abort: the connection was alive and delivering until then. The
+     * cutter's cycle clock, read before that cycle's select and reads, would count them as part of the resume.
+     *
+     * @return the stamp
+     */
+    long cut() {
+        final long nowNs = System.nanoTime();
         if (hops != null) {
             final long index = made;
             hops.cut(index, sideOf(index), nowNs, published == null ? -1
@@ -77,10 +105,12 @@ final class CutSchedule {
         }
         lastCutNs = nowNs;
         made = made + 1; // the only writer now: the other side waits for resumed == made
+        return nowNs;
     }
 
     /** The client delivered its first message of the stream, or its first after the last cut. */
     void resumedAfter(final long cuts) {
+        resumedAtNs = System.nanoTime(); // before resumed: a cutter that sees the new count sees this time
         resumed = cuts;
     }
 

@@ -43,6 +43,8 @@ final class ReconnectClient implements SoupBinTcpClientListener {
     private final Histogram[][] stages = new Histogram[2][STAGES];
     private long lostCuts;
     private final Pollable cutter = this::cut;
+    /** This reactor's cycles during each resume, or null without cuts. */
+    private final ResumeCycles resumeCycles;
     private long expected = 1;
     private long lost;
     private long repeated;
@@ -64,6 +66,7 @@ final class ReconnectClient implements SoupBinTcpClientListener {
         this.client = new SoupBinTcpClient(reactor, new SoupBinTcpClientOptions().addresses(server)
             .credentials(ReconnectServer.USER, ReconnectServer.PASSWORD).session("").fromSequence(1)
             .backoff(1, 50, TimeUnit.MILLISECONDS).tcp(new TcpOptions().socketReceiveBufferSize(receiveBuffer)), this);
+        this.resumeCycles = cuts == null ? null : new ResumeCycles(cuts, CutSchedule.CLIENT);
         reactor.add(cutter);
         for (final Histogram[] side : stages) {
             for (int stage = 0; stage < STAGES; stage++) {
@@ -112,8 +115,11 @@ final class ReconnectClient implements SoupBinTcpClientListener {
     }
 
     private int cut(final long nowNs) {
+        if (resumeCycles != null) {
+            resumeCycles.cycle(nowNs);
+        }
         if (cuts != null && cuts.due(CutSchedule.CLIENT, nowNs)) {
-            cuts.cut(nowNs);
+            cuts.cut();
             client.abortConnection();
             return 1;
         }
@@ -181,6 +187,9 @@ final class ReconnectClient implements SoupBinTcpClientListener {
     void close() {
         client.close();
         reactor.remove(cutter);
+        if (resumeCycles != null) {
+            resumeCycles.close();
+        }
     }
 
     long delivered() {

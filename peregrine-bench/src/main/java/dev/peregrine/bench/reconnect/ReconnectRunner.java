@@ -31,14 +31,23 @@ public final class ReconnectRunner {
      * @param skip a test hook: the client drops the message with this number, as a broken client would; 0 for none
      * @param clientReceiveBuffer the client socket's SO_RCVBUF in bytes, 0 for the system's (autotuned): a server's
      *     reset reaches the client only after what its receive buffer holds, so a smaller one bounds that wait
+     * @param settleNs the least time from the client's resume to the next cut, 0 for none (cuts at their fixed
+     *     times, back to back after a slow resume)
      */
-    public record Spec(long count, long rate, long cutEveryNs, boolean busySpin, long skip, int clientReceiveBuffer) {
+    public record Spec(long count, long rate, long cutEveryNs, boolean busySpin, long skip, int clientReceiveBuffer,
+                       long settleNs) {
         /** Checks the values. */
         public Spec {
-            if (count < 1 || rate < 1 || cutEveryNs < 1_000_000 || skip < 0 || clientReceiveBuffer < 0) {
+            if (count < 1 || rate < 1 || cutEveryNs < 1_000_000 || skip < 0 || clientReceiveBuffer < 0 || settleNs < 0) {
                 throw new IllegalArgumentException("count=" + count + " rate=" + rate + " cutEveryNs=" + cutEveryNs
-                    + " skip=" + skip + " clientReceiveBuffer=" + clientReceiveBuffer);
+                    + " skip=" + skip + " clientReceiveBuffer=" + clientReceiveBuffer + " settleNs=" + settleNs);
             }
+        }
+
+        /** A spec whose cuts come at their fixed times. */
+        public Spec(final long count, final long rate, final long cutEveryNs, final boolean busySpin, final long skip,
+                    final int clientReceiveBuffer) {
+            this(count, rate, cutEveryNs, busySpin, skip, clientReceiveBuffer, 0);
         }
 
         /** How long the run may take: twice its paced time and 30 s more. */
@@ -60,7 +69,55 @@ public final class ReconnectRunner {
      * @throws InterruptedException if interrupted while waiting
      */
     public static ReconnectResult run(final Spec spec, final PrintStream out) throws InterruptedException {
+        return run(spec, out, null);
+    }
+
+    /**
+     * The messages of a warm-up stream of about {@code cuts} cuts at {@code spec}'s rate and cut interval.
+     *
+     * @param spec the measured run's spec
+     * @param cuts warm-up cuts wanted, at least 1
+     * @return its message count
+     */
+    public static long warmUpCount(final Spec spec, final int cuts) {
+        if (cuts < 1) {
+            throw new IllegalArgumentException("cuts=" + cuts + " must be at least 1");
+        }
+        // cut k is due (k + 1) intervals after the start and none once the last message is out: one interval more
+        return Math.max(1, (long)((cuts + 1) * (double)spec.cutEveryNs() * spec.rate() / 1e9));
+    }
+
+    /**
+     * Runs a warm-up stream before the measured one, in this JVM, on its own store, reactors and connections: about
+     * {@code cuts} cuts at the measured run's rate and interval, so that the code of a resume is compiled before the
+     * measured stream starts. Nothing of it is counted in the measured run's figures.
+     *
+     * @param spec the measured run's spec
+     * @param cuts warm-up cuts wanted, at least 1
+     * @return the warm-up's result, to report in one line
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public static ReconnectResult warmUp(final Spec spec, final int cuts) throws InterruptedException {
+        final Spec warm = new Spec(warmUpCount(spec, cuts), spec.rate(), spec.cutEveryNs(), spec.busySpin(), 0,
+            spec.clientReceiveBuffer(), spec.settleNs());
+        return run(warm, new PrintStream(java.io.OutputStream.nullOutputStream()), null);
+    }
+
+    /**
+     * Runs the stream with cuts and reports on {@code out}, and writes every cut's hops to {@code cutLog} (a CSV, the
+     * diagnostic {@code --cut-log}) if not null.
+     *
+     * @param spec what to run
+     * @param out where the lines go
+     * @param cutLog where the per-cut CSV goes, or null for none
+     * @return the result
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public static ReconnectResult run(final Spec spec, final PrintStream out, final java.nio.file.Path cutLog)
+        throws InterruptedException {
+        final JvmActivity jvm = JvmActivity.now();
         final CutSchedule cuts = new CutSchedule(spec.cutEveryNs(), true);
+        cuts.settle(spec.settleNs());
         final int storeMessages = 1 << 20;
         try (MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory(ReconnectServer.SESSION, storeMessages,
                 (long)storeMessages * ReconnectFeed.LENGTH);
@@ -79,7 +136,8 @@ public final class ReconnectRunner {
             }
             final ReconnectClient client = new ReconnectClient(clientReactor, server.localAddress(), spec.count(), cuts,
                 spec.skip(), spec.clientReceiveBuffer());
-            cuts.hops(CutHops.forSpec(spec), server::published, client::delivered);
+            final CutHops hops = CutHops.forSpec(spec);
+            cuts.hops(hops, server::published, client::delivered);
             client.start();
             serverReactor.start();
             clientReactor.start();
@@ -87,9 +145,19 @@ public final class ReconnectRunner {
             // closed on their own threads: what the client counted is read after its latch (happens-before)
             closeOn(clientReactor, client::close);
             closeOn(serverReactor, server::close);
+            final java.util.List<String> breakdown = new java.util.ArrayList<>(client.breakdown());
+            breakdown.add(jvm.since());
+            if (cutLog != null) {
+                try {
+                    java.nio.file.Files.write(cutLog, hops.csv(cuts.made(), cuts.startNs()));
+                    breakdown.add("  every cut's hops written to " + cutLog);
+                } catch (final java.io.IOException ex) {
+                    throw new java.io.UncheckedIOException("cut log " + cutLog, ex);
+                }
+            }
             return new ReconnectResult(spec.count(), client.delivered(), client.lost(), client.repeated(),
                 client.foreign(), cuts.made(), client.connects() - 1, client.skippedRepeats(), client.resume(), null,
-                failure, client.breakdown());
+                failure, breakdown);
         }
     }
 

@@ -39,6 +39,8 @@ final class ReconnectServer implements SoupBinTcpServerHandler {
     private final MemorySegment message;
     private final Pollable publisher = this::publish;
     private long startNs = Long.MIN_VALUE;
+    /** This reactor's cycles during each resume, or null without cuts. */
+    private final ResumeCycles resumeCycles;
     private long channelId;
     private volatile long published;
 
@@ -63,6 +65,7 @@ final class ReconnectServer implements SoupBinTcpServerHandler {
             (user, password, requested) -> USER.equals(user) && PASSWORD.equals(password) ? SoupLoginDecision.accept(
                 session()) : SoupLoginDecision.NOT_AUTHORIZED, this);
         this.session = server.addSession(SESSION, store);
+        this.resumeCycles = cuts == null ? null : new ResumeCycles(cuts, CutSchedule.SERVER);
         reactor.add(publisher);
     }
 
@@ -96,8 +99,11 @@ final class ReconnectServer implements SoupBinTcpServerHandler {
             }
         }
         int work = 0;
+        if (resumeCycles != null) {
+            resumeCycles.cycle(nowNs);
+        }
         if (cuts != null && channelId != 0 && cuts.due(CutSchedule.SERVER, nowNs)) {
-            cuts.cut(nowNs);
+            cuts.cut();
             server.abort(channelId);
             work++;
         }
@@ -131,6 +137,10 @@ final class ReconnectServer implements SoupBinTcpServerHandler {
     @Override
     public void onLoggedIn(final long id, final SoupBinTcpSession into, final String username, final long next) {
         channelId = id;
+        final CutHops hops = cuts == null ? null : cuts.hops();
+        if (hops != null && cuts.made() > 0) {
+            hops.serverLogin(cuts.made() - 1, System.nanoTime());
+        }
     }
 
     @Override
@@ -144,6 +154,9 @@ final class ReconnectServer implements SoupBinTcpServerHandler {
     void close() {
         server.close();
         reactor.remove(publisher);
+        if (resumeCycles != null) {
+            resumeCycles.close();
+        }
         arena.close();
     }
 }

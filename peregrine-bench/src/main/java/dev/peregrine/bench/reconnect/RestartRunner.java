@@ -77,7 +77,7 @@ public final class RestartRunner {
                 // every interval of running: a restart that took longer than the interval is not followed by a kill
                 // the moment the client resumes
                 if (kills.due(CutSchedule.SERVER, now) && now - resumedNs >= spec.cutEveryNs()) {
-                    kills.cut(now);
+                    kills.cut();
                     child.destroyForcibly(); // SIGKILL
                     child.waitFor(10, TimeUnit.SECONDS);
                     child = start(spec, store, port);

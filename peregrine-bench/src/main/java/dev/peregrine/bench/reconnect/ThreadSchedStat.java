@@ -9,38 +9,36 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 
 /**
- * The Linux scheduler's figures for the thread that opened it, from {@code /proc/thread-self/schedstat}: ns on a
- * CPU, ns runnable but waiting on a run queue (run delay), and times scheduled in. The file is opened once by the
- * thread it describes (thread-self resolves then) and read again with a positioned read into a direct buffer, so a
- * {@link #read()} allocates nothing. Where the file is missing (not Linux), {@link #available()} is false and the
- * figures stay 0. Not thread-safe: the thread that opened it.
+ * The Linux scheduler's figures for one thread, from {@code /proc/thread-self/schedstat}: ns on a CPU, ns runnable
+ * but waiting on a run queue (run delay), and times scheduled in. The file is opened on the first {@link #read()},
+ * by the thread it then describes (thread-self resolves at the open), and read again each time with a positioned
+ * read into a direct buffer made once, so a read allocates nothing. Where the file is missing (not Linux), or a read
+ * fails, the figures are -1. Not thread-safe: the thread that first read it.
  */
 final class ThreadSchedStat implements AutoCloseable {
     private static final Path SELF = Path.of("/proc/thread-self/schedstat");
-    private final FileChannel channel;
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(128);
-    private long cpuNs;
-    private long runDelayNs;
-    private long slices;
+    private FileChannel channel;
+    private boolean missing;
+    private long cpuNs = -1;
+    private long runDelayNs = -1;
+    private long slices = -1;
 
-    /** Opens the calling thread's file. */
-    ThreadSchedStat() {
-        FileChannel opened;
-        try {
-            opened = FileChannel.open(SELF, StandardOpenOption.READ);
-        } catch (final IOException | UnsupportedOperationException ex) {
-            opened = null;
-        }
-        channel = opened;
-    }
-
+    /** Whether the file can be read on the calling thread (opening it there if not yet open). */
     boolean available() {
-        return channel != null;
+        return open();
     }
 
-    /** Reads the three figures again; false (figures unchanged) if the read failed. */
+    /**
+     * Reads the three figures again.
+     *
+     * @return true if all three were read; false, with every figure -1, if the file is missing or the read failed
+     */
     boolean read() {
-        if (channel == null) {
+        cpuNs = -1;
+        runDelayNs = -1;
+        slices = -1;
+        if (!open()) {
             return false;
         }
         buffer.clear();
@@ -52,19 +50,22 @@ final class ThreadSchedStat implements AutoCloseable {
             return false;
         }
         final int end = buffer.position();
-        int at = 0;
         long value = 0;
         int field = 0;
-        for (; at <= end && field < 3; at++) {
+        long cpu = -1;
+        long delay = -1;
+        for (int at = 0; at <= end && field < 3; at++) {
             final int c = at < end ? buffer.get(at) : ' ';
             if (c >= '0' && c <= '9') {
                 value = value * 10 + (c - '0');
             } else {
                 if (field == 0) {
-                    cpuNs = value;
+                    cpu = value;
                 } else if (field == 1) {
-                    runDelayNs = value;
+                    delay = value;
                 } else {
+                    cpuNs = cpu;
+                    runDelayNs = delay;
                     slices = value;
                 }
                 field++;
@@ -74,16 +75,40 @@ final class ThreadSchedStat implements AutoCloseable {
         return field == 3;
     }
 
+    private boolean open() {
+        if (channel == null && !missing) {
+            try {
+                channel = FileChannel.open(SELF, StandardOpenOption.READ);
+            } catch (final IOException | UnsupportedOperationException | SecurityException ex) {
+                missing = true;
+            }
+        }
+        return channel != null;
+    }
+
+    /** Nanoseconds on a CPU at the last read, or -1. */
     long cpuNs() {
         return cpuNs;
     }
 
+    /** Nanoseconds runnable and waiting for a CPU at the last read, or -1. */
     long runDelayNs() {
         return runDelayNs;
     }
 
+    /** Times scheduled in at the last read, or -1. */
     long slices() {
         return slices;
+    }
+
+    /** Nanoseconds on a CPU at the last read, or -1 (the name the resume's hops use). */
+    long ranNs() {
+        return cpuNs;
+    }
+
+    /** Nanoseconds runnable and waiting for a CPU at the last read, or -1 (the name the resume's hops use). */
+    long waitedNs() {
+        return runDelayNs;
     }
 
     /**
@@ -106,14 +131,16 @@ final class ThreadSchedStat implements AutoCloseable {
         return -1;
     }
 
+    /** Closes the file, if open; a later read opens it again, on the thread that makes it. */
     @Override
     public void close() {
         if (channel != null) {
             try {
                 channel.close();
             } catch (final IOException ex) {
-                // diagnostics only
+                // diagnostics only: it was only read
             }
+            channel = null;
         }
     }
 }
