@@ -50,6 +50,8 @@ public final class FileLocks {
     private static final StructLayout CAPTURE;
     private static final VarHandle ERRNO;
     private static final String UNAVAILABLE;
+    /** Probe calls made at class initialisation: past the JDK's method handle customisation (127). */
+    private static final int LINK_CALLS = 256;
 
     static {
         final String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
@@ -101,6 +103,22 @@ public final class FileLocks {
         CAPTURE = complete ? capture : null;
         ERRNO = complete ? errno : null;
         UNAVAILABLE = unavailable;
+        if (complete) {
+            linkProbe();
+        }
+    }
+
+    /**
+     * Makes the first {@link #LINK_CALLS} calls of {@link #trySharedAndRelease}'s {@code flock} here, at class
+     * initialisation, on descriptor -1 (the kernel answers {@code EBADF} at once). A downcall's first call links it,
+     * and in code C2 has not compiled the JDK customises a method handle's lambda form after its 127th call (some tens
+     * of KB); the probe is made every 50 ms by an idle broadcast reader and every 10 ms by a writer held back by a
+     * reader, and stays in such code for minutes, so both came in the middle of a run.
+     */
+    private static void linkProbe() {
+        for (int i = 0; i < LINK_CALLS; i++) {
+            flockPlain(-1, LOCK_SH | LOCK_NB);
+        }
     }
 
     private FileLocks() {
@@ -200,14 +218,19 @@ public final class FileLocks {
      *     exclusive lock ({@code EWOULDBLOCK}), or, rarely, the kernel is out of lock memory or the descriptor is bad
      */
     public static boolean trySharedAndRelease(final int fd) {
-        try {
-            if ((int)FLOCK_PLAIN.invokeExact(fd, LOCK_SH | LOCK_NB) != 0) {
-                return false;
-            }
-            final int ignored = (int)FLOCK_PLAIN.invokeExact(fd, LOCK_UN); // no lock kept: no one is blocked by it
-            return true;
-        } catch (final Throwable ex) {
+        if (flockPlain(fd, LOCK_SH | LOCK_NB) != 0) {
             return false;
+        }
+        final int ignored = flockPlain(fd, LOCK_UN); // no lock kept: no one is blocked by it
+        return true;
+    }
+
+    /** The one call site of the probe's downcall: the one {@link #linkProbe} links and takes past its customisation. */
+    private static int flockPlain(final int fd, final int operation) {
+        try {
+            return (int)FLOCK_PLAIN.invokeExact(fd, operation);
+        } catch (final Throwable ex) {
+            return -1;
         }
     }
 

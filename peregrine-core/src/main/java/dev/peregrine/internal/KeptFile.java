@@ -42,6 +42,8 @@ public final class KeptFile implements AutoCloseable {
     /** {@code struct stat}'s {@code st_size}: the same offset on x86_64 (144-byte struct) and aarch64 (128). */
     private static final long ST_SIZE_OFFSET = 48;
     private static final long STAT_BYTES = 256;
+    /** {@code fstat} calls made at class initialisation: past the JDK's method handle customisation (127). */
+    private static final int LINK_CALLS = 256;
     private static final long SYS_FSTAT;
     private static final MethodHandle SYSCALL;
 
@@ -70,6 +72,29 @@ public final class KeptFile implements AutoCloseable {
         }
         SYS_FSTAT = number;
         SYSCALL = syscall;
+        if (syscall != null) {
+            linkFstat();
+        }
+    }
+
+    /**
+     * Makes the first {@link #LINK_CALLS} {@code fstat} calls here, at class initialisation, on descriptor -1 (the
+     * kernel answers {@code EBADF} at once). A downcall's first call links it (some hundreds of KB, once per JVM), and
+     * in code C2 has not compiled the JDK customises a method handle's lambda form after its 127th call (some tens of
+     * KB). A broadcast reader's idle check (every 50 ms) and a writer's probe of a stalled reader (every 10 ms) stay in
+     * such code for minutes, so both came in the middle of a run: a bench reader's 128th {@code fstat} allocated in its
+     * measured window (JFR). The buffer is in a shared arena, as the callers' are (a log's reader and writer): the
+     * first call with such a segment links more than with a confined one.
+     */
+    private static void linkFstat() {
+        try (Arena arena = Arena.ofShared()) {
+            final MemorySegment stat = arena.allocate(STAT_BYTES, 8);
+            for (int i = 0; i < LINK_CALLS; i++) {
+                fstat(-1, stat);
+            }
+        } catch (final RuntimeException ex) {
+            // left to the first real call, which answers -1 ("cannot be told") if it fails too
+        }
     }
 
     private final Path path;
@@ -164,11 +189,13 @@ public final class KeptFile implements AutoCloseable {
     }
 
     private boolean fstat() {
-        if (fd < 0 || SYSCALL == null) {
-            return false;
-        }
+        return fd >= 0 && SYSCALL != null && fstat(fd, stat);
+    }
+
+    /** The one call site of the downcall: the one {@link #linkFstat} links and takes past its customisation. */
+    private static boolean fstat(final long fd, final MemorySegment stat) {
         try {
-            return (long)SYSCALL.invokeExact(SYS_FSTAT, (long)fd, stat) == 0;
+            return (long)SYSCALL.invokeExact(SYS_FSTAT, fd, stat) == 0;
         } catch (final Throwable ex) {
             return false;
         }
