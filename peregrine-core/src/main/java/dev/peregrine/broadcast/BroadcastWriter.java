@@ -131,6 +131,8 @@ public final class BroadcastWriter implements AutoCloseable {
             LONG.setRelease(log, (long)TAIL_OFFSET, lastTail);
         }
         this.tail = lastTail;
+        // before the first limit, whose scan may evict a nonsense entry of the table and count it
+        this.counters = BroadcastCounters.writer(countersManager, path);
         log.set(ValueLayout.JAVA_INT, WRITER_PID_OFFSET, (int)ProcessHandle.current().pid());
         INT.getAndAdd(log, (long)WRITER_GENERATION_OFFSET, 1);
         INT.setRelease(log, (long)WRITER_STATE_OFFSET, WRITER_ACTIVE);
@@ -138,7 +140,6 @@ public final class BroadcastWriter implements AutoCloseable {
         // state: either it sees ACTIVE and waits for this writer's acknowledgement, or this writer sees its epoch
         VarHandle.fullFence();
         acknowledgeAttaches(clock.getAsLong());
-        this.counters = BroadcastCounters.writer(countersManager, path);
     }
 
     /**
