@@ -11,13 +11,10 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.concurrent.locks.LockSupport;
 
 import static dev.peregrine.broadcast.BroadcastDescriptor.ATTACH_ACK_OFFSET;
 import static dev.peregrine.broadcast.BroadcastDescriptor.ATTACH_EPOCH_OFFSET;
 import static dev.peregrine.broadcast.BroadcastDescriptor.ENTRY_ATTACHED;
-import static dev.peregrine.broadcast.BroadcastDescriptor.ENTRY_CLAIMED;
-import static dev.peregrine.broadcast.BroadcastDescriptor.ENTRY_EVICTED;
 import static dev.peregrine.broadcast.BroadcastDescriptor.ENTRY_FREE;
 import static dev.peregrine.broadcast.BroadcastDescriptor.ENTRY_NAME_LENGTH_OFFSET;
 import static dev.peregrine.broadcast.BroadcastDescriptor.ENTRY_NAME_OFFSET;
@@ -63,7 +60,6 @@ public final class BroadcastReader implements AutoCloseable {
      * and last up to the caller's bound.
      */
     public static final long FIRST_SLEEP_NS = 50_000L;
-    private static final int LOCK_ATTEMPTS = 1_000;
     private static final String[] REASONS = {"evicted", "dead (its lock was free)", "idle past the timeout",
         "its position made no sense"};
 
@@ -103,6 +99,7 @@ public final class BroadcastReader implements AutoCloseable {
     private long lastWriterCheckNs;
     private long writerCheckIntervalNs = WRITER_CHECK_INTERVAL_NS;
     private long writerChecks;
+    private long tailReads;
 
     private BroadcastReader(final Path path, final String name, final BroadcastStart start,
         final CountersManager countersManager) {
@@ -129,8 +126,8 @@ public final class BroadcastReader implements AutoCloseable {
             this.copy = arena.allocate(Math.max(8, geometry.maxRecordLength()), 64);
             this.futexWord = log.asSlice(FUTEX_OFFSET, 4);
             this.timespec = arena.allocate(16, 8);
-            checkNameFree(nameBytes);
-            final long[] claimed = claimEntry();
+            BroadcastEntries.checkNameFree(log, geometry, path, name, nameBytes);
+            final long[] claimed = BroadcastEntries.claim(log, geometry, path);
             this.entry = (int)claimed[0];
             this.entryOffset = geometry.entryOffset(entry);
             this.lockFd = (int)claimed[2];
@@ -211,74 +208,6 @@ public final class BroadcastReader implements AutoCloseable {
         return written >= 0 && written < capacity ? geometry.initialPosition() : tail - capacity;
     }
 
-    private void checkNameFree(final byte[] nameBytes) {
-        for (int i = 0; i < geometry.readers(); i++) {
-            final long offset = geometry.entryOffset(i);
-            final long word = (long)LONG.getAcquire(log, offset + ENTRY_STATE_OFFSET);
-            if ((int)word != ENTRY_ATTACHED
-                || log.get(ValueLayout.JAVA_INT, offset + ENTRY_NAME_LENGTH_OFFSET) != nameBytes.length) {
-                continue;
-            }
-            boolean same = true;
-            for (int b = 0; b < nameBytes.length && same; b++) {
-                same = log.get(ValueLayout.JAVA_BYTE, offset + ENTRY_NAME_OFFSET + b) == nameBytes[b];
-            }
-            if (same && BroadcastFiles.isHeld(BroadcastFiles.readerLockPath(path, i))) {
-                throw new IllegalStateException("reader name " + name + " is already attached to " + path
-                    + " (entry " + i + ")");
-            }
-        }
-    }
-
-    /**
-     * Takes a free, evicted or dead entry and its lock: {index, claimed word, lock descriptor}. The lock comes first:
-     * no entry is claimed without holding its lock, and a live reader holds its lock from its claim to its close. So
-     * an entry this call can lock holds no live reader, whatever its state says: an attached or claimed one whose
-     * process died, even between its claim and its attach, is taken over.
-     */
-    private long[] claimEntry() {
-        for (int i = 0; i < geometry.readers(); i++) {
-            final long offset = geometry.entryOffset(i);
-            final int seen = (int)(long)LONG.getAcquire(log, offset + ENTRY_STATE_OFFSET);
-            if (!isClaimable(seen)) {
-                continue;
-            }
-            final Path lockFile = BroadcastFiles.readerLockPath(path, i);
-            // a free entry's lock may be held for a moment by another party's probe; a taken one's is held by its
-            // reader while it lives, so one attempt tells
-            final int fd = seen == ENTRY_FREE || seen == ENTRY_EVICTED ? lockWithRetries(lockFile)
-                : BroadcastFiles.lock(lockFile);
-            if (fd < 0) {
-                continue;
-            }
-            final long word = (long)LONG.getAcquire(log, offset + ENTRY_STATE_OFFSET);
-            final long claimed = (((word >>> 32) + 1) << 32) | ENTRY_CLAIMED;
-            // compare-and-set: the writer may evict the dead entry meanwhile; then the next pass finds it evicted
-            if (!isClaimable((int)word) || !LONG.compareAndSet(log, offset + ENTRY_STATE_OFFSET, word, claimed)) {
-                FileLocks.close(fd);
-                continue;
-            }
-            return new long[] {i, claimed, fd};
-        }
-        throw new IllegalStateException("readers' table of " + path + " is full: all " + geometry.readers()
-            + " entries hold live readers");
-    }
-
-    private static boolean isClaimable(final int state) {
-        return state == ENTRY_FREE || state == ENTRY_EVICTED || state == ENTRY_ATTACHED || state == ENTRY_CLAIMED;
-    }
-
-    private static int lockWithRetries(final Path lockFile) {
-        for (int attempt = 0; attempt < LOCK_ATTEMPTS; attempt++) {
-            final int fd = BroadcastFiles.lock(lockFile);
-            if (fd >= 0) {
-                return fd;
-            }
-            LockSupport.parkNanos(100_000L); // another party's probe holds it for a moment
-        }
-        return -1;
-    }
-
     /**
      * Delivers up to {@code limit} records, in order, and any event due.
      *
@@ -300,36 +229,58 @@ public final class BroadcastReader implements AutoCloseable {
         if (!joinReported) {
             reportJoin(handler);
         }
-        // acquire: every record below this tail is complete
-        final long tail = (long)LONG.getAcquire(log, (long)TAIL_OFFSET);
-        int count = 0;
-        int attempts = 0;
-        while (count < limit && attempts < limit + 2 && tail - position > 0 && !done) {
-            attempts++;
-            if (block) {
-                count += readInPlace(handler, tail);
-            } else {
-                count += readCopy(handler, tail);
-            }
-        }
-        if (count > 0 || attempts > 0) {
+        final long start = position;
+        int count = drain(handler, limit, position, false);
+        if (position != start) {
             sleptSinceRecord = false;
+            // release, once per poll as Aeron's subscriber stores its position: the records read are done with
             LONG.setRelease(log, entryOffset + ENTRY_POSITION_OFFSET, position);
-        } else if (tail - position < 0 && !done) {
-            fail(handler, "tail=" + tail + " is behind this reader's position=" + position + " (went backwards)");
         } else if (!done) {
-            checkWriter(handler);
+            count = idle(handler, limit);
         }
         return count;
     }
 
-    private int readCopy(final BroadcastHandler handler, final long tail) {
-        if (tail - position > capacity) {
-            lapped(handler);
-            return 0;
+    /**
+     * Reads up to {@code limit} records from the slots: a slot whose sequence is the position holds the whole record
+     * ({@link BroadcastDescriptor}), so a reader keeping up never loads the tail, whose line would then move from the
+     * writer's cache at every poll. The tail ({@code tail}, if {@code tailKnown}) is acquired once a slot holds neither
+     * the record nor "not written yet" (lapped, overwritten, or a corrupt file), and its rules apply.
+     */
+    private int drain(final BroadcastHandler handler, final int limit, final long tail, final boolean tailKnown) {
+        long knownTail = tail;
+        boolean known = tailKnown;
+        int count = 0;
+        int attempts = 0;
+        while (count < limit && attempts < limit + 2 && !done) {
+            final long p = position;
+            final long slot = geometry.slotOffset(p);
+            // acquire: a committed sequence makes the record's bytes visible (pairs with the writer's release)
+            final long sequence = (long)LONG.getAcquire(log, slot + RECORD_SEQUENCE_OFFSET);
+            if (sequence == p) {
+                attempts++;
+                count += block ? readCommittedInPlace(handler, p, slot) : readCommittedCopy(handler, p, slot);
+                continue;
+            }
+            if (!known) {
+                if (sequence == BroadcastDescriptor.writingSequence(p) || sequence == p - capacity) {
+                    break; // not written yet
+                }
+                tailReads++;
+                knownTail = (long)LONG.getAcquire(log, (long)TAIL_OFFSET);
+                known = true;
+                continue; // the slot again, after the tail's acquire
+            }
+            if (knownTail - p <= 0) {
+                break;
+            }
+            attempts++;
+            count += block ? readInPlace(handler, knownTail) : readCopy(handler, knownTail);
         }
-        final long p = position;
-        final long slot = geometry.slotOffset(p);
+        return count;
+    }
+
+    private int readCommittedCopy(final BroadcastHandler handler, final long p, final long slot) {
         final int length = log.get(ValueLayout.JAVA_INT, slot + RECORD_LENGTH_OFFSET);
         if (length < 0 || length > geometry.maxRecordLength()) {
             if (sequenceAfterRead(slot) == p) {
@@ -351,13 +302,7 @@ public final class BroadcastReader implements AutoCloseable {
         return 1;
     }
 
-    private int readInPlace(final BroadcastHandler handler, final long tail) {
-        final long p = position;
-        final long slot = geometry.slotOffset(p);
-        if (tail - p > capacity || log.get(ValueLayout.JAVA_LONG, slot + RECORD_SEQUENCE_OFFSET) != p) {
-            overwritten(handler, p);
-            return 0;
-        }
+    private int readCommittedInPlace(final BroadcastHandler handler, final long p, final long slot) {
         final int length = log.get(ValueLayout.JAVA_INT, slot + RECORD_LENGTH_OFFSET);
         if (length < 0 || length > geometry.maxRecordLength()) {
             fail(handler, "record at position=" + p + " has length=" + length + ", past the maximum "
@@ -371,6 +316,26 @@ public final class BroadcastReader implements AutoCloseable {
             overwritten(handler, p); // evicted while the handler read it: it is told, and reads no more
         }
         return 1;
+    }
+
+    /** The tail's rules ({@code DROP}): more than a ring behind it is lapped; else the slot as it is. */
+    private int readCopy(final BroadcastHandler handler, final long tail) {
+        if (tail - position > capacity) {
+            lapped(handler);
+            return 0;
+        }
+        return readCommittedCopy(handler, position, geometry.slotOffset(position));
+    }
+
+    /** The tail's rules ({@code BLOCK}): more than a ring behind it, or another sequence, is overwritten. */
+    private int readInPlace(final BroadcastHandler handler, final long tail) {
+        final long p = position;
+        final long slot = geometry.slotOffset(p);
+        if (tail - p > capacity || log.get(ValueLayout.JAVA_LONG, slot + RECORD_SEQUENCE_OFFSET) != p) {
+            overwritten(handler, p);
+            return 0;
+        }
+        return readCommittedInPlace(handler, p, slot);
     }
 
     private long sequenceAfterRead(final long slot) {
@@ -457,16 +422,51 @@ public final class BroadcastReader implements AutoCloseable {
         return writerLock.reopenIfReplaced() && writerLock.lockState() == KeptFile.HELD;
     }
 
-    private void checkWriter(final BroadcastHandler handler) {
+    /**
+     * The idle path, at most every {@link #WRITER_CHECK_INTERVAL_NS}: the file's size, then the tail (the slots alone
+     * never show a tail gone backwards, nor one that jumped ahead over slots never written), then the writer's
+     * liveness.
+     *
+     * @return records delivered, if the tail showed records the slots did not
+     */
+    private int idle(final BroadcastHandler handler, final int limit) {
         final long nowNs = System.nanoTime();
         if (nowNs - lastWriterCheckNs < writerCheckIntervalNs && lastWriterCheckNs != 0) {
-            return;
+            return 0;
         }
+        final long lastCheckNs = lastWriterCheckNs;
         lastWriterCheckNs = nowNs;
-        writerChecks++;
         if (isShrunk(handler)) {
-            return;
+            return 0;
         }
+        tailReads++;
+        final long tail = (long)LONG.getAcquire(log, (long)TAIL_OFFSET);
+        if (tail - position < 0) {
+            // one behind is the writer between its record's commit, which this reader read, and its tail store
+            if (tail - position != -1
+                || (long)LONG.getAcquire(log, geometry.slotOffset(tail) + RECORD_SEQUENCE_OFFSET) != tail) {
+                fail(handler, "tail=" + tail + " is behind this reader's position=" + position + " (went backwards)");
+            }
+            return 0;
+        }
+        if (tail - position > 0) {
+            // published since the slot was read, or a tail ahead of its slots: the rules of the tail decide; the
+            // writer's liveness waits for the next idle poll, so that it is reported after every record
+            lastWriterCheckNs = lastCheckNs;
+            final long start = position;
+            final int count = drain(handler, limit, tail, true);
+            if (position != start) {
+                sleptSinceRecord = false;
+                LONG.setRelease(log, entryOffset + ENTRY_POSITION_OFFSET, position);
+            }
+            return count;
+        }
+        checkWriter(handler);
+        return 0;
+    }
+
+    private void checkWriter(final BroadcastHandler handler) {
+        writerChecks++;
         final int generation = (int)INT.getAcquire(log, (long)WRITER_GENERATION_OFFSET);
         if (generation != writerGeneration) {
             writerGeneration = generation;
@@ -569,6 +569,16 @@ public final class BroadcastReader implements AutoCloseable {
      */
     void writerCheckIntervalNs(final long intervalNs) {
         writerCheckIntervalNs = intervalNs;
+    }
+
+    /**
+     * Loads of the tail so far by {@link #poll}: none while each slot shows its record or "not written yet", one at
+     * each idle check. For tests.
+     *
+     * @return the count
+     */
+    long tailReads() {
+        return tailReads;
     }
 
     /**

@@ -180,4 +180,23 @@ class BroadcastHostileFileTest {
             assertThat(honest.delivered()).isEqualTo(3 * CAPACITY);
         }
     }
+    @Test
+    void shouldEvictAnEntryAheadOfTheTailWhenAWriterOpensTheLog() throws IOException {
+        final Path path;
+        try (BroadcastWriter first = BroadcastWriter.create(dir(), "open",
+            BroadcastLogOptions.of(CAPACITY, MAX, READERS, BroadcastPolicy.BLOCK))) {
+            path = first.path();
+        }
+        edit(path, log -> {
+            final long entry = BroadcastDescriptor.READERS_TABLE_OFFSET;
+            log.set(ValueLayout.JAVA_LONG, entry + BroadcastDescriptor.ENTRY_POSITION_OFFSET, 1_000_000);
+            log.set(ValueLayout.JAVA_LONG, entry + BroadcastDescriptor.ENTRY_STATE_OFFSET,
+                ((long)7 << 32) | BroadcastDescriptor.ENTRY_ATTACHED);
+        });
+        try (BroadcastWriter second = BroadcastWriter.open(dir(), "open")) {
+            assertThat(second.evictions()).as("counted while the writer opens").isEqualTo(1);
+            final byte[] bytes = new byte[8];
+            assertThat(second.offer(bytes, 0, 8)).isEqualTo(BroadcastWriter.OFFERED);
+        }
+    }
 }

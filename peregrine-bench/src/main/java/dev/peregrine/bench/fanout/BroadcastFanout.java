@@ -16,8 +16,9 @@ import java.util.List;
 
 /**
  * Peregrine's broadcast log ({@code dev.peregrine.broadcast}): one log, every reader attached to it by name; readers
- * wait by futex ({@link BroadcastWait#FUTEX}: 200 polls, yields for up to 100 µs, then a sleep the writer's one
- * {@code FUTEX_WAKE} ends).
+ * of a latency run wait by futex ({@link BroadcastWait#FUTEX}: 200 polls, yields for up to 100 µs, then a sleep the
+ * writer's one {@code FUTEX_WAKE} ends), readers of a throughput run back off as Aeron's subscribers do
+ * ({@link #waitFor}).
  */
 final class BroadcastFanout implements FanoutTransport {
     /** The log's name in the run's directory. */
@@ -61,10 +62,10 @@ final class BroadcastFanout implements FanoutTransport {
         return name() + ": BroadcastWriter/BroadcastReader, policy " + policy + ", " + (records
             == FanoutTransports.DEFAULT_RECORDS ? "as many records as fill Aeron IPC's producer window (half its 4 MiB"
             + " term: 32768 at 32 B)" : records + " records") + ", readers"
-            + " wait by futex (BroadcastWait.FUTEX: 200 polls, yields for up to 100 us, then asleep until the writer's"
-            + " FUTEX_WAKE), polls of up"
-            + " to " + LATENCY_POLL_LIMIT + " (" + THROUGHPUT_POLL_LIMIT + " in throughput runs); the writer wakes the"
-            + " sleepers with one FUTEX_WAKE per request, not per record";
+            + " wait by futex in latency runs (BroadcastWait.FUTEX: 200 polls, yields for up to 100 us, then asleep"
+            + " until the writer's FUTEX_WAKE, one per request, not per record) and back off in throughput runs as"
+            + " Aeron's subscribers do (BroadcastWait.BACKOFF: 100 spins, 10 yields, park 1 us to 1 ms), polls of up"
+            + " to " + LATENCY_POLL_LIMIT + " (" + THROUGHPUT_POLL_LIMIT + " in throughput runs)";
     }
 
     @Override
@@ -97,12 +98,25 @@ final class BroadcastFanout implements FanoutTransport {
         };
     }
 
+    /**
+     * How a reader waits: by futex in a latency run; in a throughput run with Aeron's subscribers' back-off, so that
+     * the throughput row compares the logs and not two ways of waiting. A futex reader that catches up with the writer
+     * yields, then sleeps and costs the writer a {@code FUTEX_WAKE}; a parked one costs it nothing (on a loaded 2-vCPU
+     * machine, broadcast/Aeron per round 0.46-0.77 with futex against 0.47-1.36 backing off: docs/broadcast-bcast8.md).
+     *
+     * @param pollLimit {@link #THROUGHPUT_POLL_LIMIT} in a throughput run, else a latency run
+     * @return the wait
+     */
+    static BroadcastWait waitFor(final int pollLimit) {
+        return pollLimit == THROUGHPUT_POLL_LIMIT ? BroadcastWait.BACKOFF : BroadcastWait.FUTEX;
+    }
+
     @Override
     public Reader attach(final Path directory, final int size, final int index, final int pollLimit,
                          final Sink sink) {
         final BroadcastReader reader = BroadcastReader.attach(directory, LOG_NAME, "reader-" + index,
             BroadcastStart.LIVE);
-        final BroadcastBlockingReader blocking = new BroadcastBlockingReader(reader, BroadcastWait.FUTEX,
+        final BroadcastBlockingReader blocking = new BroadcastBlockingReader(reader, waitFor(pollLimit),
             LONGEST_WAIT_NS);
         final BroadcastHandler handler = (buffer, offset, length, position) ->
             sink.onMessage(FanoutMessage.sequence(buffer, offset), FanoutMessage.sendNs(buffer, offset));
