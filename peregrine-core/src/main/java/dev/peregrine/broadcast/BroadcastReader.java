@@ -11,10 +11,13 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.concurrent.locks.LockSupport;
 
 import static dev.peregrine.broadcast.BroadcastDescriptor.ATTACH_ACK_OFFSET;
 import static dev.peregrine.broadcast.BroadcastDescriptor.ATTACH_EPOCH_OFFSET;
 import static dev.peregrine.broadcast.BroadcastDescriptor.ENTRY_ATTACHED;
+import static dev.peregrine.broadcast.BroadcastDescriptor.ENTRY_CLAIMED;
+import static dev.peregrine.broadcast.BroadcastDescriptor.ENTRY_EVICTED;
 import static dev.peregrine.broadcast.BroadcastDescriptor.ENTRY_FREE;
 import static dev.peregrine.broadcast.BroadcastDescriptor.ENTRY_NAME_LENGTH_OFFSET;
 import static dev.peregrine.broadcast.BroadcastDescriptor.ENTRY_NAME_OFFSET;
@@ -60,6 +63,7 @@ public final class BroadcastReader implements AutoCloseable {
      * and last up to the caller's bound.
      */
     public static final long FIRST_SLEEP_NS = 50_000L;
+    private static final int LOCK_ATTEMPTS = 1_000;
     private static final String[] REASONS = {"evicted", "dead (its lock was free)", "idle past the timeout",
         "its position made no sense"};
 
@@ -126,8 +130,8 @@ public final class BroadcastReader implements AutoCloseable {
             this.copy = arena.allocate(Math.max(8, geometry.maxRecordLength()), 64);
             this.futexWord = log.asSlice(FUTEX_OFFSET, 4);
             this.timespec = arena.allocate(16, 8);
-            BroadcastEntries.checkNameFree(log, geometry, path, name, nameBytes);
-            final long[] claimed = BroadcastEntries.claim(log, geometry, path);
+            checkNameFree(nameBytes);
+            final long[] claimed = claimEntry();
             this.entry = (int)claimed[0];
             this.entryOffset = geometry.entryOffset(entry);
             this.lockFd = (int)claimed[2];
@@ -208,6 +212,74 @@ public final class BroadcastReader implements AutoCloseable {
         return written >= 0 && written < capacity ? geometry.initialPosition() : tail - capacity;
     }
 
+    private void checkNameFree(final byte[] nameBytes) {
+        for (int i = 0; i < geometry.readers(); i++) {
+            final long offset = geometry.entryOffset(i);
+            final long word = (long)LONG.getAcquire(log, offset + ENTRY_STATE_OFFSET);
+            if ((int)word != ENTRY_ATTACHED
+                || log.get(ValueLayout.JAVA_INT, offset + ENTRY_NAME_LENGTH_OFFSET) != nameBytes.length) {
+                continue;
+            }
+            boolean same = true;
+            for (int b = 0; b < nameBytes.length && same; b++) {
+                same = log.get(ValueLayout.JAVA_BYTE, offset + ENTRY_NAME_OFFSET + b) == nameBytes[b];
+            }
+            if (same && BroadcastFiles.isHeld(BroadcastFiles.readerLockPath(path, i))) {
+                throw new IllegalStateException("reader name " + name + " is already attached to " + path
+                    + " (entry " + i + ")");
+            }
+        }
+    }
+
+    /**
+     * Takes a free, evicted or dead entry and its lock: {index, claimed word, lock descriptor}. The lock comes first:
+     * no entry is claimed without holding its lock, and a live reader holds its lock from its claim to its close. So
+     * an entry this call can lock holds no live reader, whatever its state says: an attached or claimed one whose
+     * process died, even between its claim and its attach, is taken over.
+     */
+    private long[] claimEntry() {
+        for (int i = 0; i < geometry.readers(); i++) {
+            final long offset = geometry.entryOffset(i);
+            final int seen = (int)(long)LONG.getAcquire(log, offset + ENTRY_STATE_OFFSET);
+            if (!isClaimable(seen)) {
+                continue;
+            }
+            final Path lockFile = BroadcastFiles.readerLockPath(path, i);
+            // a free entry's lock may be held for a moment by another party's probe; a taken one's is held by its
+            // reader while it lives, so one attempt tells
+            final int fd = seen == ENTRY_FREE || seen == ENTRY_EVICTED ? lockWithRetries(lockFile)
+                : BroadcastFiles.lock(lockFile);
+            if (fd < 0) {
+                continue;
+            }
+            final long word = (long)LONG.getAcquire(log, offset + ENTRY_STATE_OFFSET);
+            final long claimed = (((word >>> 32) + 1) << 32) | ENTRY_CLAIMED;
+            // compare-and-set: the writer may evict the dead entry meanwhile; then the next pass finds it evicted
+            if (!isClaimable((int)word) || !LONG.compareAndSet(log, offset + ENTRY_STATE_OFFSET, word, claimed)) {
+                FileLocks.close(fd);
+                continue;
+            }
+            return new long[] {i, claimed, fd};
+        }
+        throw new IllegalStateException("readers' table of " + path + " is full: all " + geometry.readers()
+            + " entries hold live readers");
+    }
+
+    private static boolean isClaimable(final int state) {
+        return state == ENTRY_FREE || state == ENTRY_EVICTED || state == ENTRY_ATTACHED || state == ENTRY_CLAIMED;
+    }
+
+    private static int lockWithRetries(final Path lockFile) {
+        for (int attempt = 0; attempt < LOCK_ATTEMPTS; attempt++) {
+            final int fd = BroadcastFiles.lock(lockFile);
+            if (fd >= 0) {
+                return fd;
+            }
+            LockSupport.parkNanos(100_000L); // another party's probe holds it for a moment
+        }
+        return -1;
+    }
+
     /**
      * Delivers up to {@code limit} records, in order, and any event due.
      *
@@ -244,8 +316,11 @@ public final class BroadcastReader implements AutoCloseable {
     /**
      * Reads up to {@code limit} records from the slots: a slot whose sequence is the position holds the whole record
      * ({@link BroadcastDescriptor}), so a reader keeping up never loads the tail, whose line would then move from the
-     * writer's cache at every poll. The tail ({@code tail}, if {@code tailKnown}) is acquired once a slot holds neither
-     * the record nor "not written yet" (lapped, overwritten, or a corrupt file), and its rules apply.
+     * writer's cache at every poll. The tail is acquired once a slot holds something else than the record or the
+     * "not written yet" of its position (lapped, overwritten, or a corrupt file), and the old rules apply with it.
+     *
+     * @param tail the tail if known, else anything
+     * @param tailKnown whether {@code tail} was acquired in this poll
      */
     private int drain(final BroadcastHandler handler, final int limit, final long tail, final boolean tailKnown) {
         long knownTail = tail;
@@ -318,16 +393,34 @@ public final class BroadcastReader implements AutoCloseable {
         return 1;
     }
 
-    /** The tail's rules ({@code DROP}): more than a ring behind it is lapped; else the slot as it is. */
     private int readCopy(final BroadcastHandler handler, final long tail) {
         if (tail - position > capacity) {
             lapped(handler);
             return 0;
         }
-        return readCommittedCopy(handler, position, geometry.slotOffset(position));
+        final long p = position;
+        final long slot = geometry.slotOffset(p);
+        final int length = log.get(ValueLayout.JAVA_INT, slot + RECORD_LENGTH_OFFSET);
+        if (length < 0 || length > geometry.maxRecordLength()) {
+            if (sequenceAfterRead(slot) == p) {
+                fail(handler, "record at position=" + p + " has length=" + length + ", past the maximum "
+                    + geometry.maxRecordLength());
+            } else {
+                lapped(handler);
+            }
+            return 0;
+        }
+        MemorySegment.copy(log, slot + RECORD_HEADER_LENGTH, copy, 0, length);
+        if (sequenceAfterRead(slot) != p) {
+            lapped(handler);
+            return 0;
+        }
+        position = p + 1;
+        delivered++;
+        handler.onRecord(copy, 0, length, p);
+        return 1;
     }
 
-    /** The tail's rules ({@code BLOCK}): more than a ring behind it, or another sequence, is overwritten. */
     private int readInPlace(final BroadcastHandler handler, final long tail) {
         final long p = position;
         final long slot = geometry.slotOffset(p);
@@ -335,7 +428,19 @@ public final class BroadcastReader implements AutoCloseable {
             overwritten(handler, p);
             return 0;
         }
-        return readCommittedInPlace(handler, p, slot);
+        final int length = log.get(ValueLayout.JAVA_INT, slot + RECORD_LENGTH_OFFSET);
+        if (length < 0 || length > geometry.maxRecordLength()) {
+            fail(handler, "record at position=" + p + " has length=" + length + ", past the maximum "
+                + geometry.maxRecordLength());
+            return 0;
+        }
+        position = p + 1;
+        delivered++;
+        handler.onRecord(log, slot + RECORD_HEADER_LENGTH, length, p);
+        if (sequenceAfterRead(slot) != p) {
+            overwritten(handler, p); // evicted while the handler read it: it is told, and reads no more
+        }
+        return 1;
     }
 
     private long sequenceAfterRead(final long slot) {
