@@ -25,8 +25,7 @@ import java.lang.invoke.VarHandle;
  *       +----------------------------+-----------------+-------------+-------------+----------------+
  *  640 + 128 * readers: data, "capacity" slots of "slot length" bytes (a multiple of 64):
  *       +------------------+------------+-----------+----------------------------------------------+
- *       | sequence (8):    | length (4) | unused (4)| payload (length, at most max record length)  |
- *       | ~p writing, p done |          |           |                                              |
+ *       | sequence (8)     | length (4) | unused (4)| payload (length, at most max record length)  |
  *       +------------------+------------+-----------+----------------------------------------------+
  * </pre>
  *
@@ -34,20 +33,11 @@ import java.lang.invoke.VarHandle;
  * counter, so they are only ever compared by subtraction. The record at position {@code p} lives in slot
  * {@code p & (capacity - 1)}.
  *
- * <p>A record is a sequence lock whose sequence also commits it (version 3). The writer stores the slot's sequence
- * {@code = ~p} ({@link #writingSequence}: "being written"), then a store-store fence, then the length and payload,
- * then the sequence {@code = p} with release (committed), then the tail {@code p + 1} with release. A reader that
- * acquires the sequence {@code p} in slot {@code p} has the whole record, without looking at the tail: as Aeron's
- * subscriber reads a frame's length and not the publication's tail, the tail's cache line then stays with the writer
- * instead of moving to every reader at every poll. It reads the record (copies it out under {@code DROP}), then a
- * load-load fence, then the sequence again: the record was not overwritten while read exactly if the sequence is still
- * {@code p}, since a writer that reuses the slot stores {@code ~(p + capacity)} before any byte of the payload.
- *
- * <p>A slot's sequence thus goes {@code ~p, p, ~(p + capacity), p + capacity, ...}; a file is created with
- * {@code ~q} in the slot of each position {@code q} of the first ring. A reader at {@code p} that finds {@code ~p} or
- * {@code p - capacity} knows the record is not written yet; anything else (lapped, or a corrupt file) sends it to the
- * tail, which a reader also acquires on its idle path. {@code ~p} is never a committed sequence of the same slot: it
- * differs from {@code p} by an odd number, and the capacity is even.
+ * <p>A record is a sequence lock. The writer stores the slot's sequence {@code = p}, then a store-store fence, then
+ * the length and payload, then the tail {@code p + 1} with release. A reader acquires the tail; a record below it was
+ * complete when the tail was stored. It reads the record (copies it out under {@code DROP}), then a load-load fence,
+ * then the sequence again: the record was not overwritten while read exactly if the sequence is still {@code p}, since
+ * a writer that reuses the slot changes the sequence before any byte of the payload.
  *
  * <p>A reader's entry: the state word (generation and state) is changed by compare-and-set only, by the reader that
  * attaches or detaches and by a writer that evicts; each attach and each eviction adds one to the generation, so a
@@ -57,11 +47,8 @@ import java.lang.invoke.VarHandle;
 public final class BroadcastDescriptor {
     /** "PGBCAST1" in ASCII, little-endian. */
     public static final long MAGIC = 0x3154534143424750L;
-    /**
-     * Layout version; a file with another version is refused. Version 3: a slot's sequence commits its record
-     * ({@code ~p} while written, {@code p} once complete); version 2 stored {@code p} before the payload.
-     */
-    public static final int VERSION = 3;
+    /** Layout version; a file with another version is refused. */
+    public static final int VERSION = 2;
     /** Offset of the magic number. */
     public static final int MAGIC_OFFSET = 0;
     /** Offset of the layout version. */
@@ -242,20 +229,7 @@ public final class BroadcastDescriptor {
     }
 
     /**
-     * The sequence a slot holds while the record at a position is being written: never a sequence the same slot
-     * holds committed (it differs from {@code position} by an odd number, every committed sequence of the slot by a
-     * multiple of the even capacity).
-     *
-     * @param position the record's position
-     * @return {@code ~position}
-     */
-    static long writingSequence(final long position) {
-        return ~position;
-    }
-
-    /**
-     * Writes a fresh header into a zero-filled segment, and into each slot the "being written" sequence of its first
-     * position, the magic last (release): a zero would read as the committed record at position 0.
+     * Writes a fresh header into a zero-filled segment, the magic last (release).
      *
      * @param segment the mapped file
      * @param capacity records
@@ -277,12 +251,6 @@ public final class BroadcastDescriptor {
         segment.set(ValueLayout.JAVA_LONG, INITIAL_POSITION_OFFSET, initialPosition);
         segment.set(ValueLayout.JAVA_LONG, IDLE_TIMEOUT_MS_OFFSET, idleTimeoutMs);
         segment.set(ValueLayout.JAVA_LONG, TAIL_OFFSET, initialPosition);
-        final long dataOffset = dataOffset(readers);
-        final int slotLength = slotLength(maxRecordLength);
-        for (long position = initialPosition; position - initialPosition < capacity; position++) {
-            segment.set(ValueLayout.JAVA_LONG, dataOffset + (position & (capacity - 1)) * (long)slotLength
-                + RECORD_SEQUENCE_OFFSET, writingSequence(position));
-        }
         // release: every field above happens-before a party that acquires the magic
         LONG.setRelease(segment, (long)MAGIC_OFFSET, MAGIC);
     }

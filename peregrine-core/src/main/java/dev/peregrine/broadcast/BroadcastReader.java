@@ -103,7 +103,6 @@ public final class BroadcastReader implements AutoCloseable {
     private long lastWriterCheckNs;
     private long writerCheckIntervalNs = WRITER_CHECK_INTERVAL_NS;
     private long writerChecks;
-    private long tailReads;
 
     private BroadcastReader(final Path path, final String name, final BroadcastStart start,
         final CountersManager countersManager) {
@@ -301,96 +300,27 @@ public final class BroadcastReader implements AutoCloseable {
         if (!joinReported) {
             reportJoin(handler);
         }
-        final long start = position;
-        int count = drain(handler, limit, position, false);
-        if (position != start) {
-            sleptSinceRecord = false;
-            // release, once per poll as Aeron's subscriber stores its position: the records read are done with
-            LONG.setRelease(log, entryOffset + ENTRY_POSITION_OFFSET, position);
-        } else if (!done) {
-            count = idle(handler, limit);
-        }
-        return count;
-    }
-
-    /**
-     * Reads up to {@code limit} records from the slots: a slot whose sequence is the position holds the whole record
-     * ({@link BroadcastDescriptor}), so a reader keeping up never loads the tail, whose line would then move from the
-     * writer's cache at every poll. The tail is acquired once a slot holds something else than the record or the
-     * "not written yet" of its position (lapped, overwritten, or a corrupt file), and the old rules apply with it.
-     *
-     * @param tail the tail if known, else anything
-     * @param tailKnown whether {@code tail} was acquired in this poll
-     */
-    private int drain(final BroadcastHandler handler, final int limit, final long tail, final boolean tailKnown) {
-        long knownTail = tail;
-        boolean known = tailKnown;
+        // acquire: every record below this tail is complete
+        final long tail = (long)LONG.getAcquire(log, (long)TAIL_OFFSET);
         int count = 0;
         int attempts = 0;
-        while (count < limit && attempts < limit + 2 && !done) {
-            final long p = position;
-            final long slot = geometry.slotOffset(p);
-            // acquire: a committed sequence makes the record's bytes visible (pairs with the writer's release)
-            final long sequence = (long)LONG.getAcquire(log, slot + RECORD_SEQUENCE_OFFSET);
-            if (sequence == p) {
-                attempts++;
-                count += block ? readCommittedInPlace(handler, p, slot) : readCommittedCopy(handler, p, slot);
-                continue;
-            }
-            if (!known) {
-                if (sequence == BroadcastDescriptor.writingSequence(p) || sequence == p - capacity) {
-                    break; // not written yet
-                }
-                tailReads++;
-                knownTail = (long)LONG.getAcquire(log, (long)TAIL_OFFSET);
-                known = true;
-                continue; // the slot again, after the tail's acquire
-            }
-            if (knownTail - p <= 0) {
-                break;
-            }
+        while (count < limit && attempts < limit + 2 && tail - position > 0 && !done) {
             attempts++;
-            count += block ? readInPlace(handler, knownTail) : readCopy(handler, knownTail);
+            if (block) {
+                count += readInPlace(handler, tail);
+            } else {
+                count += readCopy(handler, tail);
+            }
+        }
+        if (count > 0 || attempts > 0) {
+            sleptSinceRecord = false;
+            LONG.setRelease(log, entryOffset + ENTRY_POSITION_OFFSET, position);
+        } else if (tail - position < 0 && !done) {
+            fail(handler, "tail=" + tail + " is behind this reader's position=" + position + " (went backwards)");
+        } else if (!done) {
+            checkWriter(handler);
         }
         return count;
-    }
-
-    private int readCommittedCopy(final BroadcastHandler handler, final long p, final long slot) {
-        final int length = log.get(ValueLayout.JAVA_INT, slot + RECORD_LENGTH_OFFSET);
-        if (length < 0 || length > geometry.maxRecordLength()) {
-            if (sequenceAfterRead(slot) == p) {
-                fail(handler, "record at position=" + p + " has length=" + length + ", past the maximum "
-                    + geometry.maxRecordLength());
-            } else {
-                lapped(handler);
-            }
-            return 0;
-        }
-        MemorySegment.copy(log, slot + RECORD_HEADER_LENGTH, copy, 0, length);
-        if (sequenceAfterRead(slot) != p) {
-            lapped(handler);
-            return 0;
-        }
-        position = p + 1;
-        delivered++;
-        handler.onRecord(copy, 0, length, p);
-        return 1;
-    }
-
-    private int readCommittedInPlace(final BroadcastHandler handler, final long p, final long slot) {
-        final int length = log.get(ValueLayout.JAVA_INT, slot + RECORD_LENGTH_OFFSET);
-        if (length < 0 || length > geometry.maxRecordLength()) {
-            fail(handler, "record at position=" + p + " has length=" + length + ", past the maximum "
-                + geometry.maxRecordLength());
-            return 0;
-        }
-        position = p + 1;
-        delivered++;
-        handler.onRecord(log, slot + RECORD_HEADER_LENGTH, length, p);
-        if (sequenceAfterRead(slot) != p) {
-            overwritten(handler, p); // evicted while the handler read it: it is told, and reads no more
-        }
-        return 1;
     }
 
     private int readCopy(final BroadcastHandler handler, final long tail) {
@@ -527,51 +457,16 @@ public final class BroadcastReader implements AutoCloseable {
         return writerLock.reopenIfReplaced() && writerLock.lockState() == KeptFile.HELD;
     }
 
-    /**
-     * The idle path, at most every {@link #WRITER_CHECK_INTERVAL_NS}: the file's size, then the tail (the slots alone
-     * never show a tail gone backwards, nor one that jumped ahead over slots never written), then the writer's
-     * liveness.
-     *
-     * @return records delivered, if the tail showed records the slots did not
-     */
-    private int idle(final BroadcastHandler handler, final int limit) {
+    private void checkWriter(final BroadcastHandler handler) {
         final long nowNs = System.nanoTime();
         if (nowNs - lastWriterCheckNs < writerCheckIntervalNs && lastWriterCheckNs != 0) {
-            return 0;
+            return;
         }
-        final long lastCheckNs = lastWriterCheckNs;
         lastWriterCheckNs = nowNs;
-        if (isShrunk(handler)) {
-            return 0;
-        }
-        tailReads++;
-        final long tail = (long)LONG.getAcquire(log, (long)TAIL_OFFSET);
-        if (tail - position < 0) {
-            // one behind is the writer between its record's commit, which this reader read, and its tail store
-            if (tail - position != -1
-                || (long)LONG.getAcquire(log, geometry.slotOffset(tail) + RECORD_SEQUENCE_OFFSET) != tail) {
-                fail(handler, "tail=" + tail + " is behind this reader's position=" + position + " (went backwards)");
-            }
-            return 0;
-        }
-        if (tail - position > 0) {
-            // published since the slot was read, or a tail ahead of its slots: the rules of the tail decide; the
-            // writer's liveness waits for the next idle poll, so that it is reported after every record
-            lastWriterCheckNs = lastCheckNs;
-            final long start = position;
-            final int count = drain(handler, limit, tail, true);
-            if (position != start) {
-                sleptSinceRecord = false;
-                LONG.setRelease(log, entryOffset + ENTRY_POSITION_OFFSET, position);
-            }
-            return count;
-        }
-        checkWriter(handler);
-        return 0;
-    }
-
-    private void checkWriter(final BroadcastHandler handler) {
         writerChecks++;
+        if (isShrunk(handler)) {
+            return;
+        }
         final int generation = (int)INT.getAcquire(log, (long)WRITER_GENERATION_OFFSET);
         if (generation != writerGeneration) {
             writerGeneration = generation;
@@ -674,16 +569,6 @@ public final class BroadcastReader implements AutoCloseable {
      */
     void writerCheckIntervalNs(final long intervalNs) {
         writerCheckIntervalNs = intervalNs;
-    }
-
-    /**
-     * Loads of the tail so far by {@link #poll}: none while each slot shows its record or "not written yet", one at
-     * each idle check. For tests.
-     *
-     * @return the count
-     */
-    long tailReads() {
-        return tailReads;
     }
 
     /**

@@ -122,15 +122,7 @@ public final class BroadcastWriter implements AutoCloseable {
         this.lastProbeNs = new long[geometry.readers()];
         this.lastSeenWord = new long[geometry.readers()];
         this.futexWord = log.asSlice(FUTEX_OFFSET, 4);
-        long lastTail = (long)LONG.getAcquire(log, (long)TAIL_OFFSET);
-        if ((long)LONG.getAcquire(log, geometry.slotOffset(lastTail) + RECORD_SEQUENCE_OFFSET) == lastTail) {
-            // the last writer committed this record and died before storing its tail: readers, who read the slots,
-            // may have it already, so it stays written and this writer goes on after it (a reader past the tail
-            // would be taken for corrupt and evicted)
-            lastTail++;
-            LONG.setRelease(log, (long)TAIL_OFFSET, lastTail);
-        }
-        this.tail = lastTail;
+        this.tail = (long)LONG.getAcquire(log, (long)TAIL_OFFSET);
         // before the first limit, whose scan may evict a nonsense entry of the table and count it
         this.counters = BroadcastCounters.writer(countersManager, path);
         log.set(ValueLayout.JAVA_INT, WRITER_PID_OFFSET, (int)ProcessHandle.current().pid());
@@ -291,17 +283,14 @@ public final class BroadcastWriter implements AutoCloseable {
             }
         }
         final long slot = geometry.slotOffset(position);
-        log.set(ValueLayout.JAVA_LONG, slot + RECORD_SEQUENCE_OFFSET, BroadcastDescriptor.writingSequence(position));
-        // store-store: "being written" is visible before any byte of the new payload (a reader's load-load pairs)
+        log.set(ValueLayout.JAVA_LONG, slot + RECORD_SEQUENCE_OFFSET, position);
+        // store-store: the new sequence is visible before any byte of the new payload (a reader's load-load pairs)
         VarHandle.storeStoreFence();
         log.set(ValueLayout.JAVA_INT, slot + RECORD_LENGTH_OFFSET, length);
         MemorySegment.copy(source, offset, log, slot + RECORD_HEADER_LENGTH, length);
-        // release: the record happens-before a reader that acquires this sequence; readers poll the slot, not the
-        // tail, so no line but the record's moves to them per record (BroadcastDescriptor)
-        LONG.setRelease(log, slot + RECORD_SEQUENCE_OFFSET, position);
         final long next = position + 1;
         tail = next;
-        // release: the record happens-before a reader that acquires this tail (a joining or lapped reader's)
+        // release: the record happens-before a reader that acquires this tail
         LONG.setRelease(log, (long)TAIL_OFFSET, next);
         // opaque, no fence: a request is a rare write to a line this writer only reads, so a record costs one cached
         // load here, not a full fence that would wait for the tail and slot stores to leave for the readers' caches.

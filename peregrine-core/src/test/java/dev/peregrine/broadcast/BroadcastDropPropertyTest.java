@@ -32,9 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Random writes, polls and half-done writes under {@code DROP}, against a model of the log written from
  * {@link BroadcastDescriptor}'s rules: the model keeps every record it wrote (position, length, bytes) and the
  * tail, and knows which records a ring of this capacity still holds. A half-done write is what a reader meets when
- * the writer is copying the record a ring ahead of it: the test stores that record's "being written" sequence
- * ({@code ~position}) and garbage bytes into the slot through a mapping of its own, without committing the sequence
- * or moving the tail, as the writer does before it publishes.
+ * the writer is copying the record a ring ahead of it: the test stores that record's sequence and garbage bytes into
+ * the slot through a mapping of its own, without moving the tail, as the writer does before it publishes.
  *
  * <p>The reader must: deliver only records the model wrote, byte for byte (never a torn or stale one), in rising
  * positions; report, between two deliveries, missed counts that add up exactly to the positions skipped; skip only
@@ -187,10 +186,9 @@ class BroadcastDropPropertyTest {
                         reader.poll(recorder, step.count());
                     }
                     default -> {
-                        // the writer has begun the record at the tail: "being written" (~tail, layout version 3),
-                        // then garbage, neither the committed sequence nor the tail stored
+                        // the writer has begun the record at the tail: new sequence, then garbage, tail unmoved
                         final long slot = dataOffset + (tail & (capacity - 1)) * (long)slotLength;
-                        raw.set(ValueLayout.JAVA_LONG, slot + BroadcastDescriptor.RECORD_SEQUENCE_OFFSET, ~tail);
+                        raw.set(ValueLayout.JAVA_LONG, slot + BroadcastDescriptor.RECORD_SEQUENCE_OFFSET, tail);
                         raw.set(ValueLayout.JAVA_INT, slot + BroadcastDescriptor.RECORD_LENGTH_OFFSET,
                             step.count() % 2 == 0 ? MAX_LENGTH : Integer.MAX_VALUE);
                         raw.asSlice(slot + BroadcastDescriptor.RECORD_HEADER_LENGTH, MAX_LENGTH).fill((byte)0x5A);
