@@ -3,10 +3,12 @@ package dev.peregrine.bench.reconnect;
 import java.util.function.LongSupplier;
 
 /**
- * When the connection is cut, and by whom: cut {@code k} (from 0) is due {@code (k + 1) * interval} after the start,
- * made by the server for even {@code k} and by the client for odd {@code k}, and only once the client has resumed
- * after cut {@code k - 1} (delivered a message on a new connection), so that no two cuts overlap. No cut is made once
- * the last message is published. Shared by the two reactor threads: each field has one writer.
+ * When the connection is cut, and by whom: cut {@code k} (from 0) is due {@code (k + 1/2) * interval} after the
+ * start, so that a stream of {@code n} intervals holds {@code n} cuts, the last half an interval before its end with
+ * messages after it to resume with. Made by the server for even {@code k} and by the client for odd {@code k}, and
+ * only once the client has resumed after cut {@code k - 1} (delivered a message on a new connection), so that no two
+ * cuts overlap. No cut is made once the last message is published. Shared by the two reactor threads: each field has
+ * one writer.
  */
 final class CutSchedule {
     static final int SERVER = 0;
@@ -85,8 +87,8 @@ final class CutSchedule {
             return false;
         }
         final long k = made;
-        return resumed == k && nowNs - startNs >= (k + 1) * intervalNs && (settleNs == 0 || nowNs - resumedAtNs >= settleNs)
-            && (clientCuts ? (int)(k & 1) : SERVER) == side;
+        return resumed == k && nowNs - startNs >= k * intervalNs + intervalNs / 2
+            && (settleNs == 0 || nowNs - resumedAtNs >= settleNs) && (clientCuts ? (int)(k & 1) : SERVER) == side;
     }
 
     /**

@@ -83,7 +83,7 @@ public final class ReconnectRunner {
         if (cuts < 1) {
             throw new IllegalArgumentException("cuts=" + cuts + " must be at least 1");
         }
-        // cut k is due (k + 1) intervals after the start and none once the last message is out: one interval more
+        // cut k is due k + 1/2 intervals after the start and none once the last message is out: one interval more
         return Math.max(1, (long)((cuts + 1) * (double)spec.cutEveryNs() * spec.rate() / 1e9));
     }
 
