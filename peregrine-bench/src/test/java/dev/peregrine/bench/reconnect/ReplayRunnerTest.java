@@ -59,6 +59,11 @@ class ReplayRunnerTest {
             classified += Integer.parseInt(held.group(g));
         }
         assertThat(classified).as("each message over the p99 named once").isEqualTo(tail);
+        final Matcher where = Pattern.compile("diagnose 2 replaying: over p99, by tenth of the stream \\(first to"
+            + " last\\): \\[([0-9, ]+)]").matcher(out);
+        assertThat(where.find()).as(out).isTrue();
+        assertThat(Arrays.stream(where.group(1).split(", ")).mapToInt(Integer::parseInt).sum())
+            .as("each message over the p99 placed in one tenth of the stream").isEqualTo(tail);
         assertThat(out).contains("cycles holding the p99 messages", "on a CPU, median / p99 / max: select");
     }
 
