@@ -68,7 +68,8 @@ public final class ReplayRunner {
     }
 
     /**
-     * Runs the baseline, then the run with replaying clients, and prints both.
+     * Runs a warm-up (not measured, so that the measured runs start compiled), the baseline, then the run with
+     * replaying clients, and prints both.
      *
      * @param clients replaying clients, at least 1
      * @param replay messages in the store before the live stream starts
