@@ -332,6 +332,9 @@ final class ReplayDiagnosis {
         final long[] window = new long[n];
         final int[] batchLength = new int[n];
         final boolean[] tailRecord = new boolean[records];
+        // where in the stream they are: a JIT still warming up makes the first batches cost 1-50 us a message
+        // (PublishBatchCost), so a cold start falls behind into capped batches that hold the p99
+        final int[] tenths = new int[10];
         for (int e = 0; e < n; e++) {
             if (entLatency[e] < p99 || entPublish[e] < 0 || entWrite[e] < 0) {
                 continue;
@@ -340,6 +343,7 @@ final class ReplayDiagnosis {
             final int w = entWrite[e];
             tailRecord[p] = true;
             tailRecord[w] = true;
+            tenths[(int)((long)e * 10 / n)]++;
             final long writeNs = entStamp[e] + entLatency[e];
             final long pubEnd = recStart[p] + recSelect[p] + recReplay[p] + recPublish[p];
             batchWait[tail] = Math.max(0, Math.min(writeNs, pubEnd) - entStamp[e]);
@@ -387,6 +391,8 @@ final class ReplayDiagnosis {
                 + " %s; flush up to its write %s; run delay from the publisher's start to the live write %s; times"
                 + " scheduled in meanwhile %s; batch length %s", what, us(batchWait, tail), us(flushWait, tail),
             us(delay, tail), plain(slices, tail), plainInts(batchLength, tail)));
+        out.println(String.format(Locale.ROOT, "  diagnose %s: over p99, by tenth of the stream (first to last): %s",
+            what, Arrays.toString(tenths)));
         phases(what + ", cycles holding the p99 messages", tailRecord, true, out);
         phases(what + ", every recorded cycle", tailRecord, false, out);
         if (sched != null && sched.available()) {

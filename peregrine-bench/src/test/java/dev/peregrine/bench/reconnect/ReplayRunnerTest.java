@@ -34,6 +34,26 @@ class ReplayRunnerTest {
     }
 
     @Test
+    void shouldWarmUpInARunOfItsOwnBeforeTheMeasuredRuns() throws Exception {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        final boolean finished = ReplayRunner.run(1, 1_000, 50_000, 2_000,
+            new PrintStream(bytes, true, StandardCharsets.UTF_8), false);
+        final String out = bytes.toString(StandardCharsets.UTF_8);
+
+        assertThat(finished).as(out).isTrue();
+        assertThat(out).as("a cold JVM's first batches are not measured (issue 32, soup12)")
+            .contains("warm-up (not measured): 2000 live messages, 1 clients replaying 1000: finished");
+        assertThat(out.indexOf("warm-up")).as(out).isLessThan(out.indexOf("0 replaying clients: finished"));
+        final Matcher counts = Pattern.compile("publish to write at the caught-up client \\(n=(\\d+), not caught up"
+            + " (\\d+),").matcher(out);
+        for (int run = 0; run < 2; run++) {
+            assertThat(counts.find()).as(out).isTrue();
+            assertThat(Long.parseLong(counts.group(1)) + Long.parseLong(counts.group(2)))
+                .as("only the measured run's own messages counted").isEqualTo(2_000);
+        }
+    }
+
+    @Test
     void shouldTraceEveryMeasuredMessageToItsDutyCyclesWhenDiagnosing() throws Exception {
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         final ReplayRunner.Run run = ReplayRunner.once(2, 2_000, 50_000, 3_000,
@@ -59,6 +79,11 @@ class ReplayRunnerTest {
             classified += Integer.parseInt(held.group(g));
         }
         assertThat(classified).as("each message over the p99 named once").isEqualTo(tail);
+        final Matcher where = Pattern.compile("diagnose 2 replaying: over p99, by tenth of the stream \\(first to"
+            + " last\\): \\[([0-9, ]+)]").matcher(out);
+        assertThat(where.find()).as(out).isTrue();
+        assertThat(Arrays.stream(where.group(1).split(", ")).mapToInt(Integer::parseInt).sum())
+            .as("each message over the p99 placed in one tenth of the stream").isEqualTo(tail);
         assertThat(out).contains("cycles holding the p99 messages", "on a CPU, median / p99 / max: select");
     }
 
