@@ -97,15 +97,17 @@ public final class BroadcastBlockingReader implements AutoCloseable {
     }
 
     private void idle(final long maxWaitNs) {
-        switch (wait) {
-            case BUSY_SPIN -> Thread.onSpinWait();
-            case BACKOFF -> backoff.idle(0, maxWaitNs);
-            case FUTEX -> {
-                if (futex.readyToSleep(0)) {
-                    reader.sleep(maxWaitNs);
-                }
+        // compared, not switched on: an enum switch loads its map class at the first idle, maybe in a measured stream
+        if (wait == BroadcastWait.FUTEX) {
+            if (futex.readyToSleep(0)) {
+                reader.sleep(maxWaitNs);
             }
-            default -> throw new IllegalStateException("wait=" + wait);
+        } else if (wait == BroadcastWait.BACKOFF) {
+            backoff.idle(0, maxWaitNs);
+        } else if (wait == BroadcastWait.BUSY_SPIN) {
+            Thread.onSpinWait();
+        } else {
+            throw new IllegalStateException("wait=" + wait);
         }
     }
 

@@ -67,6 +67,13 @@ public final class BroadcastReader implements AutoCloseable {
     private static final String[] REASONS = {"evicted", "dead (its lock was free)", "idle past the timeout",
         "its position made no sense"};
 
+    static { // the futex sleep's atomic accesses linked at class load, not at a reader's first sleep (KB; bcast9)
+        try (Arena arena = Arena.ofConfined()) {
+            final MemorySegment word = arena.allocate(4, 4);
+            INT.getAndAdd(word, 0L, (int)INT.getAndSet(word, 0L, (int)INT.getVolatile(word, 0L)));
+        }
+    }
+
     private final Path path;
     private final Arena arena;
     private final MemorySegment log;
