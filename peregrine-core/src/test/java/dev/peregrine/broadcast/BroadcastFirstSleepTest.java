@@ -1,16 +1,13 @@
 package dev.peregrine.broadcast;
 
+import dev.peregrine.testkit.ChildJvm;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -67,14 +64,6 @@ class BroadcastFirstSleepTest {
         }
         command.addAll(List.of("-cp", System.getProperty("java.class.path"),
             BroadcastFirstSleepProcess.class.getName(), dir.toString(), Integer.toString(ROUNDS)));
-        final Process child = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        final String line;
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
-            StandardCharsets.UTF_8))) {
-            line = out.readLine();
-        }
-        assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(child.exitValue()).isZero();
-        return String.valueOf(line);
+        return ChildJvm.firstLine(command);
     }
 }

@@ -1,6 +1,7 @@
 package dev.peregrine.broadcast;
 
 import dev.peregrine.testkit.AllocationMeter;
+import dev.peregrine.testkit.ChildJvm;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -10,9 +11,6 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -175,14 +173,6 @@ class BroadcastIdleReaderTest {
             "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1", "-Xmx64m", "-cp",
             System.getProperty("java.class.path"), BroadcastIdleCheckProcess.class.getName(),
             dir.toString(), Integer.toString(warmup), Integer.toString(measured));
-        final Process child = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        final String line;
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
-            StandardCharsets.UTF_8))) {
-            line = out.readLine();
-        }
-        assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(child.exitValue()).isZero();
-        return String.valueOf(line);
+        return ChildJvm.firstLine(command);
     }
 }

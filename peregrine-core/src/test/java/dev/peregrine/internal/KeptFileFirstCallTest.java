@@ -1,15 +1,12 @@
 package dev.peregrine.internal;
 
+import dev.peregrine.testkit.ChildJvm;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -49,14 +46,6 @@ class KeptFileFirstCallTest {
             "--enable-native-access=ALL-UNNAMED", "-Xmx64m", "-XX:TieredStopAtLevel=1", "-cp",
             System.getProperty("java.class.path"), KeptFileFirstCallProcess.class.getName(), dir.toString(),
             Integer.toString(REPEATS));
-        final Process child = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        final String line;
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
-            StandardCharsets.UTF_8))) {
-            line = out.readLine();
-        }
-        assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(child.exitValue()).isZero();
-        return String.valueOf(line);
+        return ChildJvm.firstLine(command);
     }
 }
