@@ -313,7 +313,7 @@ final class ReplayDiagnosis {
         }
         final long[] sorted = Arrays.copyOf(entLatency, n);
         Arrays.sort(sorted);
-        final long p99 = sorted[(int)Math.ceil(0.99 * n) - 1];
+        final long p99 = CutHops.at(sorted, 99);
         int tail = 0;
         int sameCycle = 0;
         int laterCycle = 0;
@@ -445,13 +445,13 @@ final class ReplayDiagnosis {
         final long[] s = Arrays.copyOf(values, n);
         Arrays.sort(s);
         return n == 0 ? "-" : String.format(Locale.ROOT, "%.1f / %.1f / %.1f us", s[n / 2] / 1e3,
-            s[Math.max(0, (int)Math.ceil(0.99 * n) - 1)] / 1e3, s[n - 1] / 1e3);
+            CutHops.at(s, 99) / 1e3, s[n - 1] / 1e3);
     }
 
     private static String plain(final long[] values, final int n) {
         final long[] s = Arrays.copyOf(values, n);
         Arrays.sort(s);
-        return n == 0 ? "-" : s[n / 2] + " / " + s[Math.max(0, (int)Math.ceil(0.99 * n) - 1)] + " / " + s[n - 1];
+        return n == 0 ? "-" : s[n / 2] + " / " + CutHops.at(s, 99) + " / " + s[n - 1];
     }
 
     private static String plainInts(final int[] values, final int n) {
