@@ -266,8 +266,13 @@ public final class SoupBinTcpSession {
         return flushVisits;
     }
 
-    /** Clients not replaying now. */
-    int liveClientCount() {
+    /**
+     * Clients of the session that are caught up now: those a {@link #publish} writes to at once. The others are
+     * replaying from the store, served by the server's duty cycle until they catch up.
+     *
+     * @return the count, at most {@link #clientCount()}
+     */
+    public int liveClientCount() {
         return liveCount;
     }
 

@@ -27,9 +27,11 @@ import java.util.concurrent.TimeUnit;
 public final class PublishToWriteRecorder {
     private final long[] positions;
     private final long[] publishedNs;
+    private final boolean[] inWindow;
     private final int mask;
     private final int frameBytes;
     private final Histogram histogram = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+    private final Histogram outside = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
     private long head;
     private long tail;
     private long notCaughtUp;
@@ -56,6 +58,7 @@ public final class PublishToWriteRecorder {
         }
         this.positions = new long[capacity];
         this.publishedNs = new long[capacity];
+        this.inWindow = new boolean[capacity];
         this.mask = capacity - 1;
         this.frameBytes = frameBytes;
     }
@@ -68,6 +71,20 @@ public final class PublishToWriteRecorder {
      * @param publishNs when it was published
      */
     public void published(final long positionBefore, final long positionAfter, final long publishNs) {
+        published(positionBefore, positionAfter, publishNs, true);
+    }
+
+    /**
+     * A message was published, inside the measured window or not: its write goes into {@link #histogram()} if it
+     * was, else into {@link #outsideWindow()}.
+     *
+     * @param positionBefore the connection's queued position before the publish, negative if it has none
+     * @param positionAfter its queued position after the publish
+     * @param publishNs when it was published
+     * @param windowed whether it was published inside the measured window
+     */
+    public void published(final long positionBefore, final long positionAfter, final long publishNs,
+                          final boolean windowed) {
         if (positionBefore < 0 || positionAfter - positionBefore != frameBytes) {
             notCaughtUp++;
             return;
@@ -79,6 +96,7 @@ public final class PublishToWriteRecorder {
         final int slot = (int)(tail & mask);
         positions[slot] = positionAfter;
         publishedNs[slot] = publishNs;
+        inWindow[slot] = windowed;
         tail++;
     }
 
@@ -128,7 +146,8 @@ public final class PublishToWriteRecorder {
             if (trace != null && head < trace.length) {
                 trace[(int)head] = latency;
             }
-            histogram.recordValue(Math.max(0, Math.min(histogram.getHighestTrackableValue(), latency)));
+            final Histogram into = inWindow[(int)(head & mask)] ? histogram : outside;
+            into.recordValue(Math.max(0, Math.min(into.getHighestTrackableValue(), latency)));
             lastMatchedPosition = positions[(int)(head & mask)];
             writtenAtLastMatch = bytesWritten;
             head++;
@@ -188,8 +207,13 @@ public final class PublishToWriteRecorder {
         return overflowed;
     }
 
-    /** @return the publish-to-write times recorded, in ns */
+    /** @return the publish-to-write times recorded for messages published inside the measured window, in ns */
     public Histogram histogram() {
         return histogram;
+    }
+
+    /** @return the publish-to-write times recorded for messages published outside the measured window, in ns */
+    public Histogram outsideWindow() {
+        return outside;
     }
 }

@@ -26,6 +26,20 @@ class PublishToWriteRecorderTest {
     }
 
     @Test
+    void shouldRecordMessagesPublishedOutsideTheWindowApart() {
+        final PublishToWriteRecorder recorder = new PublishToWriteRecorder(4, 19);
+        recorder.published(0, 19, 1_000, true);
+        recorder.published(19, 38, 2_000, false);
+        recorder.published(38, 57, 3_000, false);
+
+        assertThat(recorder.written(57, 10_000)).isEqualTo(3);
+        assertThat(recorder.histogram().getTotalCount()).as("inside the window").isEqualTo(1);
+        assertThat(recorder.histogram().valuesAreEquivalent(recorder.histogram().getMaxValue(), 9_000)).isTrue();
+        assertThat(recorder.outsideWindow().getTotalCount()).as("outside it").isEqualTo(2);
+        assertThat(recorder.outsideWindow().getMinValue()).isEqualTo(7_000);
+    }
+
+    @Test
     void shouldCountAMessageNotQueuedAloneAtItsPublishAsNotCaughtUpAndAFullRingAsOverflow() {
         final PublishToWriteRecorder recorder = new PublishToWriteRecorder(2, 19);
         recorder.published(-1, 19, 1); // no connection

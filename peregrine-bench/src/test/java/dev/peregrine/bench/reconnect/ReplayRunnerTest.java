@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -46,9 +47,11 @@ class ReplayRunnerTest {
         assertThat(out.indexOf("warm-up")).as(out).isLessThan(out.indexOf("0 replaying clients: finished"));
         final Matcher counts = Pattern.compile("publish to write at the caught-up client \\(n=(\\d+), not caught up"
             + " (\\d+),").matcher(out);
+        final Matcher after = Pattern.compile("\\(after n=(\\d+)\\)").matcher(out);
+        final long afterWindow = after.find() ? Long.parseLong(after.group(1)) : 0;
         for (int run = 0; run < 2; run++) {
             assertThat(counts.find()).as(out).isTrue();
-            assertThat(Long.parseLong(counts.group(1)) + Long.parseLong(counts.group(2)))
+            assertThat(Long.parseLong(counts.group(1)) + Long.parseLong(counts.group(2)) + (run == 1 ? afterWindow : 0))
                 .as("only the measured run's own messages counted").isEqualTo(2_000);
         }
     }
@@ -66,7 +69,7 @@ class ReplayRunnerTest {
             .matcher(out);
         assertThat(traced.find()).as(out).isTrue();
         assertThat(Long.parseLong(traced.group(1))).as("every measured message traced to its publish and write cycles")
-            .isEqualTo(run.write().histogram().getTotalCount());
+            .isEqualTo(run.write().histogram().getTotalCount() + run.write().outsideWindow().getTotalCount());
         final int tail = Integer.parseInt(traced.group(2));
         assertThat(tail).as(out).isPositive();
         assertThat(Integer.parseInt(traced.group(3)) + Integer.parseInt(traced.group(4))).as(out).isEqualTo(tail);
@@ -87,6 +90,40 @@ class ReplayRunnerTest {
         assertThat(out).contains("cycles holding the p99 messages", "on a CPU, median / p99 / max: select");
     }
 
+    @Test
+    void shouldMeasureTheTargetsFigureOnlyWhileEveryReplayingClientIsStillReplaying() throws Exception {
+        // 2 clients replay 2 000 messages each, far faster than 6 000 live messages come at 20 000 msg/s: they catch
+        // up early, after which a publish writes to three caught-up clients, not the target's scenario
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        final ReplayRunner.Run run = ReplayRunner.once(2, 2_000, 20_000, 6_000,
+            new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        final String out = bytes.toString(StandardCharsets.UTF_8);
+
+        assertThat(run.finished()).as(out).isTrue();
+        final PublishToWriteRecorder write = run.write();
+        assertThat(run.replayWindow()).as("live messages published while both replayed").isLessThan(6_000);
+        assertThat(write.histogram().getTotalCount()).as("the window's messages only")
+            .isLessThanOrEqualTo(run.replayWindow());
+        assertThat(write.outsideWindow().getTotalCount()).as("the rest, recorded apart")
+            .isGreaterThanOrEqualTo(6_000 - run.replayWindow() - write.notCaughtUp());
+
+        final ReplayRunner.Run alone = ReplayRunner.once(0, 2_000, 20_000, 2_000,
+            new PrintStream(OutputStream.nullOutputStream()));
+        assertThat(alone.replayWindow()).as("without replaying clients every message is in the window").isEqualTo(2_000);
+        assertThat(alone.write().outsideWindow().getTotalCount()).isZero();
+    }
+
+    @Test
+    void shouldPrintTheReplayWindowAndWhatCameAfterItApart() throws Exception {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        assertThat(ReplayRunner.run(1, 1_000, 20_000, 4_000, new PrintStream(bytes, true, StandardCharsets.UTF_8),
+            false)).isTrue();
+        final String out = bytes.toString(StandardCharsets.UTF_8);
+
+        assertThat(out).contains("server, 1 clients replaying 1000 each, while all 1 were replaying (live messages 1 to ",
+            "server, after the first replaying client caught up (not the target's");
+    }
+
     /** One run, its counts checked; the server reactor's bytes in each window of its live messages. */
     private static long[] measuredRun() throws Exception {
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -104,11 +141,12 @@ class ReplayRunnerTest {
         assertThat(write.overflowed()).isZero();
         assertThat(write.writes()).as("the live client's writes, seen as they happened by the write listener")
             .isPositive().isGreaterThanOrEqualTo(write.partialWrites());
-        assertThat(write.histogram().getTotalCount() + write.notCaughtUp()).as("nothing lost").isEqualTo(live);
+        assertThat(write.histogram().getTotalCount() + write.outsideWindow().getTotalCount() + write.notCaughtUp())
+            .as("nothing lost").isEqualTo(live);
         assertThat(write.lastMatchedPosition()).as("the last message matched by the write that ended with it: its"
             + " position is its last byte's").isEqualTo(write.writtenAtLastMatch());
-        assertThat(write.histogram().getTotalCount()).as("measured (not caught up: " + write.notCaughtUp() + ")")
-            .isGreaterThan(live * 9L / 10);
+        assertThat(write.histogram().getTotalCount() + write.outsideWindow().getTotalCount())
+            .as("measured (not caught up: " + write.notCaughtUp() + ")").isGreaterThan(live * 9L / 10);
         final long[] windows = new long[marks.length - 1];
         for (int i = 0; i < windows.length; i++) {
             windows[i] = marks[i + 1] - marks[i];
