@@ -304,9 +304,16 @@ final class ReplayDiagnosis {
         return (int)Math.max(0, Math.min(Integer.MAX_VALUE, ns));
     }
 
-    /** Prints the split (after the run, off the reactor thread; allocates). */
-    void report(final String what, final PrintStream out) {
-        final int n = (int)Math.min(entriesWritten, entriesTraced);
+    /**
+     * Prints the split (after the run, off the reactor thread; allocates).
+     *
+     * @param what the run's name in each line
+     * @param windowEntries the measured messages the figure is taken over, the first ones in publish order (those of the
+     *     replay window, {@link PublishToWriteRecorder#histogram()}); those after it are left out
+     * @param out where the lines go
+     */
+    void report(final String what, final long windowEntries, final PrintStream out) {
+        final int n = (int)Math.min(Math.min(entriesWritten, entriesTraced), windowEntries);
         if (n == 0) {
             out.println("  diagnose " + what + ": no measured message");
             return;

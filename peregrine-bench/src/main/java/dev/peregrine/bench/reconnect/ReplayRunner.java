@@ -347,7 +347,7 @@ public final class ReplayRunner {
             out.println(String.format(Locale.ROOT, "  %d replaying clients: %s; live client delivered %d of %d", clients,
                 done ? "finished" : "NOT finished in time", liveDelivered[0], live));
             if (diagnosis != null) {
-                diagnosis.report(clients + " replaying", out);
+                diagnosis.report(clients + " replaying", write.histogram().getTotalCount(), out);
             }
             return new Run(done, liveDelivered[0], latency, write, windowEnd[0] < 0 ? live : Math.min(live,
                 windowEnd[0]));
