@@ -101,10 +101,10 @@ public final class ReconnectRunner {
     /**
      * Runs the warm-up before the measured stream, in this JVM: {@link #WARM_UP_STREAMS} streams one after the
      * other, each on its own store, reactors and connections, each of about {@code cuts} cuts at the measured run's
-     * rate and interval (each as long as the single warm-up stream was: halves of it were too short to wrap the store's
-     * ring twice, and its first wrap then trapped the append path in the measured stream), so that the code of a
-     * resume, and of a stream's start and end, is compiled before the measured stream starts. Nothing of it is counted in the measured run's figures. A stream that does not finish
-     * does not stop the next one.
+     * rate and interval (each as long as the single warm-up stream was: halves of it were too short to wrap the
+     * store's ring twice, and its first wrap then trapped the append path in the measured stream), so that the code of
+     * a resume, and of a stream's start and end, is compiled before the measured stream starts. Nothing of it is
+     * counted in the measured run's figures. A stream that does not finish does not stop the next one.
      *
      * @param spec the measured run's spec
      * @param cuts warm-up cuts wanted in each stream, at least 1
