@@ -70,9 +70,10 @@ public final class ReconnectCommand implements Callable<Integer> {
 
     @Range(min = 0, max = 100_000, note = "0 for none")
     @Option(names = "--warmup-cuts", defaultValue = "200", paramLabel = "N",
-        description = "Before the measured stream, about N cuts on a separate warm-up stream in this JVM (same rate and"
-            + " interval, its own store and connections), so that the resume's code is compiled; not counted in any"
-            + " figure (default: ${DEFAULT-VALUE}; 0 for none). Not with --restart or --replay-clients.")
+        description = "Before the measured stream, two separate warm-up streams in this JVM, one after the other, of"
+            + " about N cuts each (same rate and interval, their own stores and connections), so that the resume's code,"
+            + " and a stream's start and end, are compiled; not counted in any figure (default: ${DEFAULT-VALUE}; 0 for"
+            + " none). Not with --restart or --replay-clients.")
     int warmupCuts;
 
     @Range(min = 0, max = 3_600_000, note = "0 for none")
@@ -130,14 +131,19 @@ public final class ReconnectCommand implements Callable<Integer> {
             + " threads%s%s%s; %s", count, rate, cutEveryMs, busySpin ? ", busy-spinning" : "",
             clientReceiveBuffer == 0 ? "" : ", client SO_RCVBUF " + clientReceiveBuffer + " bytes",
             settleMs == 0 ? "" : ", each cut at least " + settleMs + " ms after the client's previous resume",
-            warmupCuts == 0 ? "no warm-up" : "first a warm-up of about " + warmupCuts + " cuts on a separate stream of "
-                + ReconnectRunner.warmUpCount(spec, warmupCuts) + " messages in this JVM, not counted in any figure"));
+            warmupCuts == 0 ? "no warm-up" : "first a warm-up of " + ReconnectRunner.WARM_UP_STREAMS + " separate streams"
+                + " one after the other, each of about " + warmupCuts + " cuts and " + ReconnectRunner.warmUpCount(spec,
+                warmupCuts) + " messages, in this JVM, not counted in any figure"));
         if (warmupCuts > 0) {
             out.flush();
-            final ReconnectResult warm = ReconnectRunner.warmUp(spec, warmupCuts);
-            out.println(String.format(Locale.ROOT, "warm-up (not counted): cuts=%d delivered=%d of %d lost=%d repeated=%d%s",
-                warm.cuts(), warm.delivered(), warm.count(), warm.lost(), warm.repeated(),
-                warm.failure() == null ? "" : "; it did not finish (" + warm.failure() + "), the measured run goes on"));
+            final java.util.List<ReconnectResult> warm = ReconnectRunner.warmUp(spec, warmupCuts);
+            for (int stream = 0; stream < warm.size(); stream++) {
+                final ReconnectResult one = warm.get(stream);
+                out.println(String.format(Locale.ROOT, "warm-up stream %d of %d (not counted): cuts=%d delivered=%d of %d"
+                    + " lost=%d repeated=%d%s", stream + 1, warm.size(), one.cuts(), one.delivered(), one.count(),
+                    one.lost(), one.repeated(), one.failure() == null ? ""
+                        : "; it did not finish (" + one.failure() + "), the run goes on"));
+            }
         }
         final ReconnectResult result = ReconnectRunner.run(spec, out, cutLog);
         result.lines().forEach(out::println);

@@ -44,9 +44,10 @@ class ReconnectCommandTest {
                 "client cycles while resuming (count)", "server thread waited for a CPU", "client thread ran on a CPU",
                 "previous resume -> this cut, p1 ", "client's lag at the cut by tenth of the run (cut order), p50/max msgs:",
                 "the JVM during the run (JVM uptime ")
-            // the default warm-up: a separate stream first, said in the header, reported apart
-            .contains("; first a warm-up of about 200 cuts on a separate stream of 201000 messages in this JVM, not"
-                + " counted in any figure", "warm-up (not counted): cuts=");
+            // the default warm-up: two separate streams first, said in the header, each reported apart
+            .contains("; first a warm-up of 2 separate streams one after the other, each of about 200 cuts and 201000"
+                + " messages, in this JVM, not counted in any figure", "warm-up stream 1 of 2 (not counted): cuts=",
+                "warm-up stream 2 of 2 (not counted): cuts=");
         final Matcher cuts = CUTS.matcher(cli.out());
         assertThat(cuts.find()).isTrue();
         assertThat(Long.parseLong(cuts.group(1))).as(cli.out()).isGreaterThan(1); // both sides took a turn
@@ -75,8 +76,9 @@ class ReconnectCommandTest {
 
         assertThat(cli.code()).as(cli.out() + cli.err()).isZero();
         // 10 cuts at 5 ms and 200 000 msg/s, and one interval more: 11 000 messages
-        assertThat(cli.out()).contains("; first a warm-up of about 10 cuts on a separate stream of 11000 messages in"
-            + " this JVM, not counted in any figure", "warm-up (not counted): cuts=", " of 11000 ",
+        assertThat(cli.out()).contains("; first a warm-up of 2 separate streams one after the other, each of about 10"
+            + " cuts and 11000 messages, in this JVM, not counted in any figure", "warm-up stream 1 of 2 (not counted):"
+            + " cuts=", "warm-up stream 2 of 2 (not counted): cuts=", " of 11000 ",
             "delivered=100000 of 100000 lost=0 repeated=0", "every cut's hops written to " + log).doesNotContain("FAILED");
         final Matcher cuts = CUTS.matcher(cli.out().substring(cli.out().indexOf("delivered=100000")));
         assertThat(cuts.find()).isTrue();

@@ -73,11 +73,22 @@ public final class ReconnectRunner {
     }
 
     /**
-     * The messages of a warm-up stream of about {@code cuts} cuts at {@code spec}'s rate and cut interval.
+     * How many streams a warm-up runs, one after the other, each on its own store, reactors and connections. A
+     * stream's end (its last messages, End of Session, the reactors closing) and a new stream's start (new instances,
+     * their first cycles and first messages) take branches that the cuts in between never take. The hot loop's C2 code
+     * compiled during a stream has uncommon traps on them (unstable_if, null and class checks): at that stream's end
+     * and the next one's start the JIT throws the code away and compiles it again, with those branches in its
+     * profile, while the next stream runs. With a single warm-up stream that happened in the measured stream's first
+     * second, on a core the reactor threads needed (docs/soup-resume-jit.md); with two it happens in the second.
+     */
+    public static final int WARM_UP_STREAMS = 2;
+
+    /**
+     * The messages of each warm-up stream: about {@code cuts} cuts at {@code spec}'s rate and cut interval.
      *
      * @param spec the measured run's spec
-     * @param cuts warm-up cuts wanted, at least 1
-     * @return its message count
+     * @param cuts warm-up cuts wanted in each stream, at least 1
+     * @return each stream's message count
      */
     public static long warmUpCount(final Spec spec, final int cuts) {
         if (cuts < 1) {
@@ -88,19 +99,26 @@ public final class ReconnectRunner {
     }
 
     /**
-     * Runs a warm-up stream before the measured one, in this JVM, on its own store, reactors and connections: about
-     * {@code cuts} cuts at the measured run's rate and interval, so that the code of a resume is compiled before the
-     * measured stream starts. Nothing of it is counted in the measured run's figures.
+     * Runs the warm-up before the measured stream, in this JVM: {@link #WARM_UP_STREAMS} streams one after the
+     * other, each on its own store, reactors and connections, each of about {@code cuts} cuts at the measured run's
+     * rate and interval (each as long as the single warm-up stream was: halves of it were too short to wrap the
+     * store's ring twice, and its first wrap then trapped the append path in the measured stream), so that the code of
+     * a resume, and of a stream's start and end, is compiled before the measured stream starts. Nothing of it is
+     * counted in the measured run's figures. A stream that does not finish does not stop the next one.
      *
      * @param spec the measured run's spec
-     * @param cuts warm-up cuts wanted, at least 1
-     * @return the warm-up's result, to report in one line
+     * @param cuts warm-up cuts wanted in each stream, at least 1
+     * @return each warm-up stream's result, in the order run, to report a line each
      * @throws InterruptedException if interrupted while waiting
      */
-    public static ReconnectResult warmUp(final Spec spec, final int cuts) throws InterruptedException {
+    public static java.util.List<ReconnectResult> warmUp(final Spec spec, final int cuts) throws InterruptedException {
         final Spec warm = new Spec(warmUpCount(spec, cuts), spec.rate(), spec.cutEveryNs(), spec.busySpin(), 0,
             spec.clientReceiveBuffer(), spec.settleNs());
-        return run(warm, new PrintStream(java.io.OutputStream.nullOutputStream()), null);
+        final java.util.List<ReconnectResult> results = new java.util.ArrayList<>(WARM_UP_STREAMS);
+        for (int stream = 0; stream < WARM_UP_STREAMS; stream++) {
+            results.add(run(warm, new PrintStream(java.io.OutputStream.nullOutputStream()), null));
+        }
+        return results;
     }
 
     /**
