@@ -123,7 +123,8 @@ class ReconnectCommandTest {
             "live client, no replaying clients: publish to deliver (n=20000)",
             "live client, 2 clients replaying 20000 each: publish to deliver (n=20000)", "p99 with replaying clients",
             "server, no replaying clients: publish to write at the caught-up client (n=",
-            "server, 2 clients replaying 20000 each: publish to write at the caught-up client (n=",
+            "server, 2 clients replaying 20000 each, while all 2 were replaying (live messages 1 to ",
+            "): publish to write at the caught-up client (n=",
             "server publish-to-write p99 with replaying clients / without: ", "(target: within 2x)",
             "stamped at the write", "left bytes for OP_WRITE");
     }
