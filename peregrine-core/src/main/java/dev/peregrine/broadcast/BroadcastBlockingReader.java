@@ -20,6 +20,14 @@ public final class BroadcastBlockingReader implements AutoCloseable {
     public static final long FUTEX_YIELD_NS = 100_000;
     /** The longest single wait by default: how often a waiting reader looks at the writer's liveness. */
     public static final long DEFAULT_LONGEST_SLEEP_NS = 10_000_000L;
+    /**
+     * While its wait only spins, {@link #read} reads its clock once in this many idle polls: the spins every wait
+     * starts with (a few microseconds together) were most of a spinning reader's CPU with a clock read on each poll
+     * (60-80 ns on a VM; docs/broadcast-bcast12.md). Once the wait yields, parks or sleeps, every poll reads it.
+     */
+    static final int SPIN_POLLS_PER_CLOCK_READ = 64;
+    /** The shortest timeout for which {@link #read} leaves its clock unread while spinning; a shorter one is exact. */
+    static final long SPIN_CLOCK_MIN_TIMEOUT_NS = 100_000L;
 
     private final BroadcastReader reader;
     private final BroadcastWait wait;
@@ -27,6 +35,7 @@ public final class BroadcastBlockingReader implements AutoCloseable {
     private final long longestSleepNs;
     private final LongSupplier clock;
     private final ShmFutexWait futex;
+    private long idlePolls;
 
     /**
      * Wraps a reader.
@@ -74,6 +83,8 @@ public final class BroadcastBlockingReader implements AutoCloseable {
     public int read(final BroadcastHandler handler, final int limit, final long timeoutNs) {
         long deadline = 0;
         boolean waited = false;
+        int spinPolls = 0;
+        final boolean spinWithoutClock = timeoutNs >= SPIN_CLOCK_MIN_TIMEOUT_NS;
         while (true) {
             final int count = reader.poll(handler, limit);
             if (count > 0 || reader.isDone()) {
@@ -83,6 +94,11 @@ public final class BroadcastBlockingReader implements AutoCloseable {
                 backoff.idle(1, 0);
                 return count;
             }
+            if (waited && spinWithoutClock && spinsNext() && ++spinPolls < SPIN_POLLS_PER_CLOCK_READ) {
+                idle(longestSleepNs); // a spin, which neither sleeps nor parks: the bound is not used
+                continue;
+            }
+            spinPolls = 0;
             final long nowNs = clock.getAsLong();
             if (!waited) {
                 waited = true; // the clock is read only once a poll found nothing: a busy reader pays no clock read
@@ -96,7 +112,16 @@ public final class BroadcastBlockingReader implements AutoCloseable {
         }
     }
 
+    /** Whether the next {@link #idle} only spins. */
+    private boolean spinsNext() {
+        if (wait == BroadcastWait.FUTEX) {
+            return futex.spinsNext();
+        }
+        return wait == BroadcastWait.BACKOFF ? backoff.spinsNext() : wait == BroadcastWait.BUSY_SPIN;
+    }
+
     private void idle(final long maxWaitNs) {
+        idlePolls++;
         // compared, not switched on: an enum switch loads its map class at the first idle, maybe in a measured stream
         if (wait == BroadcastWait.FUTEX) {
             if (futex.readyToSleep(0)) {
@@ -109,6 +134,15 @@ public final class BroadcastBlockingReader implements AutoCloseable {
         } else {
             throw new IllegalStateException("wait=" + wait);
         }
+    }
+
+    /**
+     * Polls that found nothing and waited, since this was made; for tests.
+     *
+     * @return idle polls
+     */
+    long idlePolls() {
+        return idlePolls;
     }
 
     /**

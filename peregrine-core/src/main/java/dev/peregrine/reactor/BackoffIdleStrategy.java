@@ -66,6 +66,16 @@ public final class BackoffIdleStrategy implements IdleStrategy {
         }
     }
 
+    /**
+     * Whether the next idle call only spins: it sleeps, parks or yields nothing, so a caller may leave its clock
+     * unread for it.
+     *
+     * @return true while the spins of this idle spell are not spent
+     */
+    public boolean spinsNext() {
+        return spins < maxSpins;
+    }
+
     @Override
     public void reset() {
         spins = 0;

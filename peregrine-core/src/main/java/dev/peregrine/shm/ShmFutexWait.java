@@ -105,6 +105,16 @@ public final class ShmFutexWait implements ShmWaitStrategy {
         return true;
     }
 
+    /**
+     * Whether the next idle step only spins: it yields and sleeps nothing, so a caller may leave its clock unread
+     * for it.
+     *
+     * @return true while the spins of this idle spell are not spent
+     */
+    public boolean spinsNext() {
+        return spins < maxSpins;
+    }
+
     @Override
     public String name() {
         return "futex";

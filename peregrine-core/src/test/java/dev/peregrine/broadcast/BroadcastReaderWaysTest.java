@@ -139,6 +139,8 @@ class BroadcastReaderWaysTest {
      * A futex reader yields for {@link BroadcastBlockingReader#FUTEX_YIELD_NS} after its spins before it asks to be
      * woken: a wait shorter than that costs the writer no wake-up, a longer one costs one. The clock is the test's,
      * a microsecond a reading (fails if the reader sleeps straight after its spins: the short wait makes a request).
+     * Its 200 spins read the clock once in {@link BroadcastBlockingReader#SPIN_POLLS_PER_CLOCK_READ} polls: a few
+     * microseconds of this clock, inside the 10 allowed for them.
      */
     @Test
     void shouldYieldBeforeItAsksToBeWoken() {
@@ -152,8 +154,8 @@ class BroadcastReaderWaysTest {
             final BroadcastHandler none = (buffer, offset, length, position) -> { };
             final byte[] bytes = new byte[8];
 
-            // 200 spins (a reading each) and then yields, inside the yield window: the wait ends without a request
-            final long spins = 200 * 1_000;
+            // 200 spins and then yields, inside the yield window: the wait ends without a request
+            final long spins = 10_000;
             assertThat(reader.read(none, 10, spins + BroadcastBlockingReader.FUTEX_YIELD_NS / 2)).isZero();
             assertThat(writer.offer(bytes, 0, 8)).isEqualTo(BroadcastWriter.OFFERED);
             assertThat(writer.wakes()).as("no request inside the yield window").isZero();
@@ -163,6 +165,69 @@ class BroadcastReaderWaysTest {
             assertThat(reader.read(none, 10, spins + BroadcastBlockingReader.FUTEX_YIELD_NS + 20_000)).isZero();
             assertThat(writer.offer(bytes, 0, 8)).isEqualTo(BroadcastWriter.OFFERED);
             assertThat(writer.wakes()).as("one request past the window").isEqualTo(1);
+        }
+    }
+
+    /**
+     * While its wait only spins, the blocking reader reads its clock once in
+     * {@link BroadcastBlockingReader#SPIN_POLLS_PER_CLOCK_READ} idle polls: a reading at every poll (60-80 ns on this
+     * VM) was most of the CPU of four spinning readers on 2 vCPUs (docs/broadcast-bcast12.md). A busy-spinning
+     * reader on the test's clock, a microsecond a reading, waits out its millisecond on some 1 000 readings and many
+     * times as many polls (fails with a reading per poll); a timeout shorter than
+     * {@link BroadcastBlockingReader#SPIN_CLOCK_MIN_TIMEOUT_NS} is kept exactly, a reading per poll.
+     */
+    @Test
+    void shouldReadItsClockOnceInManyPollsWhileItSpins() {
+        final long[] readings = {0};
+        try (BroadcastWriter writer = BroadcastWriter.create(dir(), "spin-clock",
+            BroadcastLogOptions.of(64, 16, 2, BroadcastPolicy.DROP));
+             BroadcastBlockingReader reader = new BroadcastBlockingReader(
+                 BroadcastReader.attach(dir(), "spin-clock", "r", BroadcastStart.LIVE), BroadcastWait.BUSY_SPIN,
+                 TimeUnit.MILLISECONDS.toNanos(1), () -> ++readings[0] * 1_000)) {
+            final BroadcastHandler none = (buffer, offset, length, position) -> { };
+
+            assertThat(reader.read(none, 10, 1_000_000)).isZero();
+            assertThat(readings[0]).as("readings of a 1 ms wait").isEqualTo(1_001);
+            assertThat(reader.idlePolls()).as("idle polls in it")
+                .isGreaterThanOrEqualTo((readings[0] - 1) * (BroadcastBlockingReader.SPIN_POLLS_PER_CLOCK_READ - 1));
+
+            final long readingsBefore = readings[0];
+            final long pollsBefore = reader.idlePolls();
+            assertThat(reader.read(none, 10, 50_000)).isZero();
+            assertThat(reader.idlePolls() - pollsBefore).as("a short timeout: a reading per idle poll")
+                .isEqualTo(readings[0] - readingsBefore - 1);
+            assertThat(writer.offer(new byte[8], 0, 8)).isEqualTo(BroadcastWriter.OFFERED);
+            assertThat(reader.read(none, 10, 1_000_000)).isEqualTo(1);
+        }
+    }
+
+    /**
+     * An idle reader looks at the writer's liveness with a clock reading only once in
+     * {@link BroadcastReader#IDLE_POLLS_PER_CLOCK_READ} idle polls, and at the first idle poll after a sleep (fails
+     * with a reading per idle poll, and without the reading after the sleep).
+     */
+    @Test
+    void shouldReadTheClockForTheWritersCheckOnceInManyIdlePolls() {
+        Needs.platform("futex", ShmFutex.isAvailable(), ShmFutex.unavailableReason());
+        try (BroadcastWriter writer = BroadcastWriter.create(dir(), "check-clock",
+            BroadcastLogOptions.of(64, 16, 2, BroadcastPolicy.DROP));
+             BroadcastReader reader = BroadcastReader.attach(dir(), "check-clock", "r", BroadcastStart.LIVE)) {
+            final BroadcastHandler none = (buffer, offset, length, position) -> { };
+            assertThat(reader.poll(none, 10)).isZero(); // the join
+            final long before = reader.writerClockReads();
+            final int polls = 10 * BroadcastReader.IDLE_POLLS_PER_CLOCK_READ;
+            for (int i = 0; i < polls; i++) {
+                assertThat(reader.poll(none, 10)).isZero();
+            }
+            assertThat(reader.writerClockReads() - before).as("readings in %d idle polls", polls).isBetween(9L, 11L);
+
+            reader.sleep(1);
+            final long beforeFirstAfterSleep = reader.writerClockReads();
+            assertThat(reader.poll(none, 10)).isZero();
+            assertThat(reader.writerClockReads()).as("the first idle poll after a sleep reads it")
+                .isEqualTo(beforeFirstAfterSleep + 1);
+            assertThat(writer.offer(new byte[8], 0, 8)).isEqualTo(BroadcastWriter.OFFERED);
+            assertThat(reader.poll(none, 10)).isEqualTo(1);
         }
     }
 

@@ -51,7 +51,10 @@ class IdleStrategyTest {
         final List<Phase> phases = new ArrayList<>();
         final List<Long> nextParkNs = new ArrayList<>();
 
+        final List<Boolean> spinsNext = new ArrayList<>();
+
         for (int i = 0; i < 9; i++) {
+            spinsNext.add(backoff.spinsNext());
             final State before = State.of(backoff);
             backoff.idle(0);
             final State after = State.of(backoff);
@@ -61,6 +64,8 @@ class IdleStrategyTest {
 
         assertThat(phases).containsExactly(Phase.SPIN, Phase.SPIN, Phase.YIELD, Phase.YIELD, Phase.YIELD,
             Phase.PARK, Phase.PARK, Phase.PARK, Phase.PARK);
+        assertThat(spinsNext).as("spinsNext() before each call: true exactly before a spin")
+            .containsExactly(true, true, false, false, false, false, false, false, false);
         assertThat(nextParkNs).containsExactly(1_000L, 1_000L, 1_000L, 1_000L, 1_000L, 2_000L, 4_000L, 4_000L, 4_000L);
     }
 

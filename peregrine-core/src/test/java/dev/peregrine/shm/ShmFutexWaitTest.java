@@ -28,8 +28,10 @@ class ShmFutexWaitTest {
         final ShmFutexWait wait = new ShmFutexWait(3, 100, this::clock);
 
         for (int i = 0; i < 3; i++) {
+            assertThat(wait.spinsNext()).as("spin %d next", i).isTrue();
             assertThat(wait.readyToSleep(0)).as("spin %d", i).isFalse();
         }
+        assertThat(wait.spinsNext()).as("the spins spent").isFalse();
         assertThat(reads).as("spinning reads no clock").isEmpty();
         assertThat(wait.readyToSleep(0)).as("first yield starts the window").isFalse();
         now[0] += 99;
