@@ -56,13 +56,6 @@ public final class BroadcastReader implements AutoCloseable {
     /** Shortest time between two checks of the writer's lock while the reader finds nothing to read. */
     public static final long WRITER_CHECK_INTERVAL_NS = 50_000_000L;
     /**
-     * Idle polls between two readings of the clock for the writer's check, unless the reader slept in between: a
-     * reader that spins polls back to back, and a clock read on each (60-80 ns on a VM) was half of all CPU of four
-     * spinning readers on 2 vCPUs (perf, bcast12). A reader that parks between polls looks at the writer up to this
-     * many parks later than {@link #WRITER_CHECK_INTERVAL_NS}.
-     */
-    public static final int IDLE_POLLS_PER_CLOCK_READ = 64;
-    /**
      * The longest first sleep after a record was read (or after attaching), and the longest sleep whose wake request
      * was not already set. The writer looks for a request without a fence, so a request made at the very moment a
      * record is committed can go unseen; a reader that sleeps through that wakes at this bound and finds the record.
@@ -114,12 +107,7 @@ public final class BroadcastReader implements AutoCloseable {
     private long laps;
     private int writerGeneration;
     private boolean writerGoneReported;
-    private long lastWriterCheckNs;
-    private long writerCheckIntervalNs = WRITER_CHECK_INTERVAL_NS;
-    private long writerChecks;
-    private int idlePollsSinceClock;
-    private long writerClockReads;
-    private boolean sleptSinceClock;
+    private final WriterCheckSchedule writerCheck = new WriterCheckSchedule(WRITER_CHECK_INTERVAL_NS);
 
     private BroadcastReader(final Path path, final String name, final BroadcastStart start,
         final CountersManager countersManager) {
@@ -454,12 +442,7 @@ public final class BroadcastReader implements AutoCloseable {
         if ((int)INT.getAcquire(log, (long)WRITER_STATE_OFFSET) != WRITER_ACTIVE) {
             return true;
         }
-        final long nowNs = System.nanoTime();
-        if (lastWriterCheckNs != 0 && nowNs - lastWriterCheckNs < writerCheckIntervalNs) {
-            return false;
-        }
-        lastWriterCheckNs = nowNs;
-        return !isWriterLockHeld();
+        return writerCheck.due() && !isWriterLockHeld();
     }
 
     /**
@@ -475,22 +458,7 @@ public final class BroadcastReader implements AutoCloseable {
     }
 
     private void checkWriter(final BroadcastHandler handler) {
-        // the clock only every IDLE_POLLS_PER_CLOCK_READ idle polls, or after a sleep: polls spun back to back are
-        // far shorter than the interval together
-        if (++idlePollsSinceClock < IDLE_POLLS_PER_CLOCK_READ && !sleptSinceClock && writerCheckIntervalNs != 0
-            && lastWriterCheckNs != 0) {
-            return;
-        }
-        idlePollsSinceClock = 0;
-        sleptSinceClock = false;
-        writerClockReads++;
-        final long nowNs = System.nanoTime();
-        if (nowNs - lastWriterCheckNs < writerCheckIntervalNs && lastWriterCheckNs != 0) {
-            return;
-        }
-        lastWriterCheckNs = nowNs;
-        writerChecks++;
-        if (isShrunk(handler)) {
+        if (!writerCheck.dueAtIdlePoll() || isShrunk(handler)) {
             return;
         }
         final int generation = (int)INT.getAcquire(log, (long)WRITER_GENERATION_OFFSET);
@@ -568,7 +536,7 @@ public final class BroadcastReader implements AutoCloseable {
         final boolean fresh = (int)INT.getAndSet(log, (long)WAKE_REQUEST_OFFSET, 1) == 0;
         lastSleepBoundNs = fresh || !sleptSinceRecord ? Math.min(maxWaitNs, FIRST_SLEEP_NS) : maxWaitNs;
         sleptSinceRecord = true;
-        sleptSinceClock = true;
+        writerCheck.slept();
         try {
             if ((long)LONG.getAcquire(log, (long)TAIL_OFFSET) == position && !done && !pending) {
                 ShmFutex.await(futexWord, word, timespec, lastSleepBoundNs);
@@ -579,12 +547,12 @@ public final class BroadcastReader implements AutoCloseable {
     }
 
     /**
-     * Clock readings made for the writer's check on the idle path; for tests.
+     * Clock readings made for the writer's checks; for tests.
      *
      * @return readings since attaching
      */
     long writerClockReads() {
-        return writerClockReads;
+        return writerCheck.clockReads();
     }
 
     /**
@@ -604,7 +572,7 @@ public final class BroadcastReader implements AutoCloseable {
      * @param intervalNs nanoseconds, 0 for a check at every idle poll
      */
     void writerCheckIntervalNs(final long intervalNs) {
-        writerCheckIntervalNs = intervalNs;
+        writerCheck.intervalNs(intervalNs);
     }
 
     /**
@@ -613,7 +581,7 @@ public final class BroadcastReader implements AutoCloseable {
      * @return the count
      */
     long writerChecks() {
-        return writerChecks;
+        return writerCheck.checks();
     }
 
     /**

@@ -203,7 +203,7 @@ class BroadcastReaderWaysTest {
 
     /**
      * An idle reader looks at the writer's liveness with a clock reading only once in
-     * {@link BroadcastReader#IDLE_POLLS_PER_CLOCK_READ} idle polls, and at the first idle poll after a sleep (fails
+     * {@link WriterCheckSchedule#IDLE_POLLS_PER_CLOCK_READ} idle polls, and at the first idle poll after a sleep (fails
      * with a reading per idle poll, and without the reading after the sleep).
      */
     @Test
@@ -215,7 +215,7 @@ class BroadcastReaderWaysTest {
             final BroadcastHandler none = (buffer, offset, length, position) -> { };
             assertThat(reader.poll(none, 10)).isZero(); // the join
             final long before = reader.writerClockReads();
-            final int polls = 10 * BroadcastReader.IDLE_POLLS_PER_CLOCK_READ;
+            final int polls = 10 * WriterCheckSchedule.IDLE_POLLS_PER_CLOCK_READ;
             for (int i = 0; i < polls; i++) {
                 assertThat(reader.poll(none, 10)).isZero();
             }
