@@ -54,6 +54,25 @@ public final class ReplayRunner {
     /** Replaying clients of the warm-up run, and what each replays: the replay paths warmed, not loaded. */
     private static final int WARM_UP_CLIENTS = 2;
     private static final int WARM_UP_REPLAY = 10_000;
+    /**
+     * Most live messages the publisher publishes in one duty cycle. A publisher that fell behind (its thread waited
+     * for a core) catches up in runs of this many, each written at its cycle's end. Each message is stamped at its own
+     * publish, so in a run of 1 024 (the bound before 2026-11-28) the first message waited for the other 1 023
+     * publishes, about 1 ms. That wait was the publisher's, not the server's, and it was most of the figure's p99 with
+     * the replays: 325-385 us against 32-36 us with runs of 16 (docs/soup-p2w-split.md).
+     */
+    static final int PUBLISH_BATCH = 16;
+
+    /**
+     * How many live messages the publisher publishes in this cycle.
+     *
+     * @param published messages published so far
+     * @param due messages due by now
+     * @return what is due, at most {@link #PUBLISH_BATCH}
+     */
+    static int publishable(final long published, final long due) {
+        return (int)Math.max(0, Math.min(due - published, PUBLISH_BATCH));
+    }
 
     /**
      * What one run measured.
@@ -104,7 +123,7 @@ public final class ReplayRunner {
     public static boolean run(final int clients, final int replay, final long rate, final long live,
                               final java.io.PrintStream out, final boolean diagnose) throws InterruptedException {
         // issue 32 (soup12): a cold JVM publishes at 1-50 us a message (interpreted, then C1) for its first
-        // batches, falls behind into 1 024-message batches and those cold batches are the p99; so the measured runs
+        // batches, falls behind into catch-up batches and those cold batches are the p99; so the measured runs
         // start with the publish, replay and client paths compiled
         final long warm = Math.min(live, WARM_UP_MESSAGES);
         final Run warmUp = once(Math.min(clients, WARM_UP_CLIENTS), Math.min(replay, WARM_UP_REPLAY), rate, warm,
@@ -289,7 +308,8 @@ public final class ReplayRunner {
                     diagnosis.publisherBegins(published[0] < due);
                 }
                 int work = 0;
-                while (published[0] < due && work < 1024) {
+                final int batch = publishable(published[0], due);
+                while (work < batch) {
                     final long before = position(server, liveChannel[0]);
                     final long entry = write.measured();
                     final long stamp = System.nanoTime();

@@ -34,6 +34,20 @@ class ReplayRunnerTest {
             MAX_RUNS).containsOnly(0L);
     }
 
+    /**
+     * A publisher that fell behind catches up in runs of {@link ReplayRunner#PUBLISH_BATCH} a duty cycle, each written
+     * at its cycle's end: every message is stamped at its own publish, so a run of 1 024 (the bound before) held its
+     * first message for 1 023 publishes, which the publish-to-write figure counted as the server's (fails with it).
+     */
+    @Test
+    void shouldPublishABacklogInShortRunsOneACycle() {
+        assertThat(ReplayRunner.PUBLISH_BATCH).isLessThanOrEqualTo(16);
+        assertThat(ReplayRunner.publishable(0, 100_000)).as("a second behind").isEqualTo(ReplayRunner.PUBLISH_BATCH);
+        assertThat(ReplayRunner.publishable(99_990, 100_000)).as("the last of a backlog").isEqualTo(10);
+        assertThat(ReplayRunner.publishable(5, 5)).as("nothing due").isZero();
+        assertThat(ReplayRunner.publishable(6, 5)).as("ahead: nothing, not a negative count").isZero();
+    }
+
     @Test
     void shouldWarmUpInARunOfItsOwnBeforeTheMeasuredRuns() throws Exception {
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
