@@ -53,7 +53,11 @@ import static dev.peregrine.broadcast.BroadcastDescriptor.WRITER_STATE_OFFSET;
  * <p>Not thread-safe: one thread polls. {@link #poll} allocates nothing.
  */
 public final class BroadcastReader implements AutoCloseable {
-    /** Shortest time between two checks of the writer's lock while the reader finds nothing to read. */
+    /**
+     * Shortest time between two checks of the writer's lock while the reader finds nothing to read. An idle reader
+     * reads its clock for it once in 64 idle polls, or at the first idle poll after a sleep, so one that parks
+     * between polls (a reactor's back-off, say) looks up to 64 parks later than this.
+     */
     public static final long WRITER_CHECK_INTERVAL_NS = 50_000_000L;
     /**
      * The longest first sleep after a record was read (or after attaching), and the longest sleep whose wake request
