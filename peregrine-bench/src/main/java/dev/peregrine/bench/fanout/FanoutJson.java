@@ -20,8 +20,9 @@ import java.util.List;
  * {@code transport}, {@code readers}, {@code size}, {@code mode} ({@code latency} or {@code throughput}),
  * {@code failure} (null if none), {@code messages_per_second}, {@code worst_p99_us} (latency rows),
  * {@code b_per_msg_writer} and {@code b_per_msg_readers} (the most of any round, as the table shows), and
- * {@code rounds}: {@code [{"round": 1, "writer": 0.0, "readers": [0.0, 0.1]}, ...]}. A figure not measured is null
- * (a reader a scenario played on, or a JVM that cannot tell).
+ * {@code rounds}: {@code [{"round": 1, "writer": 0.0, "readers": [0.0, 0.1], "writer_cpu": 0.97,
+ * "readers_cpu": [0.41, 0.45]}, ...]}, the CPU figures each thread's CPU time over its window's wall time (1.0: a
+ * whole core). A figure not measured is null (a reader a scenario played on, or a JVM that cannot tell).
  */
 public final class FanoutJson {
     private static final ObjectMapper MAPPER = JsonMapper.builder()
@@ -64,6 +65,11 @@ public final class FanoutJson {
             final ArrayNode readers = round.putArray("readers");
             for (final double reader : a.readers()) {
                 readers.add(decimal(reader, 2));
+            }
+            round.set("writer_cpu", decimal(a.writerCpu(), 2));
+            final ArrayNode readersCpu = round.putArray("readers_cpu");
+            for (final double reader : a.readersCpu()) {
+                readersCpu.add(decimal(reader, 2));
             }
         }
         return node;

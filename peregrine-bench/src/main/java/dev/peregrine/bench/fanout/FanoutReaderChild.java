@@ -1,6 +1,7 @@
 package dev.peregrine.bench.fanout;
 
 import dev.peregrine.bench.run.ThreadAllocation;
+import dev.peregrine.bench.run.ThreadCpu;
 import org.HdrHistogram.Histogram;
 
 import java.io.PrintStream;
@@ -35,6 +36,7 @@ public final class FanoutReaderChild {
         // the meter's class initialised here (the JDK's thread MXBean: some 250 KB and milliseconds), not at the first
         // measured message, where it delayed that message and every one queued behind it
         ThreadAllocation.currentThread();
+        ThreadCpu.currentThreadNs();
         // loaded here, not where the compiled read loop first exits (an uncommon trap loads it, some 14 KB read from
         // the jar, before the window's last meter reading: 0.1 B/msg in a quiet 100 000 msg/s run, JFR, bcast9)
         Result.class.getName();
@@ -57,6 +59,7 @@ public final class FanoutReaderChild {
     private long firstNs;
     private long lastNs;
     private long allocatedAtFirst = -1;
+    private long cpuAtFirstNs = -1;
     /** Whether the first measured message has arrived. */
     private boolean measuring;
     private boolean detached;
@@ -88,6 +91,7 @@ public final class FanoutReaderChild {
         if (sequence >= first) {
             if (!measuring) {
                 measuring = true;
+                cpuAtFirstNs = ThreadCpu.currentThreadNs(); // before the meter: nothing it might do is in its window
                 allocatedAtFirst = ThreadAllocation.currentThread();
                 firstNs = nowNs;
             }
@@ -136,9 +140,10 @@ public final class FanoutReaderChild {
      * @param allocatedPerMessage bytes the reading thread allocated per measured message, or -1 if unknown
      * @param histogram latencies in ns, or null without {@code --latency}
      * @param failure why the reader failed, or empty
+     * @param cpuShare the share of a core the reading thread used from its first measured message to its last, or -1
      */
     public record Result(long received, long measured, long lost, long firstNs, long lastNs, double allocatedPerMessage,
-                         Histogram histogram, String failure) {
+                         Histogram histogram, String failure, double cpuShare) {
         /**
          * The line the child prints; the failure comes last and may hold spaces.
          *
@@ -152,8 +157,8 @@ public final class FanoutReaderChild {
                 encoded = Base64.getEncoder().encodeToString(Arrays.copyOf(buffer.array(), length));
             }
             return String.format(Locale.ROOT, "RESULT received=%d measured=%d lost=%d first_ns=%d last_ns=%d alloc=%s"
-                + " histogram=%s failure=%s", received, measured, lost, firstNs, lastNs,
-                Double.toString(allocatedPerMessage), encoded, failure);
+                + " cpu=%s histogram=%s failure=%s", received, measured, lost, firstNs, lastNs,
+                Double.toString(allocatedPerMessage), Double.toString(cpuShare), encoded, failure);
         }
 
         /**
@@ -182,7 +187,7 @@ public final class FanoutReaderChild {
                 return new Result(Long.parseLong(fields.get("received")), Long.parseLong(fields.get("measured")),
                     Long.parseLong(fields.get("lost")), Long.parseLong(fields.get("first_ns")),
                     Long.parseLong(fields.get("last_ns")), Double.parseDouble(fields.get("alloc")), histogram,
-                    line.substring(failureAt + " failure=".length()));
+                    line.substring(failureAt + " failure=".length()), Double.parseDouble(fields.getOrDefault("cpu", "-1")));
             } catch (final RuntimeException | java.util.zip.DataFormatException ex) {
                 throw new IllegalArgumentException("line=" + line + " is not a RESULT line: " + ex, ex);
             }
@@ -203,10 +208,13 @@ public final class FanoutReaderChild {
             }
         }
         final long allocated = ThreadAllocation.currentThread();
+        final long cpuAtEndNs = ThreadCpu.currentThreadNs();
         final double perMessage = allocatedAtFirst < 0 || allocated < 0 || measured == 0 ? -1
             : (double)(allocated - allocatedAtFirst) / measured;
+        // the window ends at the last message; the loop's last empty polls after it are a few microseconds
+        final double cpuShare = measured == 0 ? -1 : ThreadCpu.share(cpuAtFirstNs, cpuAtEndNs, lastNs - firstNs);
         return new Result(received, measured, sequences.lost(), firstNs, lastNs, perMessage, latency ? histogram : null,
-            failure == null ? "" : failure);
+            failure == null ? "" : failure, cpuShare);
     }
 
     /**

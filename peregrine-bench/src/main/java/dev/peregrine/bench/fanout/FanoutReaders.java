@@ -217,7 +217,7 @@ final class FanoutReaders implements AutoCloseable {
     }
 
     private static FanoutReaderChild.Result failed(final String reason) {
-        return new FanoutReaderChild.Result(0, 0, 0, 0, 0, -1, null, reason);
+        return new FanoutReaderChild.Result(0, 0, 0, 0, 0, -1, null, reason, -1);
     }
 
     /** Ends every reader still running with SIGKILL, which ends a stopped one too. */

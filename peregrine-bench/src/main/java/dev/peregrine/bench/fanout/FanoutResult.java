@@ -30,15 +30,36 @@ public record FanoutResult(String transport, int readers, int size, boolean late
                            double readersAllocated, String failure, List<String> notes, Rounds rounds,
                            List<Allocation> allocations) {
     /**
-     * The bytes one run allocated per measured message, each thread measured over its own window (the writer: from
-     * its first measured send to its last; a reader: from its first measured message to its last, before it closes
-     * or reports).
+     * The bytes one run allocated per measured message, and the share of a core each thread used, each thread
+     * measured over its own window (the writer: from its first measured send to its last; a reader: from its first
+     * measured message to its last, before it closes or reports).
      *
      * @param writer the writer's thread, or -1 if unknown
      * @param readers each reader's thread in reader order, -1 if unknown, NaN for a reader a scenario played on
      *     (stopped or detached half-way: its figure is not the others')
+     * @param writerCpu the writer thread's CPU time over its window's wall time (1.0: a whole core), or -1
+     * @param readersCpu the same of each reader's reading thread, in reader order, -1 if unknown, NaN for a reader a
+     *     scenario played on
      */
-    public record Allocation(double writer, double[] readers) {
+    public record Allocation(double writer, double[] readers, double writerCpu, double[] readersCpu) {
+        /**
+         * Bytes per message only, the CPU shares unknown.
+         *
+         * @param writer the writer's thread, or -1 if unknown
+         * @param readers each reader's thread, as above
+         */
+        public Allocation(final double writer, final double[] readers) {
+            this(writer, readers, -1, unknownCpu(readers));
+        }
+
+        private static double[] unknownCpu(final double[] readers) {
+            final double[] cpu = new double[readers.length];
+            for (int i = 0; i < cpu.length; i++) {
+                cpu[i] = Double.isNaN(readers[i]) ? Double.NaN : -1;
+            }
+            return cpu;
+        }
+
         /**
          * The most any measured reader allocated: -1 if one is unknown, NaN without any.
          *

@@ -154,6 +154,8 @@ public final class FanoutRunner {
             + " s at sequence " + sent.stuckAt();
         final double[] readersAllocated = new double[spec.readers()];
         Arrays.fill(readersAllocated, Double.NaN);
+        final double[] readersCpu = new double[spec.readers()];
+        Arrays.fill(readersCpu, Double.NaN);
         long lastNs = 0;
         // reader 0 last: a stopped one is continued only once the others are done, so that its catching up takes
         // none of their CPU (a detached one is idle by then, as a stopped one is)
@@ -193,6 +195,7 @@ public final class FanoutRunner {
                 latencies.add(result.histogram());
             }
             readersAllocated[child.index] = result.allocatedPerMessage() < 0 ? -1 : result.allocatedPerMessage();
+            readersCpu[child.index] = result.cpuShare() < 0 ? -1 : result.cpuShare();
             lastNs = Math.max(lastNs, result.lastNs());
         }
         if (played != null) {
@@ -203,7 +206,7 @@ public final class FanoutRunner {
         final double rate = seconds > 0 && failure == null ? spec.count() / seconds : 0;
         return new FanoutResult(spec.transport().name(), spec.readers(), spec.size(), spec.latency(),
             spec.latency() ? spec.rate() : 0, List.copyOf(latencies), rate, failure, List.copyOf(notes),
-            new FanoutResult.Allocation(sent.allocatedPerMessage(), readersAllocated));
+            new FanoutResult.Allocation(sent.allocatedPerMessage(), readersAllocated, sent.cpuShare(), readersCpu));
     }
 
     private static Path runDirectory() throws IOException {

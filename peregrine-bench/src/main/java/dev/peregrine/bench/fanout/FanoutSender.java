@@ -1,6 +1,7 @@
 package dev.peregrine.bench.fanout;
 
 import dev.peregrine.bench.run.ThreadAllocation;
+import dev.peregrine.bench.run.ThreadCpu;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.locks.LockSupport;
@@ -16,6 +17,7 @@ final class FanoutSender {
     static {
         preload(Sent.class, FanoutScenarioThread.class);
         ThreadAllocation.currentThread();
+        ThreadCpu.currentThreadNs();
     }
 
     private FanoutSender() {
@@ -41,9 +43,10 @@ final class FanoutSender {
      * @param allocatedPerMessage bytes the writer's thread allocated per measured message, or -1
      * @param evictionNs when the writer first saw an eviction, or 0
      * @param stuckAt the sequence at which the writer was back-pressured past {@link FanoutRunner#STUCK_NS}, or -1
+     * @param cpuShare the share of a core the writer's thread used from its first measured send to its last, or -1
      */
     record Sent(long messages, long firstMeasuredNs, long endNs, double allocatedPerMessage, long evictionNs,
-                long stuckAt) {
+                long stuckAt, double cpuShare) {
     }
 
     /**
@@ -66,6 +69,7 @@ final class FanoutSender {
         final long startNs = System.nanoTime() + 1_000_000L;
         final long evictionsBefore = writer.evictions();
         long allocatedAtFirst = -1;
+        long cpuAtFirstNs = -1;
         long firstMeasuredNs = 0;
         long evictionNs = 0;
         long stuckAt = -1;
@@ -86,6 +90,7 @@ final class FanoutSender {
                 }
             }
             if (sequence == warmup) {
+                cpuAtFirstNs = ThreadCpu.currentThreadNs(); // before the meter: nothing it might do is in its window
                 allocatedAtFirst = ThreadAllocation.currentThread();
                 firstMeasuredNs = System.nanoTime();
             }
@@ -117,8 +122,10 @@ final class FanoutSender {
         }
         final long endNs = System.nanoTime();
         final long allocated = ThreadAllocation.currentThread();
+        final long cpuAtEndNs = ThreadCpu.currentThreadNs();
         final long measured = sequence - warmup;
         return new Sent(sequence, firstMeasuredNs, endNs, allocatedAtFirst < 0 || allocated < 0 || measured <= 0 ? -1
-            : (double)(allocated - allocatedAtFirst) / measured, evictionNs, stuckAt);
+            : (double)(allocated - allocatedAtFirst) / measured, evictionNs, stuckAt,
+            measured <= 0 ? -1 : ThreadCpu.share(cpuAtFirstNs, cpuAtEndNs, endNs - firstMeasuredNs));
     }
 }

@@ -2,6 +2,7 @@ package dev.peregrine.bench.fanout;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 
 /**
  * The text table of {@code bench fanout}: latency rows (the worst and the median reader), then throughput rows, each
@@ -65,6 +66,17 @@ public final class FanoutTable {
                     r.latency() ? "latency" : "throughput", perRound(r.allocations())));
             }
         }
+        final int allCores = 100 * Runtime.getRuntime().availableProcessors();
+        out.append(String.format(Locale.ROOT, "[CPU time each thread used over its measured window, in %% of one core,"
+            + " spinning and yielding included: w = the writer's thread, r = each reader's reading thread, = their sum;"
+            + " this machine has %d%% in all, and a sum near it means the cores were nearly always busy, so a reader"
+            + " with a message to read may wait for one: its tail latency is then the scheduler's]%n", allCores));
+        for (final FanoutResult r : results) {
+            if (!r.allocations().isEmpty()) {
+                out.append(String.format(Locale.ROOT, "  %-23s %7d %5d %-10s  %s%n", r.transport(), r.readers(), r.size(),
+                    r.latency() ? "latency" : "throughput", cpuPerRound(r.allocations())));
+            }
+        }
         boolean notes = false;
         for (final FanoutResult r : results) {
             for (final String note : r.notes()) {
@@ -98,21 +110,52 @@ public final class FanoutTable {
      * @return one line
      */
     public static String perRound(final List<FanoutResult.Allocation> allocations) {
+        return eachRound(allocations, a -> {
+            final StringBuilder run = new StringBuilder("w ").append(bytes(a.writer())).append(" r");
+            for (final double reader : a.readers()) {
+                run.append(' ').append(Double.isNaN(reader) ? "-" : bytes(reader));
+            }
+            return run.toString();
+        });
+    }
+
+    /** One figure per run, joined: {@code round N: ...; round N+1: ...}, without the round number for one run. */
+    private static String eachRound(final List<FanoutResult.Allocation> allocations,
+                                    final Function<FanoutResult.Allocation, String> run) {
         final StringBuilder line = new StringBuilder();
         for (int i = 0; i < allocations.size(); i++) {
-            final FanoutResult.Allocation a = allocations.get(i);
             if (i > 0) {
                 line.append("; ");
             }
             if (allocations.size() > 1) {
                 line.append("round ").append(i + 1).append(": ");
             }
-            line.append("w ").append(bytes(a.writer())).append(" r");
-            for (final double reader : a.readers()) {
-                line.append(' ').append(Double.isNaN(reader) ? "-" : bytes(reader));
-            }
+            line.append(run.apply(allocations.get(i)));
         }
         return line.toString();
+    }
+
+    /**
+     * Every run's share of a core per thread, one {@code round N: w W% r R1% R2% ... = S%} per round (no round number
+     * for one run), S the sum of the known figures.
+     *
+     * @param allocations the runs' figures, in round order
+     * @return one line
+     */
+    public static String cpuPerRound(final List<FanoutResult.Allocation> allocations) {
+        return eachRound(allocations, a -> {
+            double sum = Math.max(0, a.writerCpu());
+            final StringBuilder run = new StringBuilder("w ").append(percent(a.writerCpu())).append(" r");
+            for (final double reader : a.readersCpu()) {
+                run.append(' ').append(Double.isNaN(reader) ? "-" : percent(reader));
+                sum += Double.isNaN(reader) ? 0 : Math.max(0, reader);
+            }
+            return run.append(" = ").append(percent(sum)).toString();
+        });
+    }
+
+    private static String percent(final double share) {
+        return share < 0 || Double.isNaN(share) ? "?" : String.format(Locale.ROOT, "%.0f%%", share * 100);
     }
 
     private static String status(final FanoutResult r) {

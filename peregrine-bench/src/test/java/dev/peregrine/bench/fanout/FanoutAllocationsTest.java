@@ -29,7 +29,8 @@ class FanoutAllocationsTest {
 
         final String table = FanoutTable.render(List.of(row), 100_000, List.of(), null);
         assertThat(table).contains("; B/msg w from round 2, r from round 3");
-        assertThat(table.lines().filter(l -> l.startsWith("  peregrine-broadcast")).toList()).singleElement().asString()
+        assertThat(table.lines().filter(l -> l.startsWith("  peregrine-broadcast") && l.contains(" r 0.0 0.1 0.0"))
+            .toList()).singleElement().asString()
             .contains("throughput", "round 1: w 0.0 r 0.0 0.1 0.0; round 2: w 0.6 r 0.0 0.0 0.0;"
                 + " round 3: w 0.0 r 0.0 0.0 0.2");
     }
@@ -51,7 +52,29 @@ class FanoutAllocationsTest {
         assertThat(FanoutJson.toJson(List.of(row))).isEqualTo("[\n  {\"transport\":\"peregrine-broadcast\","
             + "\"readers\":2,\"size\":32,\"mode\":\"throughput\",\"failure\":null,\"messages_per_second\":1000000,"
             + "\"worst_p99_us\":null,\"b_per_msg_writer\":0.60,\"b_per_msg_readers\":0.10,\"rounds\":["
-            + "{\"round\":1,\"writer\":0.00,\"readers\":[null,0.10]},"
-            + "{\"round\":2,\"writer\":0.60,\"readers\":[null,0.00]}]}\n]\n");
+            + "{\"round\":1,\"writer\":0.00,\"readers\":[null,0.10],\"writer_cpu\":null,\"readers_cpu\":[null,null]},"
+            + "{\"round\":2,\"writer\":0.60,\"readers\":[null,0.00],\"writer_cpu\":null,\"readers_cpu\":[null,null]}]}"
+            + "\n]\n");
+    }
+
+    /**
+     * The share of a core each thread used, per round: printed in %, with their sum against the machine's cores, and
+     * written in the JSON; a reader a scenario played on is "-", an unknown figure "?" and left out of the sum.
+     */
+    @Test
+    void shouldPrintAndWriteEachThreadsShareOfACorePerRound() {
+        final FanoutResult.Allocation first = new FanoutResult.Allocation(0, new double[] {0, 0, 0}, 0.97,
+            new double[] {Double.NaN, 0.412, -1});
+        final FanoutResult.Allocation second = new FanoutResult.Allocation(0, new double[] {0, 0, 0}, 1.0,
+            new double[] {0.25, 0.5, 0.3});
+
+        assertThat(FanoutTable.cpuPerRound(List.of(first, second)))
+            .isEqualTo("round 1: w 97% r - 41% ? = 138%; round 2: w 100% r 25% 50% 30% = 205%");
+        final FanoutResult row = FanoutRounds.fold1(List.of(
+            new FanoutResult("peregrine-broadcast", 3, 32, false, 0, List.of(), 1e6, null, List.of(), first)));
+        assertThat(FanoutTable.render(List.of(row), 100_000, List.of(), null))
+            .contains("[CPU time each thread used over its measured window, in % of one core")
+            .contains("throughput  w 97% r - 41% ? = 138%");
+        assertThat(FanoutJson.toJson(List.of(row))).contains("\"writer_cpu\":0.97,\"readers_cpu\":[null,0.41,null]");
     }
 }

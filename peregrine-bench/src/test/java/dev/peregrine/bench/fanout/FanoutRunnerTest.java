@@ -52,6 +52,14 @@ class FanoutRunnerTest {
         assertThat(row.failure()).isNull();
         assertThat(row.readerLatencies()).isEmpty();
         assertThat(row.messagesPerSecond()).isPositive();
+        // each thread's CPU time over its own window: some, and no more than a core (a little over: the reading at
+        // the window's end comes after its last stamp)
+        final FanoutResult.Allocation run = row.allocations().get(0);
+        assertThat(run.writerCpu()).as("the writer's share of a core").isPositive().isLessThanOrEqualTo(1.1);
+        assertThat(run.readersCpu()).as("a share per reader").hasSize(2);
+        for (final double share : run.readersCpu()) {
+            assertThat(share).as("a reader's share of a core").isPositive().isLessThanOrEqualTo(1.1);
+        }
     }
 
     @Test
