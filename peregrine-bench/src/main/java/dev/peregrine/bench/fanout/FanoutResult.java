@@ -22,7 +22,8 @@ import java.util.List;
  * @param notes what a scenario found, one line each
  * @param rounds the medians and ranges of a row run in several rounds ({@link FanoutRounds}), or null for one run:
  *     then {@link #worst} and {@link #median} give the medians over the rounds
- * @param allocations the bytes per measured message of each run behind the row, one per round in round order
+ * @param allocations the bytes per measured message and the threads' shares of a core of each run behind the row,
+ *     one per round in round order
  *     (one for a row of one run); empty for a row that did not run
  */
 public record FanoutResult(String transport, int readers, int size, boolean latency, long rate,

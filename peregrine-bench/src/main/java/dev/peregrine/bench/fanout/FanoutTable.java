@@ -6,8 +6,8 @@ import java.util.function.Function;
 
 /**
  * The text table of {@code bench fanout}: latency rows (the worst and the median reader), then throughput rows, each
- * with the bytes allocated per message by the writer and by the most allocating reader, then the notes of the
- * scenarios and the set-up of every transport.
+ * with the bytes allocated per message by the writer and by the most allocating reader, then every round's bytes
+ * per message and each thread's share of a core, the notes of the scenarios and the set-up of every transport.
  */
 public final class FanoutTable {
     private static final double[] PERCENTILES = {50, 99, 99.9, 100};
