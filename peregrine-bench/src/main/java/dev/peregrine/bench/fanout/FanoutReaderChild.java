@@ -50,6 +50,13 @@ public final class FanoutReaderChild {
      */
     private final Histogram warmupHistogram = new Histogram(1, HIGHEST_NS, 3);
     private final long first;
+    /**
+     * The first sequence of the window being measured: the rehearsal's during the warm-up (see {@link #rehearsal}),
+     * then {@link #first}.
+     */
+    private long windowStart;
+    /** The rehearsal's last sequence, after which its figures are forgotten; -1 without a rehearsal. */
+    private final long rehearsalLast;
     private final long end;
     private final long detachAt;
     private final boolean latency;
@@ -69,6 +76,9 @@ public final class FanoutReaderChild {
                               final long first, final long end, final long detachAt, final boolean latency,
                               final boolean tolerateLoss) {
         this.first = first;
+        final long[] rehearsal = rehearsal(first);
+        this.windowStart = rehearsal == null ? first : rehearsal[0];
+        this.rehearsalLast = rehearsal == null ? -1 : rehearsal[1];
         this.end = end;
         this.detachAt = detachAt;
         this.latency = latency;
@@ -81,14 +91,14 @@ public final class FanoutReaderChild {
         if (detached) {
             return; // the rest of the poll that brought the last sequence it reads
         }
-        final boolean timed = timed(latency, measuring, sequence, first, end, detachAt);
+        final boolean timed = timed(latency, measuring, sequence, windowStart, end, detachAt);
         final long nowNs = timed ? System.nanoTime() : 0;
         if (failure != null || !sequences.accept(sequence)) {
             failure = failure == null ? sequences.failure() : failure;
             return;
         }
         received++;
-        if (sequence >= first) {
+        if (sequence >= windowStart) {
             if (!measuring) {
                 measuring = true;
                 cpuAtFirstNs = ThreadCpu.currentThreadNs(); // before the meter: nothing it might do is in its window
@@ -105,9 +115,39 @@ public final class FanoutReaderChild {
         if (timed) {
             lastNs = nowNs;
         }
+        if (sequence == rehearsalLast) {
+            forgetRehearsal();
+        }
         if (sequence == detachAt) {
             detached = true;
         }
+    }
+
+    /**
+     * The rehearsal of the measured window inside the warm-up: sequences {@code [first / 2, 3 * first / 4)} go through
+     * the very branches the measured ones will (the window's start, its first message's readings), and are then
+     * forgotten. Without it those branches were never taken before the first measured message, so the JIT had compiled
+     * them out: the first measured message hit an uncommon trap ({@code unstable_if}) and threw the reader's compiled
+     * read loop away, in every reader at once, and C2 compiled it again inside the window, 0.2-0.9 s of compiling per
+     * reader JVM on a 2-vCPU machine (LogCompilation, docs/broadcast-bcast13.md). Taken once in the warm-up, the trap
+     * is recorded, and the loop compiled again keeps the branches.
+     *
+     * @param first the first measured sequence, the warm-up's length
+     * @return the rehearsal's first and last sequence, or null for a warm-up too short to hold one (under 4)
+     */
+    static long[] rehearsal(final long first) {
+        return first < 4 ? null : new long[] {first / 2, first * 3 / 4 - 1};
+    }
+
+    private void forgetRehearsal() {
+        windowStart = first;
+        measuring = false;
+        measured = 0;
+        histogram.reset();
+        cpuAtFirstNs = -1;
+        allocatedAtFirst = -1;
+        firstNs = 0;
+        lastNs = 0;
     }
 
     /**
