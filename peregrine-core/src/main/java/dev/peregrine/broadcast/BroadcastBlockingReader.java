@@ -11,13 +11,14 @@ import java.util.function.LongSupplier;
  * Not thread-safe: one thread reads. {@link #read} allocates nothing.
  */
 public final class BroadcastBlockingReader implements AutoCloseable {
-    /** Polls a futex reader spins through before it yields. */
-    public static final int FUTEX_SPINS = 200;
+    /** Polls a futex reader spins through before its window; Aeron's subscribers' back-off spins as many. */
+    public static final int FUTEX_SPINS = 100;
     /**
-     * How long a futex reader yields after its spins before it sleeps: longer than the gap between records of a
-     * writer at 100 000 msg/s, so that a steady stream is read without a sleep and a wake-up per record.
+     * How long a futex reader waits after its spins (a few yields, then parks: {@link ShmFutexWait}) before it asks to
+     * be woken and sleeps: longer than the gap between records of a writer at 100 000 msg/s, so that a steady stream is
+     * read without a sleep and a wake-up per record.
      */
-    public static final long FUTEX_YIELD_NS = 100_000;
+    public static final long FUTEX_WINDOW_NS = 100_000;
     /** The longest single wait by default: how often a waiting reader looks at the writer's liveness. */
     public static final long DEFAULT_LONGEST_SLEEP_NS = 10_000_000L;
     /**
@@ -69,7 +70,7 @@ public final class BroadcastBlockingReader implements AutoCloseable {
         this.reader = reader;
         this.wait = wait == BroadcastWait.FUTEX && !ShmFutex.isAvailable() ? BroadcastWait.BACKOFF : wait;
         this.backoff = new BackoffIdleStrategy(100, 10, 1_000, 1_000_000);
-        this.futex = this.wait == BroadcastWait.FUTEX ? new ShmFutexWait(FUTEX_SPINS, FUTEX_YIELD_NS, clock) : null;
+        this.futex = this.wait == BroadcastWait.FUTEX ? new ShmFutexWait(FUTEX_SPINS, FUTEX_WINDOW_NS, clock) : null;
     }
 
     /**

@@ -1,30 +1,43 @@
 package dev.peregrine.shm;
 
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 
 /**
- * Spins a little, yields for a while if asked to, then sleeps in the kernel on the ring's futex word until the
- * writer's commit wakes it: an idle reader costs no CPU and wakes within microseconds. The writer issues
+ * Spins a little, waits a while (yields, then parks) if asked to, then sleeps in the kernel on the ring's futex word
+ * until the writer's commit wakes it: an idle reader costs no CPU and wakes within microseconds. The writer issues
  * {@code FUTEX_WAKE} only when the reader announced that it sleeps, so a busy channel makes no system call; the
  * announcement and the commit are fenced on both sides, so no wake-up is lost (see {@link ShmRingDescriptor}).
  *
- * <p>The yield window: after its spins the reader gives its core away ({@code Thread.yield()}) for up to
- * {@code yieldNs} before it sleeps. A stream whose records come closer together than that is read without a sleep
- * and a wake-up per record. {@link #readyToSleep} is the same decision for a reader that sleeps on a futex word of
- * its own (the broadcast log's blocking reader).
+ * <p>The window: after its spins the reader waits up to {@code windowNs} more without asking to be woken, so that a
+ * stream whose records come closer together than that is read without a sleep and a wake-up per record. It yields
+ * {@value #WINDOW_YIELDS} times, then parks ({@code parkNanos} of {@value #PARK_NS} ns, which sleeps the kernel's timer
+ * slack, 50 us by default) for the rest of the window; then it sleeps on the futex word. A thread that yields stays
+ * runnable, and one that is alone on its core gets the core straight back: with only yields in the window, a reader of
+ * a steady stream never slept, so on a machine with more readers than cores one reader could hold a core for tens of
+ * milliseconds while the others queued on the other (perf sched, docs/broadcast-bcast13.md). A park lets the core go
+ * idle, and the scheduler place the others there. {@link #readyToSleep} is the same decision for a reader that sleeps
+ * on a futex word of its own (the broadcast log's blocking reader).
  *
  * <p>Not thread-safe: one reading thread. Allocates nothing.
  */
 public final class ShmFutexWait implements ShmWaitStrategy {
+    /** Yields at the start of a window, before it parks. */
+    public static final int WINDOW_YIELDS = 10;
+    /** What a park in the window asks for; it sleeps the kernel's timer slack on top. */
+    public static final long PARK_NS = 1_000;
+
     private final int maxSpins;
-    private final long yieldNs;
+    private final long windowNs;
     private final LongSupplier clock;
     private int spins;
-    private boolean yielding;
-    private long yieldingSinceNs;
+    private boolean waiting;
+    private long waitingSinceNs;
+    private int yields;
+    private long parks;
 
     /**
-     * Creates the strategy without a yield window: it sleeps right after its spins.
+     * Creates the strategy without a window: it sleeps right after its spins.
      *
      * @param maxSpins idle polls spent spinning before sleeping (0: sleep at once)
      * @throws IllegalStateException if futex is unavailable here, with the reason
@@ -34,33 +47,38 @@ public final class ShmFutexWait implements ShmWaitStrategy {
     }
 
     /**
-     * Creates the strategy with a yield window between the spins and the sleep.
+     * Creates the strategy with a window between the spins and the sleep.
      *
-     * @param maxSpins idle polls spent spinning before yielding
-     * @param yieldNs how long to yield after the spins before sleeping (0: sleep right after the spins)
+     * @param maxSpins idle polls spent spinning before the window
+     * @param windowNs how long to yield and park after the spins before sleeping (0: sleep right after the spins)
      * @throws IllegalStateException if futex is unavailable here, with the reason
      */
-    public ShmFutexWait(final int maxSpins, final long yieldNs) {
-        this(maxSpins, yieldNs, System::nanoTime);
+    public ShmFutexWait(final int maxSpins, final long windowNs) {
+        this(maxSpins, windowNs, System::nanoTime);
     }
 
     /**
      * Creates the strategy on a clock of the caller's (tests; a reader that reads its clock already).
      *
-     * @param maxSpins idle polls spent spinning before yielding
-     * @param yieldNs how long to yield after the spins before sleeping (0: sleep right after the spins)
-     * @param clock a monotonic clock in nanoseconds, read once per idle poll while yielding
+     * @param maxSpins idle polls spent spinning before the window
+     * @param windowNs how long to yield and park after the spins before sleeping (0: sleep right after the spins)
+     * @param clock a monotonic clock in nanoseconds, read once per idle poll in the window
      * @throws IllegalStateException if futex is unavailable here, with the reason
      */
-    public ShmFutexWait(final int maxSpins, final long yieldNs, final LongSupplier clock) {
-        if (maxSpins < 0 || yieldNs < 0 || clock == null) {
-            throw new IllegalArgumentException("maxSpins=" + maxSpins + ", yieldNs=" + yieldNs + ", clock=" + clock);
+    public ShmFutexWait(final int maxSpins, final long windowNs, final LongSupplier clock) {
+        if (maxSpins < 0 || windowNs < 0 || clock == null) {
+            throw new IllegalArgumentException("maxSpins=" + maxSpins + ", windowNs=" + windowNs + ", clock=" + clock);
         }
         if (!ShmFutex.isAvailable()) {
             throw new IllegalStateException("futex unavailable: " + ShmFutex.unavailableReason());
         }
         this.maxSpins = maxSpins;
-        this.yieldNs = yieldNs;
+        this.windowNs = windowNs;
+        if (windowNs > 0) {
+            // the park's path linked here, once, not at the first park of a window: some 200 bytes on its first call
+            // in C1 code (BroadcastFirstSleepTest), which a reader that kept up through its warm-up paid in its stream
+            LockSupport.parkNanos(PARK_NS);
+        }
         this.clock = clock;
     }
 
@@ -72,16 +90,17 @@ public final class ShmFutexWait implements ShmWaitStrategy {
     }
 
     /**
-     * One idle step: after work it starts over; else it spins, then yields, and once the spins and the yield window
-     * are spent it answers true, and the caller sleeps on its futex word (again at every idle poll until work comes).
+     * One idle step: after work it starts over; else it spins, then yields and parks through its window, and once the
+     * spins and the window are spent it answers true, and the caller sleeps on its futex word (again at every idle
+     * poll until work comes).
      *
      * @param workCount what the last poll did; more than 0 starts over
-     * @return true if the caller should sleep now; false if this call spun, yielded or saw work
+     * @return true if the caller should sleep now; false if this call spun, yielded, parked or saw work
      */
     public boolean readyToSleep(final int workCount) {
         if (workCount > 0) {
             spins = 0;
-            yielding = false;
+            waiting = false;
             return false;
         }
         if (spins < maxSpins) {
@@ -89,20 +108,34 @@ public final class ShmFutexWait implements ShmWaitStrategy {
             Thread.onSpinWait();
             return false;
         }
-        if (yieldNs == 0) {
+        if (windowNs == 0) {
             return true;
         }
-        if (!yielding) {
-            yielding = true;
-            yieldingSinceNs = clock.getAsLong();
-            Thread.yield();
-            return false;
+        final long nowNs = clock.getAsLong();
+        if (!waiting) {
+            waiting = true;
+            waitingSinceNs = nowNs;
+            yields = 0;
+        } else if (nowNs - waitingSinceNs >= windowNs) {
+            return true;
         }
-        if (clock.getAsLong() - yieldingSinceNs < yieldNs) {
+        if (yields < WINDOW_YIELDS) {
+            yields++;
             Thread.yield();
-            return false;
+        } else {
+            parks++;
+            LockSupport.parkNanos(PARK_NS);
         }
-        return true;
+        return false;
+    }
+
+    /**
+     * Parks taken in windows since this was made; for tests.
+     *
+     * @return parks
+     */
+    long parks() {
+        return parks;
     }
 
     /**

@@ -136,14 +136,14 @@ class BroadcastReaderWaysTest {
     }
 
     /**
-     * A futex reader yields for {@link BroadcastBlockingReader#FUTEX_YIELD_NS} after its spins before it asks to be
+     * A futex reader waits {@link BroadcastBlockingReader#FUTEX_WINDOW_NS} after its spins before it asks to be
      * woken: a wait shorter than that costs the writer no wake-up, a longer one costs one. The clock is the test's,
      * a microsecond a reading (fails if the reader sleeps straight after its spins: the short wait makes a request).
-     * Its 200 spins read the clock once in {@link BroadcastBlockingReader#SPIN_POLLS_PER_CLOCK_READ} polls: a few
+     * Its 100 spins read the clock once in {@link BroadcastBlockingReader#SPIN_POLLS_PER_CLOCK_READ} polls: a few
      * microseconds of this clock, inside the 10 allowed for them.
      */
     @Test
-    void shouldYieldBeforeItAsksToBeWoken() {
+    void shouldWaitBeforeItAsksToBeWoken() {
         Needs.platform("futex", ShmFutex.isAvailable(), ShmFutex.unavailableReason());
         final long[] now = {0};
         try (BroadcastWriter writer = BroadcastWriter.create(dir(), "yields",
@@ -154,15 +154,15 @@ class BroadcastReaderWaysTest {
             final BroadcastHandler none = (buffer, offset, length, position) -> { };
             final byte[] bytes = new byte[8];
 
-            // 200 spins and then yields, inside the yield window: the wait ends without a request
+            // 100 spins, then yields and parks, inside the window: the wait ends without a request
             final long spins = 10_000;
-            assertThat(reader.read(none, 10, spins + BroadcastBlockingReader.FUTEX_YIELD_NS / 2)).isZero();
+            assertThat(reader.read(none, 10, spins + BroadcastBlockingReader.FUTEX_WINDOW_NS / 2)).isZero();
             assertThat(writer.offer(bytes, 0, 8)).isEqualTo(BroadcastWriter.OFFERED);
-            assertThat(writer.wakes()).as("no request inside the yield window").isZero();
+            assertThat(writer.wakes()).as("no request inside the window").isZero();
             assertThat(reader.read(none, 10, 1_000_000)).isEqualTo(1);
 
             // a wait past the window: the reader asks, and the next record costs the writer one wake-up
-            assertThat(reader.read(none, 10, spins + BroadcastBlockingReader.FUTEX_YIELD_NS + 20_000)).isZero();
+            assertThat(reader.read(none, 10, spins + BroadcastBlockingReader.FUTEX_WINDOW_NS + 20_000)).isZero();
             assertThat(writer.offer(bytes, 0, 8)).isEqualTo(BroadcastWriter.OFFERED);
             assertThat(writer.wakes()).as("one request past the window").isEqualTo(1);
         }

@@ -23,7 +23,7 @@ class ShmFutexWaitTest {
     }
 
     @Test
-    void shouldSpinThenYieldForTheWindowThenSleep() {
+    void shouldSpinThenWaitForTheWindowThenSleep() {
         Needs.platform("a futex", ShmFutex::unavailableReason);
         final ShmFutexWait wait = new ShmFutexWait(3, 100, this::clock);
 
@@ -33,7 +33,7 @@ class ShmFutexWaitTest {
         }
         assertThat(wait.spinsNext()).as("the spins spent").isFalse();
         assertThat(reads).as("spinning reads no clock").isEmpty();
-        assertThat(wait.readyToSleep(0)).as("first yield starts the window").isFalse();
+        assertThat(wait.readyToSleep(0)).as("the first step starts the window").isFalse();
         now[0] += 99;
         assertThat(wait.readyToSleep(0)).as("inside the window").isFalse();
         now[0] += 1;
@@ -60,6 +60,33 @@ class ShmFutexWaitTest {
         assertThat(wait.readyToSleep(0)).isTrue();
     }
 
+    /**
+     * The window yields {@link ShmFutexWait#WINDOW_YIELDS} times, then parks until it is spent: a yield gives a core
+     * straight back to a reader alone on it, a park lets it go idle (docs/broadcast-bcast13.md). Fails if the window
+     * only yields.
+     */
+    @Test
+    void shouldYieldAFewTimesThenParkForTheRestOfTheWindow() {
+        Needs.platform("a futex", ShmFutex::unavailableReason);
+        final ShmFutexWait wait = new ShmFutexWait(0, 1_000, this::clock);
+        for (int i = 0; i < ShmFutexWait.WINDOW_YIELDS; i++) {
+            assertThat(wait.readyToSleep(0)).as("yield %d", i).isFalse();
+        }
+        assertThat(wait.parks()).as("yields first").isZero();
+        now[0] += 10;
+        assertThat(wait.readyToSleep(0)).isFalse();
+        now[0] += 10;
+        assertThat(wait.readyToSleep(0)).isFalse();
+        assertThat(wait.parks()).as("then parks").isEqualTo(2);
+        now[0] += 980;
+        assertThat(wait.readyToSleep(0)).as("the window spent").isTrue();
+        assertThat(wait.parks()).isEqualTo(2);
+
+        assertThat(wait.readyToSleep(1)).as("work").isFalse();
+        assertThat(wait.readyToSleep(0)).as("a new window").isFalse();
+        assertThat(wait.parks()).as("yields again first").isEqualTo(2);
+    }
+
     @Test
     void shouldSleepRightAfterTheSpinsWithoutAWindow() {
         Needs.platform("a futex", ShmFutex::unavailableReason);
@@ -77,6 +104,6 @@ class ShmFutexWaitTest {
         assertThatThrownBy(() -> new ShmFutexWait(-1, 0)).isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("maxSpins=-1");
         assertThatThrownBy(() -> new ShmFutexWait(0, -5)).isInstanceOf(IllegalArgumentException.class)
-            .hasMessageContaining("yieldNs=-5");
+            .hasMessageContaining("windowNs=-5");
     }
 }

@@ -16,7 +16,7 @@ import java.util.List;
 
 /**
  * Peregrine's broadcast log ({@code dev.peregrine.broadcast}): one log, every reader attached to it by name; readers
- * of a latency run wait by futex ({@link BroadcastWait#FUTEX}: 200 polls, yields for up to 100 µs, then a sleep the
+ * of a latency run wait by futex ({@link BroadcastWait#FUTEX}: 100 polls, 10 yields, parks for up to 100 µs, then a sleep the
  * writer's one {@code FUTEX_WAKE} ends), readers of a throughput run back off as Aeron's subscribers do
  * ({@link #waitFor}).
  */
@@ -62,7 +62,7 @@ final class BroadcastFanout implements FanoutTransport {
         return name() + ": BroadcastWriter/BroadcastReader, policy " + policy + ", " + (records
             == FanoutTransports.DEFAULT_RECORDS ? "as many records as fill Aeron IPC's producer window (half its 4 MiB"
             + " term: 32768 at 32 B)" : records + " records") + ", readers"
-            + " wait by futex in latency runs (BroadcastWait.FUTEX: 200 polls, yields for up to 100 us, then asleep"
+            + " wait by futex in latency runs (BroadcastWait.FUTEX: 100 polls, 10 yields, parks for up to 100 us, then asleep"
             + " until the writer's FUTEX_WAKE, one per request, not per record) and back off in throughput runs as"
             + " Aeron's subscribers do (BroadcastWait.BACKOFF: 100 spins, 10 yields, park 1 us to 1 ms), polls of up"
             + " to " + LATENCY_POLL_LIMIT + " (" + THROUGHPUT_POLL_LIMIT + " in throughput runs)";

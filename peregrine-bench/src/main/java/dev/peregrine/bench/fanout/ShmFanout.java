@@ -15,7 +15,8 @@ import java.util.List;
 
 /**
  * Peregrine's one-to-one shared-memory ring ({@code dev.peregrine.shm}), one reader only: the reference the broadcast
- * log's one-reader target is measured against. The reader waits as the broadcast readers do: 200 polls, yields for up
+ * log's one-reader target is measured against. The reader waits as the broadcast readers do: 100 polls, 10 yields,
+ * parks for up
  * to 100 µs, then futex ({@link ShmFutexWait}).
  */
 final class ShmFanout implements FanoutTransport {
@@ -48,7 +49,7 @@ final class ShmFanout implements FanoutTransport {
     @Override
     public String describe() {
         return name() + ": one ShmRingWriter to one ShmRingReader (" + CAPACITY / (1024 * 1024) + " MiB ring), the"
-            + " one-to-one ring, 1 reader only; the reader waits as the broadcast readers do (200 polls, yields for up to 100 us, then asleep on ShmFutexWait)";
+            + " one-to-one ring, 1 reader only; the reader waits as the broadcast readers do (100 polls, 10 yields, parks for up to 100 us, then asleep on ShmFutexWait)";
     }
 
     @Override
@@ -91,8 +92,8 @@ final class ShmFanout implements FanoutTransport {
         final ShmFutexWait wait;
         try {
             reader = new ShmRingReader(ShmRingFile.map(directory.resolve(FILE_NAME), CAPACITY, size, arena));
-            // the broadcast readers' wait, from the same class: 200 polls, yields for up to 100 us, then asleep
-            wait = new ShmFutexWait(BroadcastBlockingReader.FUTEX_SPINS, BroadcastBlockingReader.FUTEX_YIELD_NS);
+            // the broadcast readers' wait, from the same class: 100 polls, 10 yields, parks for up to 100 us, then asleep
+            wait = new ShmFutexWait(BroadcastBlockingReader.FUTEX_SPINS, BroadcastBlockingReader.FUTEX_WINDOW_NS);
         } catch (final RuntimeException ex) {
             arena.close();
             throw ex;
