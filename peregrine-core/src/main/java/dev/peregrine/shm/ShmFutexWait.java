@@ -59,7 +59,8 @@ public final class ShmFutexWait implements ShmWaitStrategy {
 
     /**
      * Creates the strategy on a clock of the caller's (tests; a reader that reads its clock already). With a window, it
-     * parks the calling thread once (about 50 us) to link the park's path before any wait.
+     * parks the calling thread once, on a permit it gave itself (so without sleeping), to link the park's path before
+     * any wait.
      *
      * @param maxSpins idle polls spent spinning before the window
      * @param windowNs how long to yield and park after the spins before sleeping (0: sleep right after the spins)
@@ -77,7 +78,9 @@ public final class ShmFutexWait implements ShmWaitStrategy {
         this.windowNs = windowNs;
         if (windowNs > 0) {
             // the park's path linked here, once, not at the first park of a window: some 200 bytes on its first call
-            // in C1 code (BroadcastFirstSleepTest), which a reader that kept up through its warm-up paid in its stream
+            // in C1 code (BroadcastFirstSleepTest), which a reader that kept up through its warm-up paid in its stream.
+            // The permit given first makes the park return at once: nothing sleeps here
+            LockSupport.unpark(Thread.currentThread());
             LockSupport.parkNanos(PARK_NS);
         }
         this.clock = clock;
