@@ -4,11 +4,16 @@ import dev.peregrine.bench.reconnect.ReconnectResult;
 import dev.peregrine.bench.reconnect.ReconnectRunner;
 import dev.peregrine.bench.reconnect.RestartRunner;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 
 /**
  * {@code bench reconnect}: a paced SoupBinTCP stream whose connection is cut again and again; every message must
@@ -21,7 +26,10 @@ import java.util.concurrent.Callable;
         + " the number of cuts, and the time from each cut to the first message after it (the client's first retry is"
         + " immediate). --restart instead runs the server in a child JVM on a file-backed store, kills it with -9 every"
         + " --restart-every seconds and restarts it on its store."})
-public final class ReconnectCommand implements Callable<Integer> {
+public final class ReconnectCommand implements Callable<Integer>, Validated {
+    @Spec
+    CommandSpec spec;
+
     @Range(min = 1)
     @Option(names = "--count", defaultValue = "10000000", paramLabel = "N",
         description = "Messages in the stream (default: ${DEFAULT-VALUE}).")
@@ -82,6 +90,12 @@ public final class ReconnectCommand implements Callable<Integer> {
             + " time (default: ${DEFAULT-VALUE}: cuts at their fixed times, back to back after a slow resume).")
     long settleMs;
 
+    @MayRepeat // both reactors on one CPU is a setting too
+    @Option(names = "--cpu", paramLabel = "CPU", split = ",",
+        description = "CLIENT[,SERVER]: pin the client's (and the server's) reactor thread to these CPUs, the warm-up"
+            + " streams' too (default: not pinned). Not with --restart or --replay-clients.")
+    List<Integer> cpu = new ArrayList<>();
+
     @Option(names = "--cut-log", converter = Converters.WritableFile.class, paramLabel = "FILE",
         description = "Diagnostic: write every measured cut as a CSV line to FILE (side, time, the client's lag, each"
             + " hop, each reactor's cycles and longest cycle while resuming).")
@@ -95,6 +109,37 @@ public final class ReconnectCommand implements Callable<Integer> {
     @Option(names = "--diagnose", hidden = true, defaultValue = "false",
         description = "With --replay-clients: split the server's duty cycles and say what holds the p99 (slower).")
     boolean diagnose;
+
+    @Override
+    public void validate() {
+        if (cpu.isEmpty()) {
+            return;
+        }
+        final String typed = cpu.stream().map(String::valueOf).collect(Collectors.joining(","));
+        if (cpu.size() > 2) {
+            throw Cli.invalid(spec.commandLine(), "--cpu", typed + " names " + cpu.size() + " CPUs; expected CLIENT or"
+                + " CLIENT,SERVER");
+        }
+        final int cpus = Runtime.getRuntime().availableProcessors();
+        for (final int c : cpu) {
+            if (c < 0 || c >= cpus) {
+                throw Cli.invalid(spec.commandLine(), "--cpu", c + " is not a CPU of this machine; expected 0 to "
+                    + (cpus - 1));
+            }
+        }
+        if (restart || replayClients > 0) {
+            throw Cli.invalid(spec.commandLine(), "--cpu", "pins the two reactor threads of the cut run; not with "
+                + (restart ? "--restart" : "--replay-clients"));
+        }
+    }
+
+    private int clientCpu() {
+        return cpu.isEmpty() ? -1 : cpu.get(0);
+    }
+
+    private int serverCpu() {
+        return cpu.size() < 2 ? -1 : cpu.get(1);
+    }
 
     @Override
     public Integer call() throws InterruptedException, java.io.IOException {
@@ -125,10 +170,10 @@ public final class ReconnectCommand implements Callable<Integer> {
             }
         }
         final ReconnectRunner.Spec spec = new ReconnectRunner.Spec(count, rate, cutEveryMs * 1_000_000L, busySpin, skip,
-            clientReceiveBuffer, settleMs * 1_000_000L);
+            clientReceiveBuffer, settleMs * 1_000_000L, clientCpu(), serverCpu());
         out.println(String.format(Locale.ROOT, "bench reconnect: %d messages of 16 bytes at %d msg/s, a cut every %d ms"
             + " (abort, alternately server side and client side); server and client in this JVM on two reactor"
-            + " threads%s%s%s; %s", count, rate, cutEveryMs, busySpin ? ", busy-spinning" : "",
+            + " threads%s%s%s%s; %s", count, rate, cutEveryMs, pinning(), busySpin ? ", busy-spinning" : "",
             clientReceiveBuffer == 0 ? "" : ", client SO_RCVBUF " + clientReceiveBuffer + " bytes",
             settleMs == 0 ? "" : ", each cut at least " + settleMs + " ms after the client's previous resume",
             warmupCuts == 0 ? "no warm-up" : "first a warm-up of " + ReconnectRunner.WARM_UP_STREAMS + " separate streams"
@@ -148,5 +193,13 @@ public final class ReconnectCommand implements Callable<Integer> {
         final ReconnectResult result = ReconnectRunner.run(spec, out, cutLog);
         result.lines().forEach(out::println);
         return result.ok() ? 0 : 1;
+    }
+
+    private String pinning() {
+        if (cpu.isEmpty()) {
+            return "";
+        }
+        return " (the client's pinned to CPU " + clientCpu() + (serverCpu() < 0 ? "" : ", the server's to CPU "
+            + serverCpu()) + ")";
     }
 }

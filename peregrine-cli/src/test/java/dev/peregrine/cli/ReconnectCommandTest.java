@@ -47,7 +47,10 @@ class ReconnectCommandTest {
             // the default warm-up: two separate streams first, said in the header, each reported apart
             .contains("; first a warm-up of 2 separate streams one after the other, each of about 200 cuts and 201000"
                 + " messages, in this JVM, not counted in any figure", "warm-up stream 1 of 2 (not counted): cuts=",
-                "warm-up stream 2 of 2 (not counted): cuts=");
+                "warm-up stream 2 of 2 (not counted): cuts=")
+            // where the reactor threads could run, as the kernel lists it
+            .containsPattern("reactor threads may run on CPUs \\(the kernel's Cpus_allowed_list\\): server \\S+, client"
+                + " \\S+ \\(not pinned\\)");
         final Matcher cuts = CUTS.matcher(cli.out());
         assertThat(cuts.find()).isTrue();
         assertThat(Long.parseLong(cuts.group(1))).as(cli.out()).isGreaterThan(1); // both sides took a turn
@@ -87,6 +90,40 @@ class ReconnectCommandTest {
         // a line per cut of the measured stream only: the warm-up's cuts are in no figure
         assertThat(lines).hasSize(1 + Integer.parseInt(cuts.group(1)));
         assertThat(lines.get(1)).startsWith("0,server,");
+    }
+
+    @Test
+    void shouldPinBothReactorThreadsWhereAsked() {
+        final int last = Runtime.getRuntime().availableProcessors() - 1;
+        final CliRun cli = CliRun.execute("bench", "reconnect", "--count", "50000", "--rate", "200000",
+            "--cut-every", "5", "--warmup-cuts", "2", "--cpu", last + "," + last);
+
+        assertThat(cli.code()).as(cli.out() + cli.err()).isZero();
+        // the kernel's own list, read on each reactor thread after the run: one CPU each, the one asked
+        assertThat(cli.out()).contains("(the client's pinned to CPU " + last + ", the server's to CPU " + last + ")",
+            "delivered=50000 of 50000 lost=0 repeated=0", "reactor threads may run on CPUs (the kernel's"
+                + " Cpus_allowed_list): server " + last + ", client " + last + " (pinned by --cpu " + last + "," + last
+                + ")").doesNotContain("FAILED");
+    }
+
+    @Test
+    void shouldRefuseCpusItCannotPinInOneLineWithExit2() {
+        final int cpus = Runtime.getRuntime().availableProcessors();
+        final CliRun tooMany = CliRun.execute("bench", "reconnect", "--cpu", "0,0,0");
+        final CliRun missing = CliRun.execute("bench", "reconnect", "--cpu", "0," + cpus);
+        final CliRun restart = CliRun.execute("bench", "reconnect", "--cpu", "0", "--restart");
+        final CliRun replay = CliRun.execute("bench", "reconnect", "--cpu", "0", "--replay-clients", "2");
+
+        assertThat(List.of(tooMany, missing, restart, replay)).allSatisfy(cli -> {
+            assertThat(cli.code()).as(cli.err()).isEqualTo(2);
+            assertThat(cli.err().strip().lines()).as(cli.err()).hasSize(1);
+            assertThat(cli.err()).contains("--cpu").doesNotContain("Exception", "\tat ");
+            assertThat(cli.out()).isEmpty();
+        });
+        assertThat(tooMany.err()).contains("0,0,0 names 3 CPUs; expected CLIENT or CLIENT,SERVER");
+        assertThat(missing.err()).contains(cpus + " is not a CPU of this machine; expected 0 to " + (cpus - 1));
+        assertThat(restart.err()).contains("not with --restart");
+        assertThat(replay.err()).contains("not with --replay-clients");
     }
 
     @Test

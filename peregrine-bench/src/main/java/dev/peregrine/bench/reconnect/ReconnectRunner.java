@@ -33,21 +33,36 @@ public final class ReconnectRunner {
      *     reset reaches the client only after what its receive buffer holds, so a smaller one bounds that wait
      * @param settleNs the least time from the client's resume to the next cut, 0 for none (cuts at their fixed
      *     times, back to back after a slow resume)
+     * @param clientCpu the CPU the client's reactor thread is pinned to, -1 for none
+     * @param serverCpu the CPU the server's reactor thread is pinned to, -1 for none
      */
     public record Spec(long count, long rate, long cutEveryNs, boolean busySpin, long skip, int clientReceiveBuffer,
-                       long settleNs) {
+                       long settleNs, int clientCpu, int serverCpu) {
         /** Checks the values. */
         public Spec {
-            if (count < 1 || rate < 1 || cutEveryNs < 1_000_000 || skip < 0 || clientReceiveBuffer < 0 || settleNs < 0) {
+            if (count < 1 || rate < 1 || cutEveryNs < 1_000_000 || skip < 0 || clientReceiveBuffer < 0 || settleNs < 0
+                || clientCpu < -1 || serverCpu < -1) {
                 throw new IllegalArgumentException("count=" + count + " rate=" + rate + " cutEveryNs=" + cutEveryNs
-                    + " skip=" + skip + " clientReceiveBuffer=" + clientReceiveBuffer + " settleNs=" + settleNs);
+                    + " skip=" + skip + " clientReceiveBuffer=" + clientReceiveBuffer + " settleNs=" + settleNs
+                    + " clientCpu=" + clientCpu + " serverCpu=" + serverCpu);
             }
+        }
+
+        /** A spec whose reactor threads are not pinned. */
+        public Spec(final long count, final long rate, final long cutEveryNs, final boolean busySpin, final long skip,
+                    final int clientReceiveBuffer, final long settleNs) {
+            this(count, rate, cutEveryNs, busySpin, skip, clientReceiveBuffer, settleNs, -1, -1);
         }
 
         /** A spec whose cuts come at their fixed times. */
         public Spec(final long count, final long rate, final long cutEveryNs, final boolean busySpin, final long skip,
                     final int clientReceiveBuffer) {
             this(count, rate, cutEveryNs, busySpin, skip, clientReceiveBuffer, 0);
+        }
+
+        /** Whether either reactor thread is pinned. */
+        public boolean pinned() {
+            return clientCpu >= 0 || serverCpu >= 0;
         }
 
         /** How long the run may take: twice its paced time and 30 s more. */
@@ -113,7 +128,7 @@ public final class ReconnectRunner {
      */
     public static java.util.List<ReconnectResult> warmUp(final Spec spec, final int cuts) throws InterruptedException {
         final Spec warm = new Spec(warmUpCount(spec, cuts), spec.rate(), spec.cutEveryNs(), spec.busySpin(), 0,
-            spec.clientReceiveBuffer(), spec.settleNs());
+            spec.clientReceiveBuffer(), spec.settleNs(), spec.clientCpu(), spec.serverCpu());
         final java.util.List<ReconnectResult> results = new java.util.ArrayList<>(WARM_UP_STREAMS);
         for (int stream = 0; stream < WARM_UP_STREAMS; stream++) {
             results.add(run(warm, new PrintStream(java.io.OutputStream.nullOutputStream()), null));
@@ -140,9 +155,9 @@ public final class ReconnectRunner {
         try (MoldUDP64MessageStore store = MoldUDP64MessageStore.inMemory(ReconnectServer.SESSION, storeMessages,
                 (long)storeMessages * ReconnectFeed.LENGTH);
              Reactor serverReactor = new Reactor(new ReactorOptions().name("reconnect-server")
-                 .idleStrategy(idle(spec.busySpin())));
+                 .idleStrategy(idle(spec.busySpin())).cpu(spec.serverCpu()));
              Reactor clientReactor = new Reactor(new ReactorOptions().name("reconnect-client")
-                 .idleStrategy(idle(spec.busySpin())))) {
+                 .idleStrategy(idle(spec.busySpin())).cpu(spec.clientCpu()))) {
             final ReconnectServer server = new ReconnectServer(serverReactor, store, spec.count(), spec.rate(), cuts);
             server.listen(new InetSocketAddress("127.0.0.1", 0));
             final long listenDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -161,10 +176,18 @@ public final class ReconnectRunner {
             clientReactor.start();
             final String failure = await(spec, client, server, cuts, out);
             // closed on their own threads: what the client counted is read after its latch (happens-before)
-            closeOn(clientReactor, client::close);
-            closeOn(serverReactor, server::close);
+            final String[] allowed = new String[2];
+            closeOn(clientReactor, () -> {
+                allowed[0] = AllowedCpus.ofThisThread();
+                client.close();
+            });
+            closeOn(serverReactor, () -> {
+                allowed[1] = AllowedCpus.ofThisThread();
+                server.close();
+            });
             final java.util.List<String> breakdown = new java.util.ArrayList<>(client.breakdown());
             breakdown.add(jvm.since());
+            breakdown.add(AllowedCpus.line(spec, allowed[1], allowed[0]));
             if (cutLog != null) {
                 try {
                     java.nio.file.Files.write(cutLog, hops.csv(cuts.made(), cuts.startNs()));
