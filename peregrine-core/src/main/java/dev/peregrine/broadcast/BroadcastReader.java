@@ -523,7 +523,8 @@ public final class BroadcastReader implements AutoCloseable {
     /**
      * Sleeps on the log's futex word until the writer publishes, or {@code maxWaitNs} passes ({@link #FIRST_SLEEP_NS}
      * at most for the first sleep since a record was read); returns at once if there is something to read. For
-     * {@link BroadcastBlockingReader}'s futex waiting.
+     * {@link BroadcastBlockingReader}'s futex waiting. A reader not yet acknowledged by the writer ({@code BLOCK})
+     * sleeps too: the writer acknowledges in its next offer, and that offer's record wakes it like any other.
      *
      * @param maxWaitNs the longest sleep
      */
@@ -542,7 +543,7 @@ public final class BroadcastReader implements AutoCloseable {
         sleptSinceRecord = true;
         writerCheck.slept();
         try {
-            if ((long)LONG.getAcquire(log, (long)TAIL_OFFSET) == position && !done && !pending) {
+            if ((long)LONG.getAcquire(log, (long)TAIL_OFFSET) == position && !done) {
                 ShmFutex.await(futexWord, word, timespec, lastSleepBoundNs);
             }
         } finally {

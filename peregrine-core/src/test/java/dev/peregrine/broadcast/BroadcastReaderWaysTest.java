@@ -169,6 +169,35 @@ class BroadcastReaderWaysTest {
     }
 
     /**
+     * A {@code BLOCK} reader waits for the writer to acknowledge its attach, which the writer does in its next offer.
+     * A futex reader attached to a live writer that has nothing to send sleeps meanwhile, as it does once joined
+     * (it looped through its sleep without sleeping, some 2 million idle polls a second, found in the fan-out
+     * bench's reader JVMs: docs/broadcast-bcast14.md), and the writer's next record both acknowledges and wakes it.
+     * Fails with the pending reader kept awake: hundreds of thousands of idle polls in the 200 ms.
+     */
+    @Test
+    void shouldSleepWhileTheWriterHasNotYetAcknowledgedItsAttach() {
+        Needs.platform("futex", ShmFutex.isAvailable(), ShmFutex.unavailableReason());
+        try (BroadcastWriter writer = BroadcastWriter.create(dir(), "pending",
+            BroadcastLogOptions.of(64, 16, 2, BroadcastPolicy.BLOCK));
+             BroadcastBlockingReader reader = new BroadcastBlockingReader(
+                 BroadcastReader.attach(dir(), "pending", "r", BroadcastStart.LIVE), BroadcastWait.FUTEX,
+                 TimeUnit.MILLISECONDS.toNanos(1))) {
+            final List<Long> positions = new ArrayList<>();
+            final BroadcastHandler handler = (buffer, offset, length, position) -> positions.add(position);
+
+            assertThat(reader.read(handler, 10, TimeUnit.MILLISECONDS.toNanos(200))).isZero();
+            // 100 spins, the window's yields and parks, then sleeps of at most 1 ms: a few hundred polls
+            assertThat(reader.idlePolls()).as("idle polls in 200 ms before the writer's first offer").isLessThan(5_000);
+
+            assertThat(writer.offer(new byte[8], 0, 8)).isEqualTo(BroadcastWriter.OFFERED);
+            assertThat(writer.wakes()).as("the sleeping reader's request, seen at that offer").isEqualTo(1);
+            assertThat(reader.read(handler, 10, TimeUnit.SECONDS.toNanos(1))).isEqualTo(1);
+            assertThat(positions).containsExactly(0L);
+        }
+    }
+
+    /**
      * While its wait only spins, the blocking reader reads its clock once in
      * {@link BroadcastBlockingReader#SPIN_POLLS_PER_CLOCK_READ} idle polls: a reading at every poll (60-80 ns on this
      * VM) was most of the CPU of four spinning readers on 2 vCPUs (docs/broadcast-bcast12.md). A busy-spinning
