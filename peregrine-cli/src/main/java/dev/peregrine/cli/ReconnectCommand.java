@@ -77,7 +77,7 @@ public final class ReconnectCommand implements Callable<Integer>, Validated {
     int clientReceiveBuffer;
 
     @Range(min = 0, max = 100_000, note = "0 for none")
-    @Option(names = "--warmup-cuts", defaultValue = "200", paramLabel = "N",
+    @Option(names = "--warmup-cuts", defaultValue = "600", paramLabel = "N",
         description = "Before the measured stream, two separate warm-up streams in this JVM, one after the other, of"
             + " about N cuts each (same rate and interval, their own stores and connections), so that the resume's code,"
             + " and a stream's start and end, are compiled; not counted in any figure (default: ${DEFAULT-VALUE}; 0 for"

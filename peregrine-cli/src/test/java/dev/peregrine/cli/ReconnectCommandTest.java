@@ -45,7 +45,7 @@ class ReconnectCommandTest {
                 "previous resume -> this cut, p1 ", "client's lag at the cut by tenth of the run (cut order), p50/max msgs:",
                 "the JVM during the run (JVM uptime ")
             // the default warm-up: two separate streams first, said in the header, each reported apart
-            .contains("; first a warm-up of 2 separate streams one after the other, each of about 200 cuts and 201000"
+            .contains("; first a warm-up of 2 separate streams one after the other, each of about 600 cuts and 601000"
                 + " messages, in this JVM, not counted in any figure", "warm-up stream 1 of 2 (not counted): cuts=",
                 "warm-up stream 2 of 2 (not counted): cuts=")
             // where the reactor threads could run, as the kernel lists it
