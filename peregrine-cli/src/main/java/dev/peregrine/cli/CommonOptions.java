@@ -5,6 +5,7 @@ import dev.peregrine.bench.run.RunResult;
 import dev.peregrine.bench.transports.Transports;
 import dev.peregrine.peers.BenchConfig;
 import dev.peregrine.peers.BenchTransport;
+import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -63,14 +64,26 @@ public final class CommonOptions implements Validated {
 
     @Override
     public void validate() {
-        final int cpus = Runtime.getRuntime().availableProcessors();
+        checkCpus(mixee.commandLine(), cpu, "RESPONDER");
+    }
+
+    /**
+     * Refuses a {@code --cpu} list of more than two CPUs, or naming a CPU this machine does not have (a negative one
+     * is refused as out of range when parsed).
+     *
+     * @param commandLine the command
+     * @param cpu the CPUs typed, the client's first
+     * @param second what the second CPU pins, for the message (RESPONDER, SERVER)
+     */
+    static void checkCpus(final CommandLine commandLine, final List<Integer> cpu, final String second) {
         if (cpu.size() > 2) {
-            throw Cli.invalid(mixee.commandLine(), "--cpu", cpu.stream().map(String::valueOf).collect(Collectors.joining(","))
-                + " names " + cpu.size() + " CPUs; expected CLIENT or CLIENT,RESPONDER");
+            throw Cli.invalid(commandLine, "--cpu", cpu.stream().map(String::valueOf).collect(Collectors.joining(","))
+                + " names " + cpu.size() + " CPUs; expected CLIENT or CLIENT," + second);
         }
+        final int cpus = Runtime.getRuntime().availableProcessors();
         for (final int c : cpu) {
             if (c >= cpus) {
-                throw Cli.invalid(mixee.commandLine(), "--cpu", c + " is not a CPU of this machine; expected 0 to " + (cpus - 1));
+                throw Cli.invalid(commandLine, "--cpu", c + " is not a CPU of this machine; expected 0 to " + (cpus - 1));
             }
         }
     }

@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.stream.Collectors;
 
 /**
  * {@code bench reconnect}: a paced SoupBinTCP stream whose connection is cut again and again; every message must
@@ -115,18 +114,7 @@ public final class ReconnectCommand implements Callable<Integer>, Validated {
         if (cpu.isEmpty()) {
             return;
         }
-        final String typed = cpu.stream().map(String::valueOf).collect(Collectors.joining(","));
-        if (cpu.size() > 2) {
-            throw Cli.invalid(spec.commandLine(), "--cpu", typed + " names " + cpu.size() + " CPUs; expected CLIENT or"
-                + " CLIENT,SERVER");
-        }
-        final int cpus = Runtime.getRuntime().availableProcessors();
-        for (final int c : cpu) {
-            if (c < 0 || c >= cpus) {
-                throw Cli.invalid(spec.commandLine(), "--cpu", c + " is not a CPU of this machine; expected 0 to "
-                    + (cpus - 1));
-            }
-        }
+        CommonOptions.checkCpus(spec.commandLine(), cpu, "SERVER");
         if (restart || replayClients > 0) {
             throw Cli.invalid(spec.commandLine(), "--cpu", "pins the two reactor threads of the cut run; not with "
                 + (restart ? "--restart" : "--replay-clients"));

@@ -16,8 +16,7 @@ import java.util.List;
 /**
  * Peregrine's one-to-one shared-memory ring ({@code dev.peregrine.shm}), one reader only: the reference the broadcast
  * log's one-reader target is measured against. The reader waits as the broadcast readers do: 100 polls, 10 yields,
- * parks for up
- * to 100 µs, then futex ({@link ShmFutexWait}).
+ * parks for up to 100 µs, then futex ({@link ShmFutexWait}).
  */
 final class ShmFanout implements FanoutTransport {
     /** Bytes of ring. */
