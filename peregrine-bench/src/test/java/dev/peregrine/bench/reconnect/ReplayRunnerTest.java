@@ -1,5 +1,6 @@
 package dev.peregrine.bench.reconnect;
 
+import dev.peregrine.tcp.TcpOptions;
 import dev.peregrine.testkit.AllocationMeter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -46,6 +47,23 @@ class ReplayRunnerTest {
         assertThat(ReplayRunner.publishable(99_990, 100_000)).as("the last of a backlog").isEqualTo(10);
         assertThat(ReplayRunner.publishable(5, 5)).as("nothing due").isZero();
         assertThat(ReplayRunner.publishable(6, 5)).as("ahead: nothing, not a negative count").isZero();
+    }
+
+    /**
+     * The warm-up takes the paths the measured run with replaying clients takes: each replay wraps a connection's
+     * outbound buffer several times (its compaction, then a full buffer's back-pressure). With 10 000 messages a client
+     * (190 KB, under the 256 KiB buffer) those paths were first taken, trapped and compiled again inside the measured
+     * stream (fails with 10 000).
+     */
+    @Test
+    void shouldWarmUpWithReplaysThatWrapAConnectionsOutboundBuffer() {
+        final long replayBytes = (long)ReplayRunner.WARM_UP_REPLAY * ReplayRunner.PACKET_BYTES;
+        final int buffer = new TcpOptions().outboundBufferSize();
+
+        assertThat(replayBytes).as("a warm-up client's replay against the outbound buffer's %d B", buffer)
+            .isGreaterThan((long)ReplayRunner.WARM_UP_REPLAY_BUFFERS * buffer);
+        assertThat(ReplayRunner.WARM_UP_CLIENTS).as("more than one client replays, as in the measured run")
+            .isGreaterThan(1);
     }
 
     @Test
