@@ -50,8 +50,8 @@ public final class ReplayRunner {
     private static final int RING = 1 << 16;
     private static final String LIVE_USER = "live";
     /**
-     * Live messages of the warm-up run: enough for C2 to compile the publish path (PublishBatchCost); 3 s at 100k msg/s,
-     * published beside the warm-up's replays.
+     * Live messages of the warm-up run: enough for C2 to compile the publish path (PublishBatchCost); 3 s at
+     * 100k msg/s, published beside the warm-up's replays.
      */
     static final long WARM_UP_MESSAGES = 300_000;
     /** Replaying clients of the warm-up run (20 of 100 measured on 2026-11-29: docs/soup-p2w-warmup.md). */
