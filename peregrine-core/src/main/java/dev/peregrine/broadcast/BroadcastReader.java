@@ -68,6 +68,20 @@ public final class BroadcastReader implements AutoCloseable {
      */
     public static final long FIRST_SLEEP_NS = 50_000L;
     private static final int LOCK_ATTEMPTS = 1_000;
+    /**
+     * How many times attaching runs the idle check's probes ({@link #probeWriter}: {@code fstat} and the
+     * {@code flock} probe, through their downcalls) before the first poll, some 10 ms, unless one finds the writer
+     * gone or the file shrunk. Run once in 50 ms, the check
+     * reached the JIT's thresholds about 10 s after attaching: C1 then compiled the downcalls and their method-handle
+     * adapters for 1.5 to 3 ms of CPU in each reader process, in the middle of what the reader was reading. On a host
+     * with fewer cores than busy threads that time is taken from readers (bench fanout, four readers on two cores:
+     * 3.5 ms late every 4 ms for the readers sharing that core). Run here, the compiles happen at attach.
+     */
+    static final int IDLE_CHECK_PRIMES = 10_000;
+    private static final int FOUND_NOTHING = 0;
+    private static final int FOUND_SHRUNK = 1;
+    private static final int FOUND_CLOSED = 2;
+    private static final int FOUND_DIED = 3;
     private static final String[] REASONS = {"evicted", "dead (its lock was free)", "idle past the timeout",
         "its position made no sense"};
 
@@ -111,6 +125,8 @@ public final class BroadcastReader implements AutoCloseable {
     private long laps;
     private int writerGeneration;
     private boolean writerGoneReported;
+    /** Calls of {@link #probeWriter}, attaching's included; for tests. */
+    private long probes;
     private final WriterCheckSchedule writerCheck = new WriterCheckSchedule(WRITER_CHECK_INTERVAL_NS);
 
     private BroadcastReader(final Path path, final String name, final BroadcastStart start,
@@ -171,6 +187,13 @@ public final class BroadcastReader implements AutoCloseable {
             pending = true;
         }
         counters = BroadcastCounters.reader(countersManager, path, name);
+        // no effect but the compiles (see IDLE_CHECK_PRIMES); stopped at the first finding, which the first idle poll
+        // reports: a writer gone or a file shrunk has no steady state to compile for, and a lock found free is
+        // looked up again by name each time
+        int primed = 0;
+        while (primed < IDLE_CHECK_PRIMES && (int)probeWriter() == FOUND_NOTHING) {
+            primed++;
+        }
     }
 
     /**
@@ -462,10 +485,40 @@ public final class BroadcastReader implements AutoCloseable {
     }
 
     private void checkWriter(final BroadcastHandler handler) {
-        if (!writerCheck.dueAtIdlePoll() || isShrunk(handler)) {
-            return;
+        if (writerCheck.dueAtIdlePoll()) {
+            report(handler, probeWriter());
+        }
+    }
+
+    /**
+     * What the idle check finds, with no effect but the system calls: the log file's size (one {@code fstat}), then
+     * the writer's generation and state, read in that order (a writer stores them in the other), and, for an active
+     * writer, its lock (the {@code flock} probe). Also what attaching runs {@link #IDLE_CHECK_PRIMES} times.
+     *
+     * @return {@link #FOUND_SHRUNK}, or the generation in the high 32 bits and {@link #FOUND_NOTHING},
+     *     {@link #FOUND_CLOSED} or {@link #FOUND_DIED} in the low
+     */
+    private long probeWriter() {
+        probes++;
+        final long size = logFile.size(); // -1: cannot be told
+        if (size >= 0 && size < log.byteSize()) {
+            return FOUND_SHRUNK;
         }
         final int generation = (int)INT.getAcquire(log, (long)WRITER_GENERATION_OFFSET);
+        final int state = (int)INT.getAcquire(log, (long)WRITER_STATE_OFFSET);
+        final int finding = state == WRITER_CLOSED ? FOUND_CLOSED
+            : state == WRITER_ACTIVE && !isWriterLockHeld() ? FOUND_DIED : FOUND_NOTHING;
+        return ((long)generation << 32) | finding;
+    }
+
+    /** Acts on what {@link #probeWriter} found: a failure, or the writer gone, each told once per writer. */
+    private void report(final BroadcastHandler handler, final long found) {
+        final int finding = (int)found;
+        if (finding == FOUND_SHRUNK) {
+            isShrunk(handler); // looks again, and fails with both sizes
+            return;
+        }
+        final int generation = (int)(found >>> 32);
         if (generation != writerGeneration) {
             writerGeneration = generation;
             writerGoneReported = false;
@@ -473,11 +526,10 @@ public final class BroadcastReader implements AutoCloseable {
         if (writerGoneReported || generation == 0) {
             return;
         }
-        final int state = (int)INT.getAcquire(log, (long)WRITER_STATE_OFFSET);
-        if (state == WRITER_CLOSED) {
+        if (finding == FOUND_CLOSED) {
             writerGoneReported = true;
             handler.onWriterGone("closed");
-        } else if (state == WRITER_ACTIVE && !isWriterLockHeld()) {
+        } else if (finding == FOUND_DIED) {
             writerGoneReported = true;
             handler.onWriterGone("died (its lock was free)");
         }
@@ -578,6 +630,15 @@ public final class BroadcastReader implements AutoCloseable {
      */
     void writerCheckIntervalNs(final long intervalNs) {
         writerCheck.intervalNs(intervalNs);
+    }
+
+    /**
+     * Runs of the idle check's probes so far, attaching's {@link #IDLE_CHECK_PRIMES} included. For tests.
+     *
+     * @return the count
+     */
+    long writerProbes() {
+        return probes;
     }
 
     /**
