@@ -20,6 +20,9 @@ final class FanoutSender {
         ThreadCpu.currentThreadNs();
     }
 
+    /** How many times the loop takes its readings in the warm-up, the last at its end. */
+    static final int MARKS = 16;
+
     private FanoutSender() {
     }
 
@@ -32,6 +35,28 @@ final class FanoutSender {
      */
     private static void preload(final Class<?>... classes) {
         // the class literals above resolved the loop's references; nothing more to do with them
+    }
+
+    /**
+     * The sequences at which the loop takes its readings: {@value #MARKS} of them spread over the warm-up, then the
+     * warm-up's end, whose readings are the ones kept, then one it never reaches. A branch taken only at the window's
+     * start, or once before it, was compiled by C2 as never taken: the first measured message hit an uncommon trap,
+     * and C2 compiled the loop again inside the window, on a machine whose two cores the readers already kept busy.
+     * The marks are an array, not a computation, so that no branch of their own is first taken at the window's start.
+     *
+     * @param warmup the warm-up's length, the first measured sequence
+     * @return the marks, ascending, the last {@link Long#MAX_VALUE}
+     */
+    static long[] marks(final long warmup) {
+        final long step = Math.max(1, warmup / MARKS);
+        final int before = (int)Math.min(MARKS - 1, Math.max(0, (warmup - 1) / step));
+        final long[] marks = new long[before + 2];
+        for (int i = 0; i < before; i++) {
+            marks[i] = (i + 1) * step;
+        }
+        marks[before] = warmup;
+        marks[before + 1] = Long.MAX_VALUE;
+        return marks;
     }
 
     /**
@@ -63,15 +88,17 @@ final class FanoutSender {
         final MemorySegment buffer = writer.buffer();
         final int size = spec.size();
         final long warmup = spec.warmup();
-        final long halfway = FanoutRunner.halfway(spec);
+        // -1 without a scenario: a branch the loop never takes, where `sequence == halfway && played != null` took
+        // its first half for the first time in the measured window (an uncommon trap, then C2 compiling the loop again)
+        final long halfway = played != null ? FanoutRunner.halfway(spec) : -1;
         final double periodNs = spec.latency() ? 1e9 / spec.rate() : 0;
         final boolean yieldWhilePacing = spec.latency() && FanoutRunner.yieldsWhilePacing(spec.readers());
         final long startNs = System.nanoTime() + 1_000_000L;
         final long evictionsBefore = writer.evictions();
         long allocatedAtFirst = -1;
         long cpuAtFirstNs = -1;
-        final long[] rehearsal = FanoutReaderChild.rehearsal(warmup);
-        long startAt = rehearsal == null ? warmup : rehearsal[0];
+        final long[] marks = marks(warmup);
+        int mark = 0;
         long firstMeasuredNs = 0;
         long evictionNs = 0;
         long stuckAt = -1;
@@ -91,10 +118,10 @@ final class FanoutSender {
                     }
                 }
             }
-            if (sequence == startAt) {
-                // first at the rehearsal (FanoutReaderChild.rehearsal), whose readings the one at the warm-up's end
-                // replaces: the branch is taken once before the window, so the JIT keeps it in the compiled loop
-                startAt = warmup;
+            if (sequence == marks[mark]) {
+                // taken MARKS times in the warm-up, each reading replacing the one before, the last at its end: the
+                // JIT keeps the branch and the readings in the compiled loop (see marks)
+                mark++;
                 cpuAtFirstNs = ThreadCpu.currentThreadNs(); // before the meter: nothing it might do is in its window
                 allocatedAtFirst = ThreadAllocation.currentThread();
                 firstMeasuredNs = System.nanoTime();
