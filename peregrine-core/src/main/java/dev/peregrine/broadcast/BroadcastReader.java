@@ -70,12 +70,12 @@ public final class BroadcastReader implements AutoCloseable {
     private static final int LOCK_ATTEMPTS = 1_000;
     /**
      * How many times attaching runs the idle check's probes ({@link #probeWriter}: {@code fstat} and the
-     * {@code flock} probe, through their downcalls) before the first poll, some 10 ms, unless one finds the writer
-     * gone or the file shrunk. Run once in 50 ms, the check
-     * reached the JIT's thresholds about 10 s after attaching: C1 then compiled the downcalls and their method-handle
-     * adapters for 1.5 to 3 ms of CPU in each reader process, in the middle of what the reader was reading. On a host
-     * with fewer cores than busy threads that time is taken from readers (bench fanout, four readers on two cores:
-     * 3.5 ms late every 4 ms for the readers sharing that core). Run here, the compiles happen at attach.
+     * {@code flock} probe, through their downcalls) before the first poll, some 10 to 20 ms, unless one finds the
+     * writer gone or the file shrunk. Run once in 50 ms, the check reached the JIT's thresholds about 10 s after
+     * attaching: C1 then compiled the downcalls and their method-handle adapters, 1.5 to 3 ms of CPU per compile in
+     * each reader process, in the middle of what the reader was reading. On a host with fewer cores than busy threads
+     * that time is taken from readers (bench fanout, four readers on two cores: 3.5 ms late every 4 ms for the readers
+     * sharing that core; docs/broadcast-bcast16.md). Run here, the compiles happen at attach.
      */
     static final int IDLE_CHECK_PRIMES = 10_000;
     private static final int FOUND_NOTHING = 0;
