@@ -35,10 +35,6 @@ import static dev.peregrine.broadcast.BroadcastDescriptor.RECORD_SEQUENCE_OFFSET
 import static dev.peregrine.broadcast.BroadcastDescriptor.SLEEPERS_OFFSET;
 import static dev.peregrine.broadcast.BroadcastDescriptor.TAIL_OFFSET;
 import static dev.peregrine.broadcast.BroadcastDescriptor.WAKE_REQUEST_OFFSET;
-import static dev.peregrine.broadcast.BroadcastDescriptor.WRITER_ACTIVE;
-import static dev.peregrine.broadcast.BroadcastDescriptor.WRITER_CLOSED;
-import static dev.peregrine.broadcast.BroadcastDescriptor.WRITER_GENERATION_OFFSET;
-import static dev.peregrine.broadcast.BroadcastDescriptor.WRITER_STATE_OFFSET;
 
 /**
  * One reader of a broadcast log, attached by name with an entry of its own in the log's readers' table.
@@ -68,20 +64,6 @@ public final class BroadcastReader implements AutoCloseable {
      */
     public static final long FIRST_SLEEP_NS = 50_000L;
     private static final int LOCK_ATTEMPTS = 1_000;
-    /**
-     * How many times attaching runs the idle check's probes ({@link #probeWriter}: {@code fstat} and the
-     * {@code flock} probe, through their downcalls) before the first poll, some 10 to 20 ms, unless one finds the
-     * writer gone or the file shrunk. Run once in 50 ms, the check reached the JIT's thresholds about 10 s after
-     * attaching: C1 then compiled the downcalls and their method-handle adapters, 1.5 to 3 ms of CPU per compile in
-     * each reader process, in the middle of what the reader was reading. On a host with fewer cores than busy threads
-     * that time is taken from readers (bench fanout, four readers on two cores: 3.5 ms late every 4 ms for the readers
-     * sharing that core; docs/broadcast-bcast16.md). Run here, the compiles happen at attach.
-     */
-    static final int IDLE_CHECK_PRIMES = 10_000;
-    private static final int FOUND_NOTHING = 0;
-    private static final int FOUND_SHRUNK = 1;
-    private static final int FOUND_CLOSED = 2;
-    private static final int FOUND_DIED = 3;
     private static final String[] REASONS = {"evicted", "dead (its lock was free)", "idle past the timeout",
         "its position made no sense"};
 
@@ -103,10 +85,8 @@ public final class BroadcastReader implements AutoCloseable {
     private final long entryOffset;
     private final long attachedWord;
     private final int lockFd;
-    /** The log file, kept open: its size is looked at without a path lookup (which allocates). */
-    private final KeptFile logFile;
-    /** The writer's lock file, kept open: its lock is probed without opening it again (which allocates). */
-    private final KeptFile writerLock;
+    /** The writer's liveness and the file's size, looked at on the idle path through descriptors kept open. */
+    private final WriterWatch watch;
     private final MemorySegment copy;
     private final MemorySegment futexWord;
     private final MemorySegment timespec;
@@ -123,11 +103,6 @@ public final class BroadcastReader implements AutoCloseable {
     private long delivered;
     private long missed;
     private long laps;
-    private int writerGeneration;
-    private boolean writerGoneReported;
-    /** Calls of {@link #probeWriter}, attaching's included; for tests. */
-    private long probes;
-    private final WriterCheckSchedule writerCheck = new WriterCheckSchedule(WRITER_CHECK_INTERVAL_NS);
 
     private BroadcastReader(final Path path, final String name, final BroadcastStart start,
         final CountersManager countersManager) {
@@ -144,8 +119,6 @@ public final class BroadcastReader implements AutoCloseable {
             // opened before the mapping: a file put under the name after it is not the one whose size is looked at
             logFile = KeptFile.open(path, arena);
             writerLock = KeptFile.open(BroadcastFiles.writerLockPath(path), arena);
-            this.logFile = logFile;
-            this.writerLock = writerLock;
             final BroadcastFiles.Mapped mapped = BroadcastFiles.map(path, arena);
             this.log = mapped.segment();
             this.geometry = mapped.geometry();
@@ -178,7 +151,7 @@ public final class BroadcastReader implements AutoCloseable {
         LONG.setRelease(log, entryOffset + ENTRY_POSITION_OFFSET, position);
         // release: the position and name are seen by a writer that acquires the attached state
         LONG.setRelease(log, entryOffset + ENTRY_STATE_OFFSET, attachedWord);
-        writerGeneration = (int)INT.getAcquire(log, (long)WRITER_GENERATION_OFFSET);
+        watch = new WriterWatch(log, logFile, writerLock, WRITER_CHECK_INTERVAL_NS);
         if (block) {
             // a full fence on both sides (this add; the writer's after it stores its state): either the writer
             // counts this entry before it overwrites anything, or this reader sees it active and awaits its
@@ -187,13 +160,7 @@ public final class BroadcastReader implements AutoCloseable {
             pending = true;
         }
         counters = BroadcastCounters.reader(countersManager, path, name);
-        // no effect but the compiles (see IDLE_CHECK_PRIMES); stopped at the first finding, which the first idle poll
-        // reports: a writer gone or a file shrunk has no steady state to compile for, and a lock found free is
-        // looked up again by name each time
-        int primed = 0;
-        while (primed < IDLE_CHECK_PRIMES && (int)probeWriter() == FOUND_NOTHING) {
-            primed++;
-        }
+        watch.prime(); // the idle check's JIT compiles, here rather than some 10 s into reading (WriterWatch.PRIMES)
     }
 
     /**
@@ -466,71 +433,16 @@ public final class BroadcastReader implements AutoCloseable {
     }
 
     private boolean writerAbsent() {
-        if ((int)INT.getAcquire(log, (long)WRITER_STATE_OFFSET) != WRITER_ACTIVE) {
-            return true;
-        }
-        return writerCheck.due() && !isWriterLockHeld();
-    }
-
-    /**
-     * Whether the writer holds its lock: probed on the kept descriptor, which allocates nothing. Found free, the lock
-     * file may be another than the one kept (a new writer made it again, or it was missing at attach): then the one
-     * under the name is opened and probed, the only allocation here, on that rare path.
-     */
-    private boolean isWriterLockHeld() {
-        if (writerLock.lockState() == KeptFile.HELD) {
-            return true;
-        }
-        return writerLock.reopenIfReplaced() && writerLock.lockState() == KeptFile.HELD;
+        return watch.absent();
     }
 
     private void checkWriter(final BroadcastHandler handler) {
-        if (writerCheck.dueAtIdlePoll()) {
-            report(handler, probeWriter());
-        }
-    }
-
-    /**
-     * What the idle check finds, with no effect but the system calls: the log file's size (one {@code fstat}), then
-     * the writer's generation and state, read in that order (a writer stores them in the other), and, for an active
-     * writer, its lock (the {@code flock} probe). Also what attaching runs {@link #IDLE_CHECK_PRIMES} times.
-     *
-     * @return {@link #FOUND_SHRUNK}, or the generation in the high 32 bits and {@link #FOUND_NOTHING},
-     *     {@link #FOUND_CLOSED} or {@link #FOUND_DIED} in the low
-     */
-    private long probeWriter() {
-        probes++;
-        final long size = logFile.size(); // -1: cannot be told
-        if (size >= 0 && size < log.byteSize()) {
-            return FOUND_SHRUNK;
-        }
-        final int generation = (int)INT.getAcquire(log, (long)WRITER_GENERATION_OFFSET);
-        final int state = (int)INT.getAcquire(log, (long)WRITER_STATE_OFFSET);
-        final int finding = state == WRITER_CLOSED ? FOUND_CLOSED
-            : state == WRITER_ACTIVE && !isWriterLockHeld() ? FOUND_DIED : FOUND_NOTHING;
-        return ((long)generation << 32) | finding;
-    }
-
-    /** Acts on what {@link #probeWriter} found: a failure, or the writer gone, each told once per writer. */
-    private void report(final BroadcastHandler handler, final long found) {
-        final int finding = (int)found;
-        if (finding == FOUND_SHRUNK) {
+        final int found = watch.check();
+        if (found == WriterWatch.SHRUNK) {
             isShrunk(handler); // looks again, and fails with both sizes
-            return;
-        }
-        final int generation = (int)(found >>> 32);
-        if (generation != writerGeneration) {
-            writerGeneration = generation;
-            writerGoneReported = false;
-        }
-        if (writerGoneReported || generation == 0) {
-            return;
-        }
-        if (finding == FOUND_CLOSED) {
-            writerGoneReported = true;
+        } else if (found == WriterWatch.CLOSED) {
             handler.onWriterGone("closed");
-        } else if (finding == FOUND_DIED) {
-            writerGoneReported = true;
+        } else if (found == WriterWatch.DIED) {
             handler.onWriterGone("died (its lock was free)");
         }
     }
@@ -541,7 +453,7 @@ public final class BroadcastReader implements AutoCloseable {
      * kept descriptor ({@code fstat}, no allocation): the size of the file mapped, even if its name was removed since.
      */
     private boolean isShrunk(final BroadcastHandler handler) {
-        final long size = logFile.size(); // -1: cannot be told
+        final long size = watch.fileSize(); // -1: cannot be told
         if (size < 0 || size >= log.byteSize()) {
             return false;
         }
@@ -593,7 +505,7 @@ public final class BroadcastReader implements AutoCloseable {
         final boolean fresh = (int)INT.getAndSet(log, (long)WAKE_REQUEST_OFFSET, 1) == 0;
         lastSleepBoundNs = fresh || !sleptSinceRecord ? Math.min(maxWaitNs, FIRST_SLEEP_NS) : maxWaitNs;
         sleptSinceRecord = true;
-        writerCheck.slept();
+        watch.slept();
         try {
             if ((long)LONG.getAcquire(log, (long)TAIL_OFFSET) == position && !done) {
                 ShmFutex.await(futexWord, word, timespec, lastSleepBoundNs);
@@ -609,7 +521,7 @@ public final class BroadcastReader implements AutoCloseable {
      * @return readings since attaching
      */
     long writerClockReads() {
-        return writerCheck.clockReads();
+        return watch.schedule().clockReads();
     }
 
     /**
@@ -629,16 +541,16 @@ public final class BroadcastReader implements AutoCloseable {
      * @param intervalNs nanoseconds, 0 for a check at every idle poll
      */
     void writerCheckIntervalNs(final long intervalNs) {
-        writerCheck.intervalNs(intervalNs);
+        watch.schedule().intervalNs(intervalNs);
     }
 
     /**
-     * Runs of the idle check's probes so far, attaching's {@link #IDLE_CHECK_PRIMES} included. For tests.
+     * Runs of the idle check's probes so far, attaching's {@link WriterWatch#PRIMES} included. For tests.
      *
      * @return the count
      */
     long writerProbes() {
-        return probes;
+        return watch.probes();
     }
 
     /**
@@ -647,7 +559,7 @@ public final class BroadcastReader implements AutoCloseable {
      * @return the count
      */
     long writerChecks() {
-        return writerCheck.checks();
+        return watch.schedule().checks();
     }
 
     /**
@@ -710,7 +622,7 @@ public final class BroadcastReader implements AutoCloseable {
      * @return whether the log's writer is gone, as far as the last check knows
      */
     public boolean isWriterGone() {
-        return writerGoneReported;
+        return watch.isGone();
     }
 
     /**
@@ -752,8 +664,7 @@ public final class BroadcastReader implements AutoCloseable {
             INT.getAndAdd(log, (long)FUTEX_READERS_OFFSET, -1);
         }
         FileLocks.close(lockFd);
-        logFile.close();
-        writerLock.close();
+        watch.close();
         counters.close();
         arena.close();
     }

@@ -10,7 +10,7 @@ import java.nio.file.Path;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Attaching runs the idle check's probes {@link BroadcastReader#IDLE_CHECK_PRIMES} times, so that the JIT compiles
+ * Attaching runs the idle check's probes {@link WriterWatch#PRIMES} times, so that the JIT compiles
  * them then and not some 10 s later in the middle of a read (issue 33, bcast16), and the probes have no effect: a
  * writer found gone is still told at the first check after attaching, once, and attaching stops probing at it.
  */
@@ -24,7 +24,7 @@ class BroadcastIdleCheckPrimeTest {
         try (BroadcastWriter writer = BroadcastWriter.create(dir, "primed",
                 BroadcastLogOptions.of(64, 16, 2, BroadcastPolicy.DROP));
              BroadcastReader reader = BroadcastReader.attach(dir, "primed", "r", BroadcastStart.LIVE)) {
-            assertThat(reader.writerProbes()).as("probes run by attaching").isEqualTo(BroadcastReader.IDLE_CHECK_PRIMES);
+            assertThat(reader.writerProbes()).as("probes run by attaching").isEqualTo(WriterWatch.PRIMES);
             assertThat(reader.writerChecks()).as("checks made by polls").isZero();
 
             reader.writerCheckIntervalNs(0);
@@ -32,7 +32,7 @@ class BroadcastIdleCheckPrimeTest {
             reader.poll(events, 16);
 
             assertThat(reader.writerProbes()).as("one more: the idle poll's check")
-                .isEqualTo(BroadcastReader.IDLE_CHECK_PRIMES + 1L);
+                .isEqualTo(WriterWatch.PRIMES + 1L);
             assertThat(events.take()).as("a live writer: nothing to tell but the join").containsExactly("joined 0");
             assertThat(writer.position()).isZero();
         }
