@@ -57,16 +57,14 @@ public final class ReplayRunner {
     /** Replaying clients of the warm-up run (20 of 100 measured on 2026-11-29: docs/soup-p2w-warmup.md). */
     static final int WARM_UP_CLIENTS = 20;
     /**
-     * What each replaying client of the warm-up run replays: {@link #WARM_UP_REPLAY_BUFFERS} times a connection's
-     * outbound buffer and more, so that the buffer's wrap and a full buffer's back-pressure are taken, and compiled,
+     * What each replaying client of the warm-up run replays: four times a connection's outbound buffer and more
+     * (ReplayRunnerTest), so that the buffer's wrap and a full buffer's back-pressure are taken, and compiled,
      * before the measured runs. With 10 000 (190 KB, under the 256 KiB buffer; before 2026-11-29) they were first taken
      * inside the measured run with replaying clients: uncommon traps in {@code TcpOutboundBuffer.reserve},
      * {@code TcpFrameSender.flushAfterAppend} and {@code SoupBinTcpServer.replayPass}, then some 3 s of C2 compiling
      * the serve and write paths again on a 2-vCPU machine, in the measured stream (docs/soup-p2w-warmup.md).
      */
     static final int WARM_UP_REPLAY = 100_000;
-    /** Least multiple of a connection's outbound buffer that each warm-up replay exceeds. */
-    static final int WARM_UP_REPLAY_BUFFERS = 4;
     /**
      * Most live messages the publisher publishes in one duty cycle. A publisher that fell behind (its thread waited
      * for a core) catches up in runs of this many, each written at its cycle's end. Each message is stamped at its own
